@@ -1,0 +1,3 @@
+from np2jax.cli import main
+
+main()

@@ -1,0 +1,730 @@
+"""Analysis: one pass over a parsed module that gathers the facts the rules report on.
+
+- every reference to NumPy/SciPy (resolved by libcst's QualifiedNameProvider, so aliases,
+  `from ... import`, local imports, shadowing and parameters named `np` are handled), each
+  with a plan: convert to its JAX counterpart, or keep on NumPy and why;
+- the role of each argument of those calls (array, shape, sequence of arrays, out, ...);
+- in-place writes (subscript stores, augmented assignments, in-place methods and attributes);
+- what each local name may hold (container, scalar, array, unknown) and whether an array
+  may be seen through another name (aliases, views, escapes).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import (
+    CodeRange,
+    GlobalScope,
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
+
+from np2jax.catalog import api_policy, api_table
+
+MODULE_ROOTS = ("numpy", "scipy")
+JNP_DEFAULT_ALIAS = "jnp"
+
+# Why a reference stays on NumPy; the rule that reports each reason names it.
+KEEP_MISSING = "missing"  # JAX has no counterpart
+KEEP_UNSUPPORTED_ARGUMENT = "unsupported-argument"
+KEEP_MODULE_VALUE = "module-value"  # `xp = np`: a module used as a value
+KEEP_TYPE_CHECK = "type-check"  # isinstance(x, np.ndarray)
+KEEP_OUT = "out"
+KEEP_IN_PLACE_FUNCTION = "in-place-function"
+KEEP_UFUNC_AT = "ufunc-at"
+KEEP_RANDOM = "random"
+KEEP_STATIC = "static"  # host computation feeding a shape: stays NumPy, no finding
+KEEP_BY_DESIGN = "by-design"  # I/O, print options, testing: stays NumPy, no finding
+KEEP_AMBIGUOUS = "ambiguous"  # the name may refer to NumPy or to something else
+
+# Builtins that neither keep a reference to their arguments nor return them.
+PURE_BUILTINS = frozenset({
+    "print", "len", "float", "int", "complex", "bool", "str", "repr", "format", "abs",
+    "round", "isinstance", "issubclass", "type", "id", "hash", "range", "sum", "min", "max",
+    "any", "all", "sorted", "divmod", "pow",
+})
+CONTAINER_CALLS = frozenset({"list", "dict", "set", "frozenset", "tuple", "defaultdict",
+                             "OrderedDict", "Counter", "deque", "str", "bytearray"})
+SCALAR_CALLS = frozenset({"int", "float", "complex", "bool", "len", "round", "abs"})
+STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
+
+# Kinds of value a name may hold.
+CONTAINER, SCALAR, ARRAY, UNKNOWN = "container", "scalar", "array", "unknown"
+
+
+@dataclass
+class Argument:
+    arg: cst.Arg
+    role: str | None  # from the API table; None when it cannot be known (*args)
+    problem: str | None = None  # why JAX cannot take it as written
+
+
+@dataclass
+class ApiRef:
+    """One reference to a NumPy/SciPy API, e.g. the `np.linalg.norm` in `np.linalg.norm(x)`."""
+
+    node: cst.BaseExpression
+    qualname: str  # the longest name known to the table, e.g. "numpy.linalg.norm"
+    entry: dict | None
+    call: cst.Call | None = None  # the call whose function this reference is
+    arguments: list[Argument] = field(default_factory=list)
+    keep: str | None = None  # None: convert to `jax_path`; else why it stays on NumPy
+    detail: str = ""  # for findings: the offending argument, the missing name, ...
+
+    @property
+    def jax_path(self) -> str | None:
+        return (self.entry or {}).get("jax")
+
+    @property
+    def converted(self) -> bool:
+        return self.keep is None
+
+
+@dataclass
+class SubscriptWrite:
+    statement: cst.CSTNode  # the Assign / AugAssign
+    target: cst.Subscript
+    operator: str | None  # "+=" for augmented writes, None for plain stores
+    base_kind: str  # what the subscripted object may be
+
+
+@dataclass
+class AugAssignFact:
+    node: cst.AugAssign
+    target: cst.BaseExpression  # a Name or an Attribute
+    shared_because: str | None  # why another name may see the array; None when provably private
+
+
+@dataclass
+class MethodWrite:
+    node: cst.CSTNode  # the call, or the Assign for `x.shape = ...`
+    receiver: cst.BaseExpression
+    method: str
+    receiver_kind: str
+
+
+@dataclass
+class DtypeUse:
+    node: cst.CSTNode
+    spelled: str  # how the source names the wide dtype
+
+
+@dataclass
+class ModuleAnalysis:
+    module: cst.Module
+    positions: dict
+    parents: dict
+    refs: list[ApiRef]
+    subscript_writes: list[SubscriptWrite]
+    aug_assigns: list[AugAssignFact]
+    method_writes: list[MethodWrite]
+    out_method_calls: list[MethodWrite]
+    wide_dtypes: list[DtypeUse]
+    tiny_literals: list[cst.Float]
+    jnp_alias: str
+    uses_numpy: bool
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        """1-based line and column of a node."""
+        code_range: CodeRange = self.positions[node]
+        return code_range.start.line, code_range.start.column + 1
+
+
+def analyze(module: cst.Module) -> ModuleAnalysis:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    collector = _Collector()
+    wrapper.visit(collector)
+    positions = wrapper.resolve(PositionProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
+    scopes = wrapper.resolve(ScopeProvider)
+    dataflow = _Dataflow(collector, parents, positions, scopes)
+    for ref in collector.refs:
+        _plan(ref, parents, collector)
+    return ModuleAnalysis(
+        module=module,
+        positions=positions,
+        parents=parents,
+        refs=collector.refs,
+        subscript_writes=[
+            SubscriptWrite(stmt, target, op, dataflow.kind_of(target.value, stmt))
+            for stmt, target, op in collector.subscript_stores
+        ],
+        aug_assigns=[AugAssignFact(node, node.target, dataflow.shared_because(node))
+                     for node in collector.aug_assigns],
+        method_writes=[MethodWrite(n, recv, meth, dataflow.kind_of(recv, n))
+                       for n, recv, meth in collector.method_writes],
+        out_method_calls=[MethodWrite(n, recv, meth, dataflow.kind_of(recv, n))
+                          for n, recv, meth in collector.out_method_calls],
+        wide_dtypes=collector.wide_dtypes,
+        tiny_literals=collector.tiny_literals,
+        jnp_alias=_choose_jnp_alias(collector),
+        uses_numpy=any(r.qualname.split(".")[0] in MODULE_ROOTS for r in collector.refs),
+    )
+
+
+# --- references -------------------------------------------------------------------------
+
+
+def _dotted_chain(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """[np.linalg.norm, np.linalg, np] for `np.linalg.norm`: the node and its prefixes.
+
+    None unless the node is a pure dotted name: libcst also gives `np.cos(x).reshape` the
+    qualified name `numpy.cos.reshape`, which is not a reference to NumPy's namespace.
+    """
+    chain = [node]
+    while isinstance(chain[-1], cst.Attribute):
+        chain.append(chain[-1].value)
+    return chain if isinstance(chain[-1], cst.Name) else None
+
+
+def _numpy_qualname(names) -> str | None:
+    """The single NumPy/SciPy name a node refers to, or None (not NumPy, or ambiguous)."""
+    names = list(names)
+    if len(names) != 1:
+        return "" if any(n.name.split(".")[0] in MODULE_ROOTS for n in names) else None
+    (name,) = names
+    if name.source is QualifiedNameSource.IMPORT and name.name.split(".")[0] in MODULE_ROOTS:
+        return name.name
+    return None
+
+
+def _longest_known(qualname: str) -> str:
+    parts = qualname.split(".")
+    table = api_table()
+    for end in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in table:
+            return candidate
+    return qualname
+
+
+def _bind_arguments(call: cst.Call, entry: dict, qualname: str) -> list[Argument]:
+    params = entry.get("params")
+    if params is None:
+        return [Argument(arg, None) for arg in call.args]
+    positional = [p for p in params if p["kind"] == "positional"]
+    by_name = {p["name"]: p for p in params if p["kind"] in ("positional", "keyword")}
+    var_positional = next((p for p in params if p["kind"] == "var_positional"), None)
+    var_keyword = next((p for p in params if p["kind"] == "var_keyword"), None)
+    renames = api_policy()["keyword_renames"].get(qualname, {})
+    nin = entry.get("nin")
+    bound = []
+    index = 0
+    for arg in call.args:
+        if arg.star:  # *args / **kwargs: cannot be checked statically
+            bound.append(Argument(arg, None))
+            continue
+        if arg.keyword is None:
+            if nin is not None and index >= nin:
+                bound.append(Argument(arg, "out"))
+            elif index < len(positional):
+                bound.append(Argument(arg, positional[index]["role"]))
+            elif var_positional is not None:
+                bound.append(Argument(arg, var_positional["role"]))
+            else:
+                bound.append(Argument(arg, None, f"{index + 1} positional arguments"))
+            index += 1
+            continue
+        name = arg.keyword.value
+        name = renames.get(name, name)
+        if name == "out":
+            bound.append(Argument(arg, "out"))
+        elif name in by_name:
+            bound.append(Argument(arg, by_name[name]["role"]))
+        elif var_keyword is not None:
+            bound.append(Argument(arg, "other"))
+        else:
+            bound.append(Argument(arg, None, f"keyword `{arg.keyword.value}`"))
+    return bound
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _plan(ref: ApiRef, parents: dict, collector: "_Collector") -> None:
+    """Decide whether `ref` converts to JAX, and if not, why."""
+    policy = api_policy()
+    qualname, entry = ref.qualname, ref.entry
+    if qualname == "":
+        ref.keep = KEEP_AMBIGUOUS
+        return
+    if qualname.startswith("numpy.random") or qualname == "numpy.random":
+        ref.keep = KEEP_RANDOM
+        return
+    if any(qualname == k or qualname.startswith(k + ".") for k in policy["keep_numpy"]):
+        ref.keep = KEEP_BY_DESIGN
+        return
+    if qualname in policy["type_checks"]:
+        ref.keep = KEEP_TYPE_CHECK
+        return
+    if qualname in policy["in_place_functions"] and ref.call is not None:
+        ref.keep = KEEP_IN_PLACE_FUNCTION
+        return
+    parent = parents.get(ref.node)
+    if entry is not None and entry.get("kind") == "ufunc" and isinstance(parent, cst.Attribute) \
+            and parent.value is ref.node and parent.attr.value == "at":
+        ref.keep = KEEP_UFUNC_AT
+        return
+    if entry is None or entry.get("jax") is None:
+        ref.keep = KEEP_MISSING
+        return
+    if entry.get("kind") == "module" and not isinstance(parent, cst.Attribute):
+        ref.keep = KEEP_MODULE_VALUE
+        return
+    if ref.call is not None:
+        ref.arguments = _bind_arguments(ref.call, entry, qualname)
+        for argument in ref.arguments:
+            if argument.role == "out" and not _is_none(argument.arg.value):
+                ref.keep, ref.detail = KEEP_OUT, _code(argument.arg.value)
+                return
+            if argument.problem is not None:
+                ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, argument.problem
+                return
+        if _feeds_shape(ref.call, parents, collector) and all(
+                _is_static(a.value) for a in ref.call.args):
+            ref.keep = KEEP_STATIC
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _is_static(node: cst.BaseExpression) -> bool:
+    """A host-side value: literals, names, `.shape`/`.ndim`/`.size`, len(), and arithmetic of them."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Name)):
+        return True
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in STATIC_ATTRIBUTES
+    if isinstance(node, cst.Subscript):
+        return _is_static(node.value)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_is_static(e.value) for e in node.elements)
+    if isinstance(node, cst.BinaryOperation):
+        return _is_static(node.left) and _is_static(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _is_static(node.expression)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return node.func.value in ("len", "int") and all(_is_static(a.value) for a in node.args)
+    return False
+
+
+def _feeds_shape(call: cst.Call, parents: dict, collector: "_Collector") -> bool:
+    """Whether the value of `call` is used as (part of) a shape: reshape/range/int arguments,
+    or the shape argument of a NumPy call."""
+    node: cst.CSTNode = call
+    parent = parents.get(node)
+    while isinstance(parent, (cst.Element, cst.Tuple, cst.List, cst.BinaryOperation,
+                              cst.UnaryOperation)):
+        node, parent = parent, parents.get(parent)
+    if not isinstance(parent, cst.Arg):
+        return False
+    outer = parents.get(parent)
+    if not isinstance(outer, cst.Call):
+        return False
+    func = outer.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("reshape", "resize"):
+        return True
+    if isinstance(func, cst.Name) and func.value in ("range", "int"):
+        return True
+    outer_ref = collector.ref_by_call.get(outer)
+    if outer_ref is not None and outer_ref.entry is not None:
+        for argument in _bind_arguments(outer, outer_ref.entry, outer_ref.qualname):
+            if argument.arg is parent:
+                return argument.role == "shape"
+    return False
+
+
+# --- the one pass -------------------------------------------------------------------------
+
+
+class _Collector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ParentNodeProvider, ScopeProvider)
+
+    def __init__(self) -> None:
+        super().__init__()
+        policy = api_policy()
+        self._in_place_methods = frozenset(policy["in_place_methods"])
+        self._in_place_attributes = frozenset(policy["in_place_attributes"])
+        self._wide_dtype_names = frozenset(policy["wide_dtypes"])
+        self._wide_dtype_strings = frozenset(policy["wide_dtype_strings"])
+        self.refs: list[ApiRef] = []
+        self.ref_by_call: dict[cst.Call, ApiRef] = {}
+        self.ref_by_node: dict[cst.CSTNode, ApiRef] = {}
+        self.subscript_stores: list[tuple[cst.CSTNode, cst.Subscript, str | None]] = []
+        self.aug_assigns: list[cst.AugAssign] = []
+        self.method_writes: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
+        self.out_method_calls: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
+        self.wide_dtypes: list[DtypeUse] = []
+        self.tiny_literals: list[cst.Float] = []
+        # name bindings per scope: (scope, name) -> [(value or marker, statement)]
+        self.bindings: dict[tuple, list] = defaultdict(list)
+        self.self_attr_bindings: dict[tuple, list] = defaultdict(list)
+        self.bound_names: set[str] = set()
+        self.jax_numpy_aliases: set[str] = set()
+
+    # imports: names bound by them are not references
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            bound = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+            self.bound_names.add(bound)
+            if alias.evaluated_name == "jax.numpy" and alias.evaluated_alias:
+                self.jax_numpy_aliases.add(alias.evaluated_alias)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self.bound_names.add(alias.evaluated_alias or alias.evaluated_name)
+        return False
+
+    # references
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._reference(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._reference(node)
+
+    def _reference(self, node: cst.BaseExpression) -> None:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
+            return  # only the outermost node of a dotted chain
+        chain = _dotted_chain(node)
+        if chain is None:
+            return
+        qualname = _numpy_qualname(self.get_metadata(QualifiedNameProvider, node, set()))
+        if qualname is None:
+            return
+        target = node
+        if qualname:
+            known = _longest_known(qualname)
+            drop = qualname.count(".") - known.count(".")
+            if drop < len(chain):  # `from numpy import unknown_name` has no shorter node
+                target, qualname = chain[drop], known
+        if isinstance(self.get_metadata(ParentNodeProvider, target, None), (cst.Param,)):
+            return
+        target_parent = self.get_metadata(ParentNodeProvider, target, None)
+        ref = ApiRef(target, qualname, api_table().get(qualname))
+        if isinstance(target_parent, cst.Call) and target_parent.func is target:
+            ref.call = target_parent
+            self.ref_by_call[target_parent] = ref
+        self.refs.append(ref)
+        self.ref_by_node[target] = ref
+        if qualname in self._wide_dtype_names:
+            self.wide_dtypes.append(DtypeUse(target, _code(target)))
+
+    # bindings, for value kinds and aliasing
+    def _scope(self, node):
+        return self.get_metadata(ScopeProvider, node, None)
+
+    def _bind_target(self, target: cst.BaseExpression, value, statement) -> None:
+        if isinstance(target, cst.Name):
+            self.bound_names.add(target.value)
+            self.bindings[(self._scope(target), target.value)].append((value, statement))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value, UNKNOWN, statement)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, CONTAINER, statement)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                and target.value.value == "self":
+            self.self_attr_bindings[(self._class_of(target), target.attr.value)].append(
+                (value, statement))
+
+    def _class_of(self, node):
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        while parent is not None and not isinstance(parent, cst.ClassDef):
+            parent = self.get_metadata(ParentNodeProvider, parent, None)
+        return parent
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind_target(target.target, node.value, node)
+            self._store(target.target, node, None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind_target(node.target, node.value, node)
+            self._store(node.target, node, None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        if isinstance(target, cst.Subscript):
+            self.subscript_stores.append((node, target, _code(node.operator).strip()))
+        elif isinstance(target, (cst.Name, cst.Attribute)):
+            self.aug_assigns.append(node)
+
+    def _store(self, target: cst.BaseExpression, statement, operator) -> None:
+        if isinstance(target, cst.Subscript):
+            self.subscript_stores.append((statement, target, operator))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._store(element.value, statement, operator)
+        elif isinstance(target, cst.Attribute) and target.attr.value in self._in_place_attributes:
+            self.method_writes.append((statement, target.value, target.attr.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind_target(node.target, UNKNOWN, node)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind_target(node.asname.name, UNKNOWN, node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target, node.value, node)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.bound_names.add(node.name.value)
+        self.bindings[(self._scope(node.name), node.name.value)].append(("param", node))
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.bindings[(self._scope(item.name), item.name.value)].append(("global", node))
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self.bindings[(self._scope(item.name), item.name.value)].append(("global", node))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.bound_names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.bound_names.add(node.name.value)
+
+    # in-place methods and out= on methods
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method in self._in_place_methods and not self._is_api(func.value):
+            self.method_writes.append((node, func.value, method))
+        if any(a.keyword is not None and a.keyword.value == "out" and not _is_none(a.value)
+               for a in node.args) and not self._is_api_call(node):
+            self.out_method_calls.append((node, func.value, method))
+        if method == "astype" and node.args:
+            self._dtype_argument(node.args[0].value)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype":
+                self._dtype_argument(arg.value)
+
+    def _is_api(self, node) -> bool:
+        return _numpy_qualname(self.get_metadata(QualifiedNameProvider, node, set())) is not None
+
+    def _is_api_call(self, node: cst.Call) -> bool:
+        return any(self._is_api(n) for n in _dotted_chain(node.func) or ())
+
+    def _dtype_argument(self, value: cst.BaseExpression) -> None:
+        if isinstance(value, cst.Name) and value.value in ("float", "complex") \
+                and not self._is_api(value):
+            self.wide_dtypes.append(DtypeUse(value, value.value))
+        elif isinstance(value, cst.SimpleString) and value.evaluated_value in self._wide_dtype_strings:
+            self.wide_dtypes.append(DtypeUse(value, value.value))
+
+    def visit_Float(self, node: cst.Float) -> None:
+        try:
+            number = float(node.value.replace("_", ""))
+        except ValueError:
+            return
+        if 0.0 < abs(number) < 1e-7:
+            self.tiny_literals.append(node)
+
+
+def _choose_jnp_alias(collector: _Collector) -> str:
+    if len(collector.jax_numpy_aliases) == 1:
+        return next(iter(collector.jax_numpy_aliases))
+    alias = JNP_DEFAULT_ALIAS
+    while alias in collector.bound_names:
+        alias += "_"
+    return alias
+
+
+# --- value kinds and aliasing ---------------------------------------------------------------
+
+
+class _Dataflow:
+    """What a name may hold, and whether writes through it may be seen elsewhere."""
+
+    def __init__(self, collector: _Collector, parents, positions, scopes) -> None:
+        self.collector = collector
+        self.parents = parents
+        self.positions = positions
+        self.scopes = scopes
+        policy = api_policy()
+        self.view_functions = frozenset(policy["view_functions"])
+        self.fresh_methods = frozenset(policy["fresh_methods"])
+
+    # kinds
+    def value_kind(self, value) -> str:
+        if isinstance(value, str):  # markers: "param", "global", UNKNOWN, CONTAINER
+            return value if value in (CONTAINER, UNKNOWN) else UNKNOWN
+        if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
+                              cst.SetComp, cst.SimpleString, cst.ConcatenatedString,
+                              cst.FormattedString, cst.Tuple)):
+            return CONTAINER
+        if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
+            return SCALAR
+        if isinstance(value, cst.Call):
+            if isinstance(value.func, cst.Name) and value.func.value in CONTAINER_CALLS:
+                return CONTAINER
+            if isinstance(value.func, cst.Name) and value.func.value in SCALAR_CALLS:
+                return SCALAR
+            if value in self.collector.ref_by_call:
+                return ARRAY
+        return UNKNOWN
+
+    def kind_of(self, expr: cst.BaseExpression, statement) -> str:
+        if isinstance(expr, cst.Name):
+            values = self.collector.bindings.get((self.scopes.get(expr), expr.value), [])
+        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+                and expr.value.value == "self":
+            values = self.collector.self_attr_bindings.get(
+                (self.collector_class_of(expr), expr.attr.value), [])
+        else:
+            return UNKNOWN
+        kinds = {self.value_kind(v) for v, _ in values}
+        return kinds.pop() if len(kinds) == 1 else UNKNOWN
+
+    def collector_class_of(self, node):
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, cst.ClassDef):
+            parent = self.parents.get(parent)
+        return parent
+
+    # aliasing
+    def shared_because(self, node: cst.AugAssign) -> str | None:
+        """Why the array updated by `node` may be visible through another name, or None
+        when the analysis proves it private (then `a op= v` and `a = a op v` agree)."""
+        target = node.target
+        if isinstance(target, cst.Attribute):
+            if self.kind_of(target, node) in (SCALAR, CONTAINER):
+                return None
+            return (f"`{_code(target)}` is an attribute: other references to the object "
+                    "may hold the same array")
+        name = target.value
+        scope = self.scopes.get(target)
+        values = self.collector.bindings.get((scope, name), [])
+        kinds = {self.value_kind(v) for v, _ in values}
+        if kinds and kinds <= {SCALAR} or kinds == {CONTAINER}:
+            return None  # numbers are immutable; containers are not arrays
+        for value, statement in values:
+            if value == "param":
+                return f"`{name}` is a parameter: NumPy would change the caller's array too"
+            if value == "global":
+                return f"`{name}` is global or nonlocal: other code may hold the same array"
+            if not self._before_or_looping(statement, node):
+                continue
+            if isinstance(value, str) or not self._fresh(value):
+                bound = _code(value) if not isinstance(value, str) else "a loop or unpacking"
+                return f"`{name}` may share memory with `{bound}`"
+        if isinstance(scope, GlobalScope):
+            for child_access in self._accesses_from_nested_scopes(scope, name):
+                return f"`{name}` is a module global read by functions"
+        escape = self._escape(scope, name, node)
+        if escape is not None:
+            return f"`{name}` is also reachable through `{escape}`"
+        return None
+
+    def _accesses_from_nested_scopes(self, scope, name):
+        for access in scope.accesses[name] if name in scope.accesses else ():
+            if self.scopes.get(access.node) is not scope:
+                yield access
+
+    def _position(self, node):
+        code_range = self.positions[node]
+        return (code_range.start.line, code_range.start.column)
+
+    def _loops_around(self, node):
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+            if isinstance(parent, (cst.For, cst.While)):
+                yield parent
+            parent = self.parents.get(parent)
+
+    def _before_or_looping(self, earlier, later) -> bool:
+        """Whether `earlier` may run before `later`: it comes first, or a loop holds both."""
+        if self._position(earlier) < self._position(later):
+            return True
+        loops = set(self._loops_around(later))
+        return any(loop in loops for loop in self._loops_around(earlier))
+
+    def _fresh(self, value: cst.BaseExpression) -> bool:
+        """Whether `value` is a new array that no other name refers to."""
+        if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                              cst.ConcatenatedString, cst.List, cst.Dict, cst.Set,
+                              cst.ListComp, cst.DictComp, cst.SetComp, cst.Tuple)):
+            return True
+        if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+            return True
+        if isinstance(value, cst.Call):
+            ref = self.collector.ref_by_call.get(value)
+            if ref is not None:
+                if ref.qualname in self.view_functions:
+                    return all(self._fresh(a.value) for a in value.args[:1])
+                return True
+            if isinstance(value.func, cst.Attribute) and value.func.attr.value in self.fresh_methods:
+                return True
+            if isinstance(value.func, cst.Name) and value.func.value in SCALAR_CALLS | CONTAINER_CALLS:
+                return True
+        return False
+
+    def _escape(self, scope, name: str, aug: cst.AugAssign) -> str | None:
+        """An expression through which the array of `name` may be kept by someone else
+        before `aug` runs: stored in another name or container, passed to a function that
+        may keep it, yielded."""
+        if scope is None or name not in scope.accesses:
+            return None
+        for access in scope.accesses[name]:
+            use = access.node
+            if use is aug.target or not self._before_or_looping(use, aug):
+                continue
+            holder = self._holder(use)
+            if holder is not None:
+                return _code(holder)
+        return None
+
+    def _holder(self, use: cst.Name) -> cst.CSTNode | None:
+        """The node that keeps a reference to `use`'s value, walking up through views."""
+        node, parent = use, self.parents.get(use)
+        while parent is not None:
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                node, parent = parent, self.parents.get(parent)  # x.T, x.real: views
+                continue
+            if isinstance(parent, cst.Subscript) and parent.value is node:
+                node, parent = parent, self.parents.get(parent)  # x[1:]: a view
+                continue
+            if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) \
+                    and parent.func.value is node:
+                if parent.func.attr.value in self.fresh_methods:
+                    return None
+                node, parent = parent, self.parents.get(parent)  # x.reshape(...): a view
+                continue
+            if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement,
+                                   cst.StarredDictElement)):
+                return self.parents.get(parent)  # in a container literal
+            if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr)) \
+                    and parent.value is node:
+                return parent
+            if isinstance(parent, (cst.Yield, cst.Lambda)):
+                return parent
+            if isinstance(parent, cst.Arg):
+                call = self.parents.get(parent)
+                return None if self._call_keeps_nothing(call) else call
+            if isinstance(parent, (cst.IfExp, cst.BooleanOperation)):
+                node, parent = parent, self.parents.get(parent)  # `a or b` is one of them
+                continue
+            return None
+        return None
+
+    def _call_keeps_nothing(self, call: cst.Call) -> bool:
+        ref = self.collector.ref_by_call.get(call)
+        if ref is not None:
+            return ref.qualname not in self.view_functions
+        return isinstance(call.func, cst.Name) and call.func.value in PURE_BUILTINS

@@ -1,0 +1,73 @@
+"""Rules: each one a small class named by its catalog code, discovered from this package.
+
+A rule reads the facts of `np2jax.analyze` and reports; it never edits the tree. A report
+may carry a fix (a function from the node, as rewritten so far, to its replacement) that
+the engine applies when converting. Messages and docs come from the catalog (rules/).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import cache
+from typing import Callable, ClassVar, Iterable
+
+import libcst as cst
+
+from np2jax.analyze import ModuleAnalysis
+from np2jax.catalog import RuleDoc, rule_docs
+from np2jax.config import Config
+
+Fix = Callable[[cst.CSTNode], cst.CSTNode]
+
+
+@dataclass(frozen=True)
+class Report:
+    code: str
+    node: cst.CSTNode  # where the finding points
+    message: str
+    fix: Fix | None = None  # applied to `node` when converting
+    imports: tuple[tuple[str, str | None], ...] = ()  # (module, alias) the fix needs
+    requires: cst.CSTNode | None = None  # this fix only makes sense if that node's fix applies
+
+
+class Rule:
+    code: ClassVar[str]
+
+    def __init__(self, analysis: ModuleAnalysis, config: Config) -> None:
+        self.analysis = analysis
+        self.config = config
+
+    @classmethod
+    def doc(cls) -> RuleDoc:
+        return rule_docs()[cls.code]
+
+    def run(self) -> Iterable[Report]:
+        raise NotImplementedError
+
+    def report(self, node: cst.CSTNode, *, fix: Fix | None = None,
+               imports=(), requires=None, **fields) -> Report:
+        message = self.doc().message.format(**fields)
+        return Report(self.code, node, message, fix, tuple(imports), requires)
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+@cache
+def all_rules() -> dict[str, type[Rule]]:
+    """Every Rule subclass in this package's modules, by code."""
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    rules: dict[str, type[Rule]] = {}
+    pending = list(Rule.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if "code" in cls.__dict__:
+            if cls.code in rules:
+                raise RuntimeError(f"two rules claim {cls.code}: {rules[cls.code]} and {cls}")
+            rules[cls.code] = cls
+    return dict(sorted(rules.items()))

@@ -1,0 +1,21 @@
+"""Code whose results depend on 64-bit types, which JAX makes 32-bit unless x64 is on."""
+
+from __future__ import annotations
+
+from np2jax.checks import Rule, code_of
+
+
+class Float64Dependent(Rule):
+    code = "NJ401"
+
+    def run(self):
+        if self.config.x64:
+            return
+        for use in self.analysis.wide_dtypes:
+            yield self.report(use.node, spelled=use.spelled,
+                              reason="it is a 64-bit dtype, and JAX uses 32 bits unless "
+                                     "jax_enable_x64 is on")
+        for literal in self.analysis.tiny_literals:
+            yield self.report(literal, spelled=code_of(literal),
+                              reason="a tolerance this small is below float32 precision "
+                                     "(about 1.2e-7)")

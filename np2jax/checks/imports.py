@@ -1,0 +1,62 @@
+"""NumPy and SciPy references: converted to jax.numpy / jax.scipy, or kept and reported."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax import analyze
+from np2jax.checks import Rule, code_of
+
+
+def jax_expression(jax_path: str, jnp_alias: str) -> tuple[str, tuple[str, str | None]]:
+    """The source text naming `jax_path` and the import it needs."""
+    if jax_path == "jax.numpy" or jax_path.startswith("jax.numpy."):
+        return jnp_alias + jax_path[len("jax.numpy"):], ("jax.numpy", jnp_alias)
+    # jax.scipy.<module>.<name>: spelled in full, importing the submodule.
+    parts = jax_path.split(".")
+    return jax_path, (".".join(parts[:3]), None)
+
+
+class NumpyReference(Rule):
+    code = "NJ101"
+
+    def run(self):
+        for ref in self.analysis.refs:
+            if not ref.converted:
+                continue
+            text, needed = jax_expression(ref.jax_path, self.analysis.jnp_alias)
+            replacement = cst.parse_expression(text)
+            yield self.report(ref.node, old=code_of(ref.node), new=text,
+                              fix=lambda _node, new=replacement: new, imports=[needed])
+
+
+_MISSING_REASONS = {
+    analyze.KEEP_MISSING: "JAX has no `{name}`",
+    analyze.KEEP_UNSUPPORTED_ARGUMENT: "the JAX version of `{name}` does not take {detail}",
+    analyze.KEEP_MODULE_VALUE: "the module `{name}` is used as a value, so the names taken "
+                               "from it cannot be checked",
+    analyze.KEEP_AMBIGUOUS: "`{name}` may refer to NumPy or to something else here",
+}
+
+
+class MissingApi(Rule):
+    code = "NJ102"
+
+    def run(self):
+        for ref in self.analysis.refs:
+            why = _MISSING_REASONS.get(ref.keep)
+            if ref.keep == analyze.KEEP_TYPE_CHECK and self._in_type_check(ref.node):
+                why = ("a JAX array is not an instance of `{name}`, so this check would "
+                       "change its answer")
+            if why is None:
+                continue
+            name = ref.qualname or code_of(ref.node)
+            yield self.report(ref.node, name=code_of(ref.node),
+                              reason=why.format(name=name, detail=ref.detail))
+
+    def _in_type_check(self, node: cst.CSTNode) -> bool:
+        parent = self.analysis.parents.get(node)
+        while isinstance(parent, (cst.Tuple, cst.Element, cst.Arg)):
+            parent = self.analysis.parents.get(parent)
+        return isinstance(parent, cst.Call) and isinstance(parent.func, cst.Name) \
+            and parent.func.value in ("isinstance", "issubclass")

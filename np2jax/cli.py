@@ -1,0 +1,184 @@
+"""The command line: a thin layer over np2jax.api (typer for arguments, rich for output).
+
+Exit codes: 0 clean; 1 findings remain (check) or something was left for you (convert);
+2 usage errors, bad configuration, or files that could not be read, parsed or written.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from np2jax import __version__
+from np2jax.catalog import find_rule, rule_docs
+from np2jax.config import Config, ConfigError, load_config
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+app = typer.Typer(
+    name="np2jax",
+    help="Convert NumPy code to JAX, source to source, and report what could not be converted.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+
+
+def _console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False)
+
+
+def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
+    if values is None:
+        return None
+    return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
+
+
+def _load_config(paths: list[Path], select, ignore, exclude, x64) -> Config:
+    start = paths[0] if paths else Path.cwd()
+    try:
+        base = load_config(start if start.exists() else Path.cwd())
+    except ConfigError as exc:
+        _console(stderr=True).print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_ERROR)
+    return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
+                               exclude=tuple(exclude) if exclude else None,
+                               x64=True if x64 else None)
+
+
+SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
+IgnoreOption = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes (comma-separated).")
+ExcludeOption = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable).")
+X64Option = typer.Option(False, "--x64", help="Make converted programs enable jax_enable_x64.")
+
+
+@app.command()
+def convert(
+    paths: List[Path] = typer.Argument(..., help="Python files or folders to convert."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the converted tree under this folder."),
+    in_place: bool = typer.Option(False, "--in-place", help="Rewrite the source files."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
+    copy_other: bool = typer.Option(False, "--copy-other", help="With --out, also copy non-Python files."),
+    output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
+    select: Optional[List[str]] = SelectOption,
+    ignore: Optional[List[str]] = IgnoreOption,
+    exclude: Optional[List[str]] = ExcludeOption,
+    x64: bool = X64Option,
+) -> None:
+    """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff."""
+    from np2jax.api import convert_paths  # the conversion machinery loads only when used
+    from np2jax.report import findings_json, print_diff, print_errors, print_findings, summary_table, unified_diff
+
+    err = _console(stderr=True)
+    if sum(bool(x) for x in (out, in_place, diff)) != 1:
+        err.print("error: choose exactly one of --out DIR, --in-place or --diff")
+        raise typer.Exit(EXIT_ERROR)
+    config = _load_config(paths, select, ignore, exclude, x64)
+    try:
+        run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other)
+    except ValueError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(EXIT_ERROR)
+    console = _console()
+    if output_format is Format.json:
+        extra = {"changes": [c.as_dict() for c in run.changes], "summary": run.counts(),
+                 "written": [str(p) for p in run.written]}
+        console.file.write(findings_json(run.findings, run.errors, extra) + "\n")
+    else:
+        if diff:
+            for result in run.files:
+                if result.changed:
+                    print_diff(console, unified_diff(result.path, result.original, result.converted))
+        print_findings(console, run.findings)
+        print_errors(err, run.errors)
+        console.print(summary_table("np2jax convert", run.counts(), run.changes_by_code(),
+                                    run.findings_by_code()))
+        if out is not None:
+            console.print(f"converted tree written to {out}", markup=False)
+    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.findings else EXIT_CLEAN))
+
+
+@app.command()
+def check(
+    paths: List[Path] = typer.Argument(..., help="Python files or folders to check."),
+    output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="Also list what convert would rewrite."),
+    select: Optional[List[str]] = SelectOption,
+    ignore: Optional[List[str]] = IgnoreOption,
+    exclude: Optional[List[str]] = ExcludeOption,
+    x64: bool = X64Option,
+) -> None:
+    """Report code that JAX cannot run as written and that convert would leave to you."""
+    from np2jax.api import check_paths
+    from np2jax.report import findings_json, print_errors, print_findings, summary_table
+
+    config = _load_config(paths, select, ignore, exclude, x64)
+    run = check_paths(paths, config)
+    findings = sorted(run.findings + (run.changes if show_fixes else []))
+    console = _console()
+    if output_format is Format.json:
+        console.file.write(findings_json(findings, run.errors, {"summary": run.counts()}) + "\n")
+    else:
+        print_findings(console, findings)
+        print_errors(_console(stderr=True), run.errors)
+        counts = {"checked": len(run.files), "failed": len(run.errors)}
+        console.print(summary_table("np2jax check", counts,
+                                    run.changes_by_code() if show_fixes else {},
+                                    run.findings_by_code()))
+    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.findings else EXIT_CLEAN))
+
+
+@app.command()
+def rule(code: Optional[str] = typer.Argument(None, help="A rule code (NJ201) or name.")) -> None:
+    """List the rules, or print one rule's documentation."""
+    console = _console()
+    if code is None:
+        for doc in rule_docs().values():
+            console.print(f"{doc.code}  {doc.name:32} {doc.summary}", markup=False, soft_wrap=True)
+        return
+    doc = find_rule(code)
+    if doc is None:
+        _console(stderr=True).print(f"error: no rule {code!r}; `np2jax rule` lists them", markup=False)
+        raise typer.Exit(EXIT_ERROR)
+    if console.is_terminal:
+        from rich.markdown import Markdown
+
+        console.print(Markdown(doc.render_markdown()))
+    else:
+        console.file.write(doc.render_markdown())
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"np2jax {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    pass
+
+
+def main() -> None:
+    """Console entry point. An internal error becomes one line that says how to report it."""
+    try:
+        app(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+        print(f"np2jax: internal error: {type(exc).__name__}: {exc}. Please report it with the "
+              "command and the file that caused it.", file=sys.stderr)
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,97 @@
+"""The pipeline for one source text: parse -> analyze -> rules -> rewrite -> result."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from np2jax.analyze import analyze
+from np2jax.checks import Report, all_rules
+from np2jax.config import Config
+from np2jax.files import SourceError, may_use_numpy
+from np2jax.findings import Finding
+
+_SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
+
+
+@dataclass
+class FileResult:
+    path: str
+    original: str
+    converted: str
+    findings: list[Finding] = field(default_factory=list)  # what conversion leaves to you
+    changes: list[Finding] = field(default_factory=list)  # what conversion rewrote
+
+    @property
+    def changed(self) -> bool:
+        return self.converted != self.original
+
+
+def parse(text: str, path: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        message = str(exc.message).strip().splitlines()[0] if exc.message else "syntax error"
+        raise SourceError(path, f"syntax error at column {exc.raw_column + 1}: {message}",
+                          exc.raw_line) from None
+    except RecursionError:
+        raise SourceError(path, "expression nested too deeply to parse") from None
+
+
+def suppressions(text: str) -> dict[int, set[str] | None]:
+    """Line -> codes silenced there by `# np2jax: ignore[...]` (None: all codes)."""
+    silenced: dict[int, set[str] | None] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _SUPPRESSION.search(line)
+        if match:
+            codes = match.group("codes")
+            silenced[number] = None if codes is None else {
+                c.strip().upper() for c in codes.split(",") if c.strip()}
+    return silenced
+
+
+def _silenced(silenced, line: int, code: str) -> bool:
+    if line not in silenced:
+        return False
+    codes = silenced[line]
+    return codes is None or any(code.startswith(c) for c in codes)
+
+
+def process(text: str, config: Config, path: str = "<string>") -> FileResult:
+    """Convert `text`; the result carries the new text, the changes and the findings."""
+    if not may_use_numpy(text):
+        return FileResult(path, text, text)
+    module = parse(text, path)
+    analysis = analyze(module)
+    if not analysis.uses_numpy:
+        return FileResult(path, text, text)
+    silenced = suppressions(text)
+    rules = all_rules()
+    kept: list[tuple[Report, Finding]] = []
+    for code, rule_class in rules.items():
+        if not config.enabled(code):
+            continue
+        rule = rule_class(analysis, config)
+        doc = rule.doc()
+        for report in rule.run():
+            line, col = analysis.position(report.node)
+            if _silenced(silenced, line, code):
+                continue
+            finding = Finding(path, line, col, code, doc.name, report.message, doc.severity,
+                              report.fix is not None)
+            kept.append((report, finding))
+    fixed_nodes = {r.node for r, _ in kept if r.fix is not None and r.requires is None}
+    applied = [(r, f) for r, f in kept
+               if r.fix is not None and (r.requires is None or r.requires in fixed_nodes)]
+    new_module = analysis.module
+    if applied:
+        from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
+
+        new_module = apply_fixes(analysis.module, [r for r, _ in applied], config.x64)
+    return FileResult(
+        path, text, new_module.code,
+        findings=sorted(f for r, f in kept if r.fix is None),
+        changes=sorted(f for _, f in applied),
+    )

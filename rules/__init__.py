@@ -1,0 +1,4 @@
+"""The np2jax rule catalog: data only (TOML rule docs and the generated API table).
+
+Installed as the `np2jax.rules` package so the catalog ships inside the wheel.
+"""
