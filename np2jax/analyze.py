@@ -165,7 +165,7 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
         wide_dtypes=collector.wide_dtypes,
         tiny_literals=collector.tiny_literals,
         jnp_alias=_choose_jnp_alias(collector),
-        uses_numpy=any(r.qualname.split(".")[0] in MODULE_ROOTS for r in collector.refs),
+        uses_numpy=collector.imports_numpy or bool(collector.refs),
     )
 
 
@@ -369,17 +369,21 @@ class _Collector(cst.CSTVisitor):
         self.self_attr_bindings: dict[tuple, list] = defaultdict(list)
         self.bound_names: set[str] = set()
         self.jax_numpy_aliases: set[str] = set()
+        self.imports_numpy = False
 
     # imports: names bound by them are not references
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
             bound = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
             self.bound_names.add(bound)
+            self.imports_numpy |= alias.evaluated_name.split(".")[0] in MODULE_ROOTS
             if alias.evaluated_name == "jax.numpy" and alias.evaluated_alias:
                 self.jax_numpy_aliases.add(alias.evaluated_alias)
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if node.module is not None and not node.relative:
+            self.imports_numpy |= _code(node.module).split(".")[0] in MODULE_ROOTS
         if not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 self.bound_names.add(alias.evaluated_alias or alias.evaluated_name)

@@ -25,7 +25,7 @@ DOC_SECTIONS = (
     ("fix_safety", "Fix safety"),
     ("not_converted", "What it does not convert"),
 )
-SEVERITIES = ("error", "warning")
+SEVERITIES = ("error", "warning", "info")
 FIX_KINDS = ("safe", "none")
 
 

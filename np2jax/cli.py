@@ -38,6 +38,12 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
 
+def _fail(message: str) -> typer.Exit:
+    """One unwrapped line on stderr, exit 2."""
+    _console(stderr=True).print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_ERROR)
+
+
 def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
     if values is None:
         return None
@@ -49,8 +55,7 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64) -> Config:
     try:
         base = load_config(start if start.exists() else Path.cwd())
     except ConfigError as exc:
-        _console(stderr=True).print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_ERROR)
+        raise _fail(str(exc))
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
                                x64=True if x64 else None)
@@ -79,16 +84,13 @@ def convert(
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import findings_json, print_diff, print_errors, print_findings, summary_table, unified_diff
 
-    err = _console(stderr=True)
     if sum(bool(x) for x in (out, in_place, diff)) != 1:
-        err.print("error: choose exactly one of --out DIR, --in-place or --diff")
-        raise typer.Exit(EXIT_ERROR)
+        raise _fail("choose exactly one of --out DIR, --in-place or --diff")
     config = _load_config(paths, select, ignore, exclude, x64)
     try:
         run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other)
     except ValueError as exc:
-        err.print(f"error: {exc}", markup=False)
-        raise typer.Exit(EXIT_ERROR)
+        raise _fail(str(exc))
     console = _console()
     if output_format is Format.json:
         extra = {"changes": [c.as_dict() for c in run.changes], "summary": run.counts(),
@@ -100,7 +102,7 @@ def convert(
                 if result.changed:
                     print_diff(console, unified_diff(result.path, result.original, result.converted))
         print_findings(console, run.findings)
-        print_errors(err, run.errors)
+        print_errors(_console(stderr=True), run.errors)
         console.print(summary_table("np2jax convert", run.counts(), run.changes_by_code(),
                                     run.findings_by_code()))
         if out is not None:
@@ -138,18 +140,34 @@ def check(
     raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.findings else EXIT_CLEAN))
 
 
+def rules_reference() -> str:
+    """docs/rules.md: every rule's doc, generated from the catalog."""
+    docs = rule_docs().values()
+    index = [f"| [{d.code}](#{d.code.lower()}-{d.name}) | `{d.name}` | {d.severity} | {d.fix} | {d.summary} |"
+             for d in docs]
+    return "\n".join([
+        "# Rule reference", "",
+        "Generated from the catalog in rules/ by `np2jax rule --markdown`; do not edit by hand.", "",
+        "| code | name | severity | fix | summary |", "|---|---|---|---|---|", *index, "",
+        *(d.render_markdown() for d in docs),
+    ])
+
+
 @app.command()
-def rule(code: Optional[str] = typer.Argument(None, help="A rule code (NJ201) or name.")) -> None:
+def rule(code: Optional[str] = typer.Argument(None, help="A rule code (NJ201) or name."),
+         markdown: bool = typer.Option(False, "--markdown", help="Print every rule's doc as Markdown (docs/rules.md).")) -> None:
     """List the rules, or print one rule's documentation."""
     console = _console()
+    if markdown:
+        sys.stdout.write(rules_reference())
+        return
     if code is None:
         for doc in rule_docs().values():
             console.print(f"{doc.code}  {doc.name:32} {doc.summary}", markup=False, soft_wrap=True)
         return
     doc = find_rule(code)
     if doc is None:
-        _console(stderr=True).print(f"error: no rule {code!r}; `np2jax rule` lists them", markup=False)
-        raise typer.Exit(EXIT_ERROR)
+        raise _fail(f"no rule {code!r}; `np2jax rule` lists them")
     if console.is_terminal:
         from rich.markdown import Markdown
 

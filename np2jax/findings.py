@@ -13,7 +13,8 @@ class Finding:
     code: str
     name: str
     message: str
-    severity: str  # "error": JAX cannot run it as written; "warning": results may differ
+    severity: str  # "error": JAX cannot run it as written; "warning": results may differ;
+    # "info": a rewrite the engine made
     fixable: bool  # the engine rewrote (or, in check, would rewrite) this code
 
     def as_dict(self) -> dict:

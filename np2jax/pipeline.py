@@ -68,23 +68,26 @@ def process(text: str, config: Config, path: str = "<string>") -> FileResult:
     if not analysis.uses_numpy:
         return FileResult(path, text, text)
     silenced = suppressions(text)
-    rules = all_rules()
+    # Every rule runs; selection and suppression filter afterwards, so that a fix whose
+    # companion fix is filtered out is dropped too (never `jnp.sum([1, 2])` half-converted).
     kept: list[tuple[Report, Finding]] = []
-    for code, rule_class in rules.items():
-        if not config.enabled(code):
-            continue
+    dropped_fixes: set = set()
+    for code, rule_class in all_rules().items():
         rule = rule_class(analysis, config)
         doc = rule.doc()
         for report in rule.run():
             line, col = analysis.position(report.node)
-            if _silenced(silenced, line, code):
+            if not config.enabled(code) or _silenced(silenced, line, code):
+                if report.fix is not None:
+                    dropped_fixes.add(report.node)
+                    if report.requires is not None:
+                        dropped_fixes.add(report.requires)
                 continue
             finding = Finding(path, line, col, code, doc.name, report.message, doc.severity,
                               report.fix is not None)
             kept.append((report, finding))
-    fixed_nodes = {r.node for r, _ in kept if r.fix is not None and r.requires is None}
-    applied = [(r, f) for r, f in kept
-               if r.fix is not None and (r.requires is None or r.requires in fixed_nodes)]
+    applied = [(r, f) for r, f in kept if r.fix is not None and r.node not in dropped_fixes
+               and (r.requires is None or r.requires not in dropped_fixes)]
     new_module = analysis.module
     if applied:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery

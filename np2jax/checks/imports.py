@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax import analyze
+from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
 
 
@@ -21,6 +22,7 @@ class NumpyReference(Rule):
     code = "NJ101"
 
     def run(self):
+        renames = api_policy()["keyword_renames"]
         for ref in self.analysis.refs:
             if not ref.converted:
                 continue
@@ -28,6 +30,13 @@ class NumpyReference(Rule):
             replacement = cst.parse_expression(text)
             yield self.report(ref.node, old=code_of(ref.node), new=text,
                               fix=lambda _node, new=replacement: new, imports=[needed])
+            for argument in ref.arguments:
+                keyword = argument.arg.keyword
+                new_name = renames.get(ref.qualname, {}).get(keyword.value) if keyword else None
+                if new_name is not None:
+                    yield self.report(keyword, old=keyword.value, new=new_name,
+                                      fix=lambda node, name=new_name: node.with_changes(value=name),
+                                      requires=ref.node)
 
 
 _MISSING_REASONS = {

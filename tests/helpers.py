@@ -1,0 +1,33 @@
+"""Shared test helpers: loading a program from a file and running its main()."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+_counter = itertools.count()
+
+
+def run_main(path: Path):
+    """Import the program at `path` under a fresh module name and return main()."""
+    name = f"_np2jax_case_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        return module.main()
+    finally:
+        sys.modules.pop(name, None)
+
+
+def header(text: str, key: str) -> str | None:
+    """The value of a `# key: value` line at the top of a fixture."""
+    for line in text.splitlines():
+        if line.startswith(f"# {key}:"):
+            return line.split(":", 1)[1].strip()
+    return None

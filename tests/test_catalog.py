@@ -1,0 +1,70 @@
+"""The rule catalog: every rule is documented, implemented, and behaves as its cases say."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers import ROOT
+from np2jax.api import convert_source
+from np2jax.catalog import DOC_SECTIONS, rule_docs
+from np2jax.checks import all_rules
+from np2jax.cli import rules_reference
+
+DOCS = rule_docs()
+
+
+def test_rules_are_discovered_from_the_catalog_and_the_checks_package():
+    assert DOCS, "no rule files found in rules/"
+    assert set(all_rules()) == set(DOCS)
+
+
+@pytest.mark.parametrize("code", sorted(DOCS))
+def test_rule_doc_is_complete(code):
+    doc = DOCS[code]
+    assert re.fullmatch(r"NJ\d{3}", doc.code)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", doc.name)
+    for key, _title in DOC_SECTIONS:
+        assert doc.doc[key].strip(), f"{code}: empty '{key}' section"
+    assert doc.valid and doc.invalid, f"{code}: needs valid and invalid cases"
+    assert len({d.name for d in DOCS.values()}) == len(DOCS)
+
+
+VALID = [(code, case) for code, doc in sorted(DOCS.items()) for case in doc.valid]
+INVALID = [(code, case) for code, doc in sorted(DOCS.items()) for case in doc.invalid]
+
+
+@pytest.mark.parametrize("code, source", VALID, ids=[f"{c}-valid-{i}" for i, (c, _) in enumerate(VALID)])
+def test_valid_cases_raise_nothing(code, source):
+    result = convert_source(source)
+    assert code not in {f.code for f in result.findings + result.changes}
+
+
+@pytest.mark.parametrize("code, case", INVALID, ids=[f"{c}-invalid-{i}" for i, (c, _) in enumerate(INVALID)])
+def test_invalid_cases_are_reported_and_fixed_as_documented(code, case):
+    result = convert_source(case.code)
+    assert code in {f.code for f in result.findings + result.changes}
+    if DOCS[code].fixable:
+        assert case.expected is not None, f"{code}: a fixable rule's invalid case needs 'expected'"
+        assert result.converted == case.expected
+    else:
+        assert result.converted == case.code or code not in {c.code for c in result.changes}
+
+
+def test_rules_reference_is_up_to_date():
+    current = (ROOT / "docs" / "rules.md").read_text()
+    assert current == rules_reference(), "docs/rules.md is stale: run `np2jax rule --markdown > docs/rules.md`"
+
+
+@pytest.mark.parametrize("code", [c for c, d in sorted(DOCS.items()) if d.fixable])
+def test_fixable_rule_doc_example_converts_to_its_documented_form(code):
+    doc = DOCS[code].doc
+    assert convert_source(doc["example"].lstrip("\n")).converted == doc["converted"].lstrip("\n")
+
+
+@pytest.mark.parametrize("code", sorted(DOCS))
+def test_documented_converted_form_is_what_the_tool_produces(code):
+    doc = DOCS[code].doc
+    documented = re.sub(r"  # reported:[^\n]*", "", doc["converted"].lstrip("\n"))
+    assert convert_source(doc["example"].lstrip("\n")).converted == documented

@@ -1,0 +1,208 @@
+"""The command line: exit codes, output formats, configuration, and what gets written."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from np2jax.catalog import rule_docs
+from np2jax.cli import app
+
+runner = CliRunner()
+INPLACE = "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n"
+CLEAN = "import numpy as np\ny = np.sum([1, 2])\n"
+
+
+def invoke(*args, cwd: Path | None = None):
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return runner.invoke(app, [str(a) for a in args])
+    finally:
+        os.chdir(old)
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    (path.write_bytes if isinstance(text, bytes) else path.write_text)(text)
+    return path
+
+
+def test_check_exits_1_and_names_the_code(tmp_path):
+    source = write(tmp_path / "a.py", INPLACE)
+    result = invoke("check", source)
+    assert result.exit_code == 1
+    assert f"{source}:3:1: NJ201 " in result.output
+
+
+def test_check_exits_0_when_everything_converts(tmp_path):
+    result = invoke("check", write(tmp_path / "a.py", CLEAN))
+    assert result.exit_code == 0, result.output
+    assert "NJ" not in result.output.split("np2jax check")[0]
+
+
+def test_check_show_fixes_lists_the_rewrites(tmp_path):
+    result = invoke("check", write(tmp_path / "a.py", CLEAN), "--show-fixes")
+    assert "NJ101" in result.output and "NJ110" in result.output
+
+
+def test_check_json_format(tmp_path):
+    source = write(tmp_path / "a.py", INPLACE)
+    result = invoke("check", source, "--format", "json")
+    payload = json.loads(result.stdout)
+    (finding,) = payload["findings"]
+    assert set(finding) == {"path", "line", "col", "code", "name", "message", "severity", "fixable"}
+    assert (finding["path"], finding["line"], finding["code"]) == (str(source), 3, "NJ201")
+    assert finding["fixable"] is False and finding["severity"] == "error"
+
+
+def test_check_exits_2_on_unparsable_files_and_still_checks_the_rest(tmp_path):
+    write(tmp_path / "bad.py", "import numpy as np\nx = (\n")
+    write(tmp_path / "good.py", INPLACE)
+    result = invoke("check", tmp_path)
+    assert result.exit_code == 2
+    assert "bad.py:" in result.output and "syntax error" in result.output
+    assert "good.py:3:1: NJ201" in result.output
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert invoke("check").exit_code == 2
+    assert invoke("check", tmp_path / "missing.py").exit_code == 2
+    assert invoke("convert", write(tmp_path / "a.py", CLEAN)).exit_code == 2  # no mode
+    assert invoke("rule", "NJ999").exit_code == 2
+
+
+def test_select_and_ignore(tmp_path):
+    source = write(tmp_path / "a.py", INPLACE + "y = np.zeros(3, dtype=np.float64)\n")
+    assert "NJ401" in invoke("check", source).output
+    only = invoke("check", source, "--select", "NJ4")
+    assert "NJ401" in only.output and "NJ201 " not in only.output
+    assert invoke("check", source, "--ignore", "NJ201,NJ401").exit_code == 0
+
+
+def test_config_from_nearest_pyproject_and_flags_override(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.np2jax]\nignore = ["NJ201"]\nexclude = ["skip_*.py"]\n')
+    write(tmp_path / "pkg" / "a.py", INPLACE)
+    write(tmp_path / "pkg" / "skip_me.py", INPLACE)
+    assert invoke("check", tmp_path / "pkg").exit_code == 0
+    result = invoke("check", tmp_path / "pkg", "--ignore", "NJ4")
+    assert result.exit_code == 1 and "a.py:3:1: NJ201" in result.output
+    assert "skip_me" not in result.output
+
+
+def test_bad_config_is_one_clear_line(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.np2jax]\nselct = ["NJ2"]\n')
+    result = invoke("check", write(tmp_path / "a.py", CLEAN))
+    assert result.exit_code == 2
+    assert "pyproject.toml: unknown key(s) in [tool.np2jax]: selct" in result.output
+
+
+def test_rule_lists_every_rule_and_prints_one(tmp_path):
+    listing = invoke("rule").output
+    for code in rule_docs():
+        assert code in listing
+    doc = invoke("rule", "NJ201").output
+    for heading in ("What it does", "Why", "Example", "Converted form", "Fix safety",
+                    "What it does not convert"):
+        assert heading in doc
+    assert invoke("rule", "subscript-assignment").output == doc
+
+
+def test_convert_out_keeps_relative_paths_and_skips_other_files(tmp_path):
+    write(tmp_path / "src" / "pkg" / "a.py", CLEAN)
+    write(tmp_path / "src" / "b.py", "print('no numpy here')\n")
+    write(tmp_path / "src" / "data.txt", "x")
+    out = tmp_path / "out"
+    result = invoke("convert", tmp_path / "src", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "pkg" / "a.py").read_text() == "import jax.numpy as jnp\n\ny = jnp.sum(jnp.array([1, 2]))\n"
+    assert (out / "b.py").read_text() == "print('no numpy here')\n"
+    assert not (out / "data.txt").exists()
+    invoke("convert", tmp_path / "src", "--out", out, "--copy-other")
+    assert (out / "data.txt").read_text() == "x"
+    assert "files converted" in result.output
+
+
+def test_convert_single_file_goes_to_out_slash_name(tmp_path):
+    source = write(tmp_path / "deep" / "one.py", CLEAN)
+    invoke("convert", source, "--out", tmp_path / "out")
+    assert (tmp_path / "out" / "one.py").exists()
+
+
+def test_convert_diff_writes_nothing(tmp_path):
+    source = write(tmp_path / "a.py", CLEAN)
+    result = invoke("convert", source, "--diff")
+    assert "-y = np.sum([1, 2])" in result.output and "+y = jnp.sum(jnp.array([1, 2]))" in result.output
+    assert source.read_text() == CLEAN
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]
+
+
+def test_convert_in_place_rewrites_and_keeps_mode(tmp_path):
+    source = write(tmp_path / "a.py", CLEAN)
+    source.chmod(0o751)
+    result = invoke("convert", source, "--in-place")
+    assert result.exit_code == 0
+    assert "jnp.sum" in source.read_text()
+    assert stat.S_IMODE(source.stat().st_mode) == 0o751
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]  # no temporary files left
+
+
+def test_convert_refuses_out_inside_the_input_tree(tmp_path):
+    write(tmp_path / "a.py", CLEAN)
+    result = invoke("convert", tmp_path, "--out", tmp_path / "converted")
+    assert result.exit_code == 2 and "inside the input tree" in result.output
+
+
+def test_convert_json_has_changes_findings_and_summary(tmp_path):
+    source = write(tmp_path / "a.py", INPLACE)
+    payload = json.loads(invoke("convert", source, "--diff", "--format", "json").stdout)
+    assert [f["code"] for f in payload["findings"]] == ["NJ201"]
+    assert {c["code"] for c in payload["changes"]} == {"NJ101"}
+    assert payload["summary"] == {"converted": 1, "unchanged": 0, "failed": 0}
+
+
+@pytest.mark.parametrize("encoded, encoding", [
+    ("# -*- coding: latin-1 -*-\nimport numpy as np\nname = 'café'\ny = np.sum([1, 2])\n", "latin-1"),
+    ("\ufeffimport numpy as np\ny = np.sum([1, 2])\n", "utf-8"),
+    ("import numpy as np\r\ny = np.sum([1, 2])\r\nz = np.ones(2)\r\n", "utf-8"),
+])
+def test_encodings_boms_and_line_endings_are_kept(tmp_path, encoded, encoding):
+    source = write(tmp_path / "a.py", encoded.encode(encoding))
+    assert invoke("convert", source, "--in-place").exit_code == 0
+    data = source.read_bytes()
+    text = data.decode(encoding)
+    assert "jnp.sum(jnp.array([1, 2]))" in text
+    assert text.startswith("\ufeff") == encoded.startswith("\ufeff")
+    assert ("café" in text) == ("café" in encoded)
+    assert data.count(b"\r\n") == data.count(b"\n") if "\r\n" in encoded else b"\r" not in data
+
+
+def test_undecodable_and_binary_files_fail_alone_and_are_left_untouched(tmp_path):
+    bad = write(tmp_path / "bad.py", b"import numpy as np\nx = '\xff\xfe'\n")
+    binary = write(tmp_path / "bin.py", b"\x00\x01numpy")
+    good = write(tmp_path / "good.py", CLEAN)
+    result = invoke("convert", tmp_path, "--in-place")
+    assert result.exit_code == 2
+    assert "bad.py:2: cannot decode as utf-8" in result.output
+    assert "bin.py: binary file" in result.output
+    assert bad.read_bytes() == b"import numpy as np\nx = '\xff\xfe'\n"
+    assert binary.read_bytes() == b"\x00\x01numpy"
+    assert "jnp" in good.read_text()
+
+
+def test_check_does_not_import_jax(tmp_path):
+    source = write(tmp_path / "a.py", INPLACE)
+    probe = ("import sys, atexit\n"
+             "atexit.register(lambda: print('JAX_LOADED' if 'jax' in sys.modules else 'NO_JAX'))\n"
+             "from np2jax.cli import main\nsys.argv = ['np2jax', 'check', sys.argv[1]]\nmain()\n")
+    result = subprocess.run([sys.executable, "-c", probe, str(source)], capture_output=True, text=True)
+    assert result.returncode == 1, result.stderr
+    assert "NJ201" in result.stdout and "NO_JAX" in result.stdout

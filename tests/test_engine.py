@@ -1,0 +1,233 @@
+"""The conversion engine through its Python API: what it rewrites, what it leaves, and why."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from np2jax.api import Config, convert_source
+from np2jax.files import SourceError
+
+
+def convert(source: str, **config):
+    return convert_source(textwrap.dedent(source).lstrip("\n"), Config(**config))
+
+
+def converted(source: str, **config) -> str:
+    return convert(source, **config).converted
+
+
+def codes(source: str, **config) -> list[str]:
+    return sorted(f.code for f in convert(source, **config).findings)
+
+
+CONVERSIONS = {
+    "import-as": (
+        "import numpy as np\nx = np.sum(np.ones(3))\n",
+        "import jax.numpy as jnp\n\nx = jnp.sum(jnp.ones(3))\n",
+    ),
+    "plain-import": (
+        "import numpy\nx = numpy.mean(numpy.ones(3))\n",
+        "import jax.numpy as jnp\n\nx = jnp.mean(jnp.ones(3))\n",
+    ),
+    "from-import-alias": (
+        "from numpy import sum as npsum\nimport numpy as np\ny = npsum(np.ones(3))\n",
+        "import jax.numpy as jnp\n\ny = jnp.sum(jnp.ones(3))\n",
+    ),
+    "from-submodule": (
+        "from numpy.linalg import norm\nimport numpy as np\ny = norm(np.ones(2))\n",
+        "import jax.numpy as jnp\n\ny = jnp.linalg.norm(jnp.ones(2))\n",
+    ),
+    "scipy-module": (
+        "import scipy.signal\nimport numpy as np\nz = scipy.signal.convolve2d(np.eye(3), np.ones((2, 2)))\n",
+        "import jax.scipy.signal\nimport jax.numpy as jnp\n\n"
+        "z = jax.scipy.signal.convolve2d(jnp.eye(3), jnp.ones((2, 2)))\n",
+    ),
+    "scipy-from": (
+        "from scipy import special\nimport numpy as np\nz = special.erf(np.ones(2))\n",
+        "import jax.scipy.special\nimport jax.numpy as jnp\n\nz = jax.scipy.special.erf(jnp.ones(2))\n",
+    ),
+    "local-import": (
+        "def f():\n    import numpy as np\n    return np.ones(2)\n",
+        "import jax.numpy as jnp\n\ndef f():\n    return jnp.ones(2)\n",
+    ),
+    "list-arguments": (
+        "import numpy as np\nt = np.sum([1, 2]) + np.dot([1, 2], [3, 4]) + np.max((3.0, 9.5))\n",
+        "import jax.numpy as jnp\n\nt = jnp.sum(jnp.array([1, 2])) + jnp.dot(jnp.array([1, 2]), "
+        "jnp.array([3, 4])) + jnp.max(jnp.array((3.0, 9.5)))\n",
+    ),
+    "lists-left-in-shape-and-sequence-positions": (
+        "import numpy as np\nz = np.zeros([3, 4])\nc = np.concatenate([z, z])\na = np.array([1, 2])\n",
+        "import jax.numpy as jnp\n\nz = jnp.zeros([3, 4])\nc = jnp.concatenate([z, z])\na = jnp.array([1, 2])\n",
+    ),
+    "renamed-keywords": (
+        "import numpy as np\nx = np.clip(np.ones(3), a_min=0, a_max=0.5)\n",
+        "import jax.numpy as jnp\n\nx = jnp.clip(jnp.ones(3), min=0, max=0.5)\n",
+    ),
+    # libcst names `np.cos(x).reshape` `numpy.cos.reshape`; only dotted names are references.
+    "method-on-a-call-result": (
+        "import numpy as np\nX = np.cos(np.arange(6.0)).reshape(2, 3)\n",
+        "import jax.numpy as jnp\n\nX = jnp.cos(jnp.arange(6.0)).reshape(2, 3)\n",
+    ),
+    "static-shape-work-stays-numpy": (
+        "import numpy as np\ndef flat(x):\n    return x.reshape((np.prod(x.shape),)) + np.zeros(1)\n",
+        "import numpy as np\nimport jax.numpy as jnp\n\ndef flat(x):\n"
+        "    return x.reshape((np.prod(x.shape),)) + jnp.zeros(1)\n",
+    ),
+    "taken-alias": (
+        "import numpy as np\njnp = 3\nx = np.ones(2)\n",
+        "import jax.numpy as jnp_\n\njnp = 3\nx = jnp_.ones(2)\n",
+    ),
+    "existing-jax-import-reused": (
+        "import jax.numpy as J\nimport numpy as np\nx = np.ones(2) + J.zeros(2)\n",
+        "import jax.numpy as J\nx = J.ones(2) + J.zeros(2)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVERSIONS))
+def test_conversion(name):
+    source, expected = CONVERSIONS[name]
+    result = convert_source(source)
+    assert result.converted == expected
+    assert convert_source(expected).converted == expected  # idempotent
+
+
+@pytest.mark.parametrize("source", [
+    "def f(np):\n    return np.sum(3)\n",  # a parameter called np
+    "import numpy as np\ndef g():\n    np = 3\n    return np.real\n",  # a local that shadows np
+    "x = 1  # numpy is mentioned, not imported\n",
+    "import jax.numpy as jnp\ny = jnp.sum(jnp.ones(3))\n",
+])
+def test_code_that_is_not_numpy_is_left_alone(source):
+    result = convert_source(source)
+    assert result.converted == source
+    assert result.findings == []
+
+
+def test_shadowed_name_inside_function_is_left_while_module_level_converts():
+    out = converted("""
+        import numpy as np
+        def g():
+            np = {"sum": 1}
+            return np["sum"]
+        z = np.zeros(2)
+    """)
+    assert 'np = {"sum": 1}' in out and 'return np["sum"]' in out
+    assert "z = jnp.zeros(2)" in out
+
+
+def test_names_jax_lacks_stay_numpy_and_are_reported():
+    result = convert("""
+        import numpy as np
+        from scipy.ndimage import gaussian_filter
+        m = np.ma.masked_less(np.arange(4), 2)
+        s = gaussian_filter(np.ones((4, 4)), sigma=1)
+    """)
+    assert "np.ma.masked_less(jnp.arange(4), 2)" in result.converted
+    assert "gaussian_filter(jnp.ones((4, 4)), sigma=1)" in result.converted
+    assert "import numpy as np" in result.converted
+    assert "from scipy.ndimage import gaussian_filter" in result.converted
+    assert sorted(f.code for f in result.findings) == ["NJ102", "NJ102"]
+
+
+def test_unsupported_keyword_keeps_the_call_on_numpy():
+    source = "import numpy as np\nr = np.round(np.ones(2), decimals=1, casting='unsafe')\n"
+    result = convert_source(source)
+    assert "np.round(" in result.converted
+    assert [f.code for f in result.findings] == ["NJ102"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n", ["NJ201"]),
+    ("import numpy as np\nx = np.zeros(3)\nx[0] += 1.0\n", ["NJ202"]),
+    ("import numpy as np\ndef f(v):\n    v /= v.sum()\n", ["NJ203"]),
+    ("import numpy as np\na = np.ones(3)\nb = a\na += 1\n", ["NJ203"]),
+    ("import numpy as np\nd = np.arange(5.0)\nnp.negative(d, out=d)\n", ["NJ204"]),
+    ("import numpy as np\nz = np.ones(3)\nnp.multiply(z, z, z)\n", ["NJ204"]),
+    ("import numpy as np\na = np.ones(3)\na.sort()\n", ["NJ205"]),
+    ("import numpy as np\nb = np.zeros(4)\nb.shape = (2, 2)\n", ["NJ205"]),
+    ("import numpy as np\nc = np.ones((3, 3))\nnp.fill_diagonal(c, 0.0)\n", ["NJ206"]),
+    ("import numpy as np\nz = np.zeros(4)\nnp.add.at(z, [0, 0], 1.0)\n", ["NJ207"]),
+    ("import numpy as np\nnp.random.seed(0)\n", ["NJ301"]),
+    ("import numpy as np\nx = np.zeros(3, dtype=np.float64)\n", ["NJ401"]),
+    ("import numpy as np\nx = np.zeros(3).astype(float)\n", ["NJ401"]),
+    ("import numpy as np\ntol = 1e-10\n", ["NJ401"]),
+])
+def test_left_unconverted_always_has_a_finding(source, expected):
+    assert codes(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "import numpy as np\nd = {}\nd['a'] = np.ones(2)\n",  # a dict store
+    "import numpy as np\nnames = ['b', 'a']\nnames.sort()\nx = np.ones(2)\n",  # a list method
+    "import numpy as np\ntotal = 0\nfor i in range(3):\n    total += i\n",  # numbers
+    "import numpy as np\ndef f():\n    a = np.ones(3)\n    a += 1\n    return a\n",  # private array
+    "import numpy as np\ny = np.negative(np.ones(2), out=None)\n",
+])
+def test_no_false_alarm(source):
+    assert codes(source) == []
+
+
+def test_x64_adds_the_config_line_after_the_imports_and_silences_float64_findings():
+    source = '"""Doc."""\nfrom __future__ import annotations\nimport numpy as np\nx = np.zeros(3, dtype=np.float64)\n'
+    result = convert_source(source, Config(x64=True))
+    assert result.converted == (
+        '"""Doc."""\nfrom __future__ import annotations\nimport jax\nimport jax.numpy as jnp\n'
+        'jax.config.update("jax_enable_x64", True)\n\nx = jnp.zeros(3, dtype=jnp.float64)\n')
+    assert result.findings == []
+    assert convert_source(result.converted, Config(x64=True)).converted == result.converted
+
+
+def test_suppression_comments():
+    result = convert("""
+        import numpy as np
+        x = np.sum([1, 2])  # np2jax: ignore
+        z = np.zeros(3)
+        z[0] = 1  # np2jax: ignore[NJ201]
+        z[1] = 2  # np2jax: ignore[NJ999]
+    """)
+    assert "x = np.sum([1, 2])  # np2jax: ignore" in result.converted
+    assert [(f.code, f.line) for f in result.findings] == [("NJ201", 5)]
+
+
+def test_suppressing_a_companion_fix_keeps_the_whole_call_on_numpy():
+    # Never half-converted: jnp.sum([1, 2]) would raise TypeError.
+    out = converted("import numpy as np\ny = np.sum([1, 2])  # np2jax: ignore[NJ110]\n")
+    assert "y = np.sum([1, 2])" in out
+    assert converted("import numpy as np\ny = np.sum([1, 2])\n", ignore=("NJ110",)) == \
+        "import numpy as np\ny = np.sum([1, 2])\n"
+
+
+def test_select_and_ignore_filter_findings_by_code_or_prefix():
+    source = "import numpy as np\nx = np.zeros(3, dtype=np.float64)\nx[0] = 1\n"
+    assert codes(source) == ["NJ201", "NJ401"]
+    assert codes(source, select=("NJ2",)) == ["NJ201"]
+    assert codes(source, ignore=("NJ4",)) == ["NJ201"]
+
+
+def test_findings_have_positions_and_names():
+    (finding,) = convert("import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n").findings
+    assert (finding.line, finding.col, finding.code, finding.name) == (3, 1, "NJ201", "subscript-assignment")
+    assert finding.severity == "error" and finding.fixable is False
+    assert finding.format() == f"<string>:3:1: NJ201 {finding.message}"
+
+
+def test_changes_record_each_rewrite():
+    result = convert("import numpy as np\nt = np.sum([1, 2])\n")
+    assert sorted(c.code for c in result.changes) == ["NJ101", "NJ110"]
+    assert all(c.fixable for c in result.changes)
+
+
+def test_syntax_error_names_the_line():
+    with pytest.raises(SourceError) as error:
+        convert_source("import numpy as np\nx = (1,\n", path="bad.py")
+    assert str(error.value).startswith("bad.py:")
+    assert "syntax error" in str(error.value)
+
+
+def test_comments_and_formatting_survive():
+    source = "import numpy as np  # arrays\n\n\n# the total\nx = np.sum(  np.ones(3)  )  # keep me\n"
+    assert converted(source) == (
+        "import jax.numpy as jnp\n\n\n# the total\nx = jnp.sum(  jnp.ones(3)  )  # keep me\n")

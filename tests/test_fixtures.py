@@ -1,0 +1,78 @@
+"""Fixtures: fixtures/<rule-name>/<case>.in.py -> <case>.out.py, found by glob.
+
+Each pair is checked three ways: the conversion gives exactly the .out.py text and the
+findings its `# expect:` header lists; converting the .out.py again changes nothing; and
+both run: the .in.py under NumPy and the .out.py under JAX give equal results when the
+header says `# verdict: equal` (the default), and do not when it says `# verdict: fails`
+(which is only allowed for a case that expects a finding: never silently wrong).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import FIXTURES, header, run_main
+from np2jax.api import convert_source
+from np2jax.catalog import rule_docs
+from np2jax.config import Config
+from np2jax.verify.compare import compare_values
+
+CASES = sorted(FIXTURES.glob("*/*.in.py"))
+IDS = [f"{p.parent.name}/{p.name[:-6]}" for p in CASES]
+
+
+def _out(case):
+    return case.with_name(case.name[: -len(".in.py")] + ".out.py")
+
+
+def _config(text: str) -> Config:
+    return Config(x64=header(text, "x64") == "true")
+
+
+def _expected_codes(text: str) -> list[str]:
+    value = header(text, "expect") or ""
+    return sorted(code.strip() for code in value.split(",") if code.strip())
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_conversion_text_and_findings(case):
+    text = case.read_text()
+    result = convert_source(text, _config(text), str(case))
+    assert result.converted == _out(case).read_text()
+    assert sorted(f.code for f in result.findings) == _expected_codes(text)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_conversion_is_idempotent(case):
+    text = _out(case).read_text()
+    assert convert_source(text, _config(case.read_text())).converted == text
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_both_versions_run_and_agree(case):
+    text = case.read_text()
+    verdict = header(text, "verdict") or "equal"
+    assert verdict in ("equal", "fails")
+    reference = run_main(case)
+    if verdict == "equal":
+        assert compare_values("main()", reference, run_main(_out(case))) is None
+        return
+    assert _expected_codes(text), "a case whose conversion fails must expect a finding"
+    try:
+        converted = run_main(_out(case))
+    except Exception:  # noqa: BLE001 - JAX refusing the unconverted code is the point
+        return
+    assert compare_values("main()", reference, converted) is not None, \
+        "verdict says fails, but the converted program gives the same results"
+
+
+def test_every_rule_has_at_least_five_fixture_pairs():
+    for doc in rule_docs().values():
+        folder = FIXTURES / doc.name
+        pairs = [p for p in folder.glob("*.in.py") if _out(p).exists()]
+        assert len(pairs) >= 5, f"{doc.code} {doc.name}: {len(pairs)} fixture pairs in {folder}"
+
+
+def test_every_fixture_folder_names_a_rule():
+    names = {doc.name for doc in rule_docs().values()}
+    assert {p.name for p in FIXTURES.iterdir() if p.is_dir()} <= names
