@@ -43,6 +43,7 @@ KEEP_RANDOM = "random"
 KEEP_STATIC = "static"  # host computation feeding a shape: stays NumPy, no finding
 KEEP_BY_DESIGN = "by-design"  # I/O, print options, testing: stays NumPy, no finding
 KEEP_AMBIGUOUS = "ambiguous"  # the name may refer to NumPy or to something else
+KEEP_DIFFERS = "differs"  # JAX has the name but answers differently (policy.toml [differs])
 
 # Builtins that neither keep a reference to their arguments nor return them.
 PURE_BUILTINS = frozenset({
@@ -264,6 +265,9 @@ def _plan(ref: ApiRef, parents: dict, collector: "_Collector") -> None:
         return
     if qualname in policy["type_checks"]:
         ref.keep = KEEP_TYPE_CHECK
+        return
+    if qualname in policy["differs"]:
+        ref.keep, ref.detail = KEEP_DIFFERS, policy["differs"][qualname]
         return
     if qualname in policy["in_place_functions"] and ref.call is not None:
         ref.keep = KEEP_IN_PLACE_FUNCTION
@@ -637,9 +641,12 @@ class _Dataflow:
         return None
 
     def _accesses_from_nested_scopes(self, scope, name):
-        for access in scope.accesses[name] if name in scope.accesses else ():
-            if self.scopes.get(access.node) is not scope:
-                yield access
+        """Reads of a module global from inside functions (libcst records those accesses
+        in the function's scope, so follow the global assignments' references)."""
+        for assignment in scope.assignments[name] if name in scope.assignments else ():
+            for access in assignment.references:
+                if self.scopes.get(access.node) is not scope:
+                    yield access
 
     def _position(self, node):
         code_range = self.positions[node]

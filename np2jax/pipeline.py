@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import libcst as cst
-
 from np2jax.analyze import analyze
 from np2jax.checks import Report, all_rules
 from np2jax.config import Config
-from np2jax.files import SourceError, may_use_numpy
+from np2jax.files import may_use_numpy
 from np2jax.findings import Finding
+from np2jax.parse import parse
 
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 
@@ -27,17 +26,6 @@ class FileResult:
     @property
     def changed(self) -> bool:
         return self.converted != self.original
-
-
-def parse(text: str, path: str) -> cst.Module:
-    try:
-        return cst.parse_module(text)
-    except cst.ParserSyntaxError as exc:
-        message = str(exc.message).strip().splitlines()[0] if exc.message else "syntax error"
-        raise SourceError(path, f"syntax error at column {exc.raw_column + 1}: {message}",
-                          exc.raw_line) from None
-    except RecursionError:
-        raise SourceError(path, "expression nested too deeply to parse") from None
 
 
 def suppressions(text: str) -> dict[int, set[str] | None]:

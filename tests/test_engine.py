@@ -132,6 +132,14 @@ def test_names_jax_lacks_stay_numpy_and_are_reported():
     assert sorted(f.code for f in result.findings) == ["NJ102", "NJ102"]
 
 
+@pytest.mark.parametrize("call", ["np.isscalar(y)", "np.vectorize(abs)(y)",
+                                  "np.apply_along_axis(sum, 0, y)"])
+def test_names_whose_jax_version_answers_differently_stay_numpy(call):
+    result = convert_source(f"import numpy as np\ny = np.ones(2)\nr = {call}\n")
+    assert f"r = {call}" in result.converted
+    assert [f.code for f in result.findings] == ["NJ102"]
+
+
 def test_unsupported_keyword_keeps_the_call_on_numpy():
     source = "import numpy as np\nr = np.round(np.ones(2), decimals=1, casting='unsafe')\n"
     result = convert_source(source)
@@ -231,3 +239,34 @@ def test_comments_and_formatting_survive():
     source = "import numpy as np  # arrays\n\n\n# the total\nx = np.sum(  np.ones(3)  )  # keep me\n"
     assert converted(source) == (
         "import jax.numpy as jnp\n\n\n# the total\nx = jnp.sum(  jnp.ones(3)  )  # keep me\n")
+
+
+ALIASED = {
+    "global-read-by-a-function": "a = np.ones(3)\ndef get():\n    return a\nb = get()\na += 1\n",
+    "appended-in-a-loop": "def f():\n    a = np.ones(3)\n    hist = []\n    for i in range(3):\n"
+                          "        hist.append(a)\n        a += 1\n    return hist\n",
+    "basic-slice-view": "def f():\n    b = np.ones(3)\n    a = b[1:]\n    a += 1\n    return b\n",
+    "asarray-view": "def f(b):\n    a = np.asarray(b)\n    a += 1\n    return a\n",
+    "call-result": "def f(g):\n    a = g()\n    a += 1\n    return a\n",
+    "passed-to-a-function-first": "def f(store):\n    a = np.zeros(2)\n    store(a)\n    a += 1\n    return a\n",
+    "transpose-kept": "def f():\n    a = np.zeros((2, 2))\n    t = a.T\n    a += 1\n    return t\n",
+    "conditional-alias": "def f(b, c):\n    a = b if c else np.zeros(2)\n    a += 1\n    return a\n",
+    "attribute": "class A:\n    def __init__(self):\n        self.w = np.zeros(2)\n    def step(self):\n        self.w -= 1\n",
+}
+PRIVATE = {
+    "stored-only-after": "def f():\n    a = np.ones(3)\n    a += 1\n    return [a]\n",
+    "copy": "def f(b):\n    a = b.copy()\n    a += 1\n    return a\n",
+    "printed-first": "def f():\n    a = np.zeros(2)\n    print(a)\n    a += 1\n    return a\n",
+    "module-level-private": "a = np.ones(3)\na += 1\nprint(a)\n",
+    "number-attribute": "class A:\n    def __init__(self):\n        self.n = 0\n    def step(self):\n        self.n += 1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASED))
+def test_update_seen_through_another_name_is_reported(name):
+    assert "NJ203" in codes("import numpy as np\n" + ALIASED[name])
+
+
+@pytest.mark.parametrize("name", sorted(PRIVATE))
+def test_private_update_is_not_reported(name):
+    assert "NJ203" not in codes("import numpy as np\n" + PRIVATE[name])

@@ -45,6 +45,7 @@ _MISSING_REASONS = {
     analyze.KEEP_MODULE_VALUE: "the module `{name}` is used as a value, so the names taken "
                                "from it cannot be checked",
     analyze.KEEP_AMBIGUOUS: "`{name}` may refer to NumPy or to something else here",
+    analyze.KEEP_DIFFERS: "{detail}",
 }
 
 
