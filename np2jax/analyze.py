@@ -129,6 +129,7 @@ class ModuleAnalysis:
     out_method_calls: list[MethodWrite]
     wide_dtypes: list[DtypeUse]
     tiny_literals: list[cst.Float]
+    decimal_roundings: list[cst.Call]
     jnp_alias: str
     uses_numpy: bool
 
@@ -165,6 +166,12 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
                           for n, recv, meth in collector.out_method_calls],
         wide_dtypes=collector.wide_dtypes,
         tiny_literals=collector.tiny_literals,
+        decimal_roundings=collector.round_methods + [
+                           r.call for r in collector.refs if r.call is not None and r.converted
+                           and r.qualname in api_policy()["precision"]["decimal_rounding"]
+                           and (len(r.call.args) > 1 or any(
+                               a.keyword is not None and a.keyword.value == "decimals"
+                               for a in r.call.args))],
         jnp_alias=_choose_jnp_alias(collector),
         uses_numpy=collector.imports_numpy or bool(collector.refs),
     )
@@ -368,6 +375,7 @@ class _Collector(cst.CSTVisitor):
         self.out_method_calls: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
         self.wide_dtypes: list[DtypeUse] = []
         self.tiny_literals: list[cst.Float] = []
+        self.round_methods: list[cst.Call] = []  # x.round(2): decimals on a possible array
         # name bindings per scope: (scope, name) -> [(value or marker, statement)]
         self.bindings: dict[tuple, list] = defaultdict(list)
         self.self_attr_bindings: dict[tuple, list] = defaultdict(list)
@@ -517,6 +525,8 @@ class _Collector(cst.CSTVisitor):
         if any(a.keyword is not None and a.keyword.value == "out" and not _is_none(a.value)
                for a in node.args) and not self._is_api_call(node):
             self.out_method_calls.append((node, func.value, method))
+        if method == "round" and node.args and not self._is_api(func.value):
+            self.round_methods.append(node)
         if method == "astype" and node.args:
             self._dtype_argument(node.args[0].value)
         for arg in node.args:

@@ -270,3 +270,15 @@ def test_update_seen_through_another_name_is_reported(name):
 @pytest.mark.parametrize("name", sorted(PRIVATE))
 def test_private_update_is_not_reported(name):
     assert "NJ203" not in codes("import numpy as np\n" + PRIVATE[name])
+
+
+def test_members_of_a_sequence_of_arrays_are_wrapped_but_block_structure_is_not():
+    out = converted("import numpy as np\ns = np.column_stack(([1, 2], [3, 4]))\nb = np.block([[1, 2], [3, 4]])\n")
+    assert "jnp.column_stack((jnp.array([1, 2]), jnp.array([3, 4])))" in out
+    assert "jnp.block([[1, 2], [3, 4]])" in out
+
+
+def test_rounding_to_decimals_is_reported_unless_x64():
+    source = "import numpy as np\nx = np.ones(2)\nr = np.round(x, 2)\ns = x.round(1)\nt = np.round(x)\n"
+    assert codes(source) == ["NJ401", "NJ401"]
+    assert codes(source, x64=True) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
 
 _SEQUENCE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
@@ -13,17 +14,27 @@ class ListArgument(Rule):
     code = "NJ110"
 
     def run(self):
-        jnp = self.analysis.jnp_alias
+        structural = set(api_policy()["lists"]["nested_lists_are_structure"])
         for ref in self.analysis.refs:
             if not ref.converted or ref.call is None:
                 continue
             for argument in ref.arguments:
                 value = argument.arg.value
-                if argument.role != "array" or not isinstance(value, _SEQUENCE_LITERALS):
+                if not isinstance(value, _SEQUENCE_LITERALS):
                     continue
-                yield self.report(
-                    value, function=code_of(ref.node), argument=code_of(value),
-                    fix=lambda node, jnp=jnp: cst.Call(
-                        func=cst.Attribute(cst.Name(jnp), cst.Name("array")),
-                        args=[cst.Arg(node)]),
-                    imports=[("jax.numpy", jnp)], requires=ref.node)
+                if argument.role == "array":
+                    yield self._wrap(value, ref)
+                elif argument.role == "arrays" and ref.qualname not in structural \
+                        and isinstance(value, (cst.List, cst.Tuple)):
+                    # A sequence of arrays: JAX wants each member to be an array.
+                    for element in value.elements:
+                        if isinstance(element.value, _SEQUENCE_LITERALS):
+                            yield self._wrap(element.value, ref)
+
+    def _wrap(self, value: cst.BaseExpression, ref):
+        jnp = self.analysis.jnp_alias
+        return self.report(
+            value, function=code_of(ref.node), argument=code_of(value),
+            fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("array")),
+                                      args=[cst.Arg(node)]),
+            imports=[("jax.numpy", jnp)], requires=ref.node)

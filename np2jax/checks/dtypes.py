@@ -15,6 +15,11 @@ class Float64Dependent(Rule):
             yield self.report(use.node, spelled=use.spelled,
                               reason="it is a 64-bit dtype, and JAX uses 32 bits unless "
                                      "jax_enable_x64 is on")
+        for call in self.analysis.decimal_roundings:
+            yield self.report(call, spelled=code_of(call.func) + "(..., decimals)",
+                              reason="rounding to decimals depends on the exact binary value, "
+                                     "which float32 changes (2.345 rounds to 2.34 in float64, "
+                                     "2.35 in float32)")
         for literal in self.analysis.tiny_literals:
             yield self.report(literal, spelled=code_of(literal),
                               reason="a tolerance this small is below float32 precision "
