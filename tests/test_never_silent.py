@@ -96,7 +96,7 @@ def _run(source: str):
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_equal_or_flagged(expression):
     source = ("import numpy as np\n\ndef main():\n    x = np.arange(9.0).reshape(3, 3)\n"
-              f"    return {'r': {expression}}\n")
+              f"    return {{'r': {expression}}}\n")
     result = convert_source(source)
     reference = _run(source)
     try:
