@@ -106,10 +106,20 @@ def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
             raise ValueError(f"--out {out} exists and is not a folder")
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
+    targets: dict[Path, Path] = {}
     for item, source, result in _process_files(files, config, run):
         target = out / item.relative if out is not None else (item.path if in_place else None)
         if target is None or (in_place and not result.changed):
             continue
+        if in_place and item.path.is_symlink():
+            run.errors.append(SourceError(str(item.path), "is a symbolic link; not rewritten in "
+                                          "place (convert its target, or use --out)"))
+            continue
+        if target in targets:
+            run.errors.append(SourceError(str(item.path), f"would overwrite {target}, already "
+                                          f"written from {targets[target]}; not written"))
+            continue
+        targets[target] = item.path
         try:
             write_atomic(target, result.converted, source.encoding, like=item.path)
         except (OSError, UnicodeEncodeError) as exc:

@@ -206,3 +206,22 @@ def test_check_does_not_import_jax(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe, str(source)], capture_output=True, text=True)
     assert result.returncode == 1, result.stderr
     assert "NJ201" in result.stdout and "NO_JAX" in result.stdout
+
+
+def test_two_roots_mapping_to_the_same_output_path_do_not_overwrite(tmp_path):
+    write(tmp_path / "a" / "x.py", CLEAN)
+    write(tmp_path / "b" / "x.py", INPLACE)
+    result = invoke("convert", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "would overwrite" in result.output
+    assert "jnp.sum" in (tmp_path / "out" / "x.py").read_text()
+
+
+def test_in_place_leaves_symlinked_files_alone(tmp_path):
+    target = write(tmp_path / "real.py", CLEAN)
+    link = tmp_path / "tree" / "link.py"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    result = invoke("convert", tmp_path / "tree", "--in-place")
+    assert result.exit_code == 2 and "symbolic link" in result.output
+    assert link.is_symlink() and target.read_text() == CLEAN
