@@ -44,6 +44,10 @@ KEEP_STATIC = "static"  # host computation feeding a shape: stays NumPy, no find
 KEEP_BY_DESIGN = "by-design"  # I/O, print options, testing: stays NumPy, no finding
 KEEP_AMBIGUOUS = "ambiguous"  # the name may refer to NumPy or to something else
 KEEP_DIFFERS = "differs"  # JAX has the name but answers differently (policy.toml [differs])
+KEEP_NO_METHOD = "no-method"  # np.sin.reduce: JAX's sin is a plain function
+KEEP_BOUND_TO_NAME = "bound-to-name"  # add = np.add: later uses (.at, out=) cannot be checked
+
+UFUNC_METHODS = ("reduce", "accumulate", "outer", "at", "reduceat")
 
 # Builtins that neither keep a reference to their arguments nor return them.
 PURE_BUILTINS = frozenset({
@@ -52,8 +56,11 @@ PURE_BUILTINS = frozenset({
     "any", "all", "sorted", "divmod", "pow",
 })
 CONTAINER_CALLS = frozenset({"list", "dict", "set", "frozenset", "tuple", "defaultdict",
-                             "OrderedDict", "Counter", "deque", "str", "bytearray"})
-SCALAR_CALLS = frozenset({"int", "float", "complex", "bool", "len", "round", "abs"})
+                             "OrderedDict", "Counter", "deque", "str", "bytearray", "sorted"})
+CONTAINER_METHODS = frozenset({"split", "rsplit", "splitlines", "tolist"})
+# Not abs() or round(): on an array they return an array.
+SCALAR_CALLS = frozenset({"int", "float", "complex", "bool", "len"})
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
 
 # Kinds of value a name may hold.
@@ -130,6 +137,7 @@ class ModuleAnalysis:
     wide_dtypes: list[DtypeUse]
     tiny_literals: list[cst.Float]
     decimal_roundings: list[cst.Call]
+    list_indices: list[cst.List]  # x[[0, 2]]: a list literal used as an index
     jnp_alias: str
     uses_numpy: bool
 
@@ -166,6 +174,7 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
                           for n, recv, meth in collector.out_method_calls],
         wide_dtypes=collector.wide_dtypes,
         tiny_literals=collector.tiny_literals,
+        list_indices=collector.list_indices,
         decimal_roundings=collector.round_methods + [
                            r.call for r in collector.refs if r.call is not None and r.converted
                            and r.qualname in api_policy()["precision"]["decimal_rounding"]
@@ -226,7 +235,10 @@ def _bind_arguments(call: cst.Call, entry: dict, qualname: str) -> list[Argument
     bound = []
     index = 0
     for arg in call.args:
-        if arg.star:  # *args / **kwargs: cannot be checked statically
+        if arg.star == "**":  # its keywords (out=?) cannot be checked
+            bound.append(Argument(arg, None, f"`**{_code(arg.value)}`, whose keywords cannot be checked"))
+            continue
+        if arg.star:
             bound.append(Argument(arg, None))
             continue
         if arg.keyword is None:
@@ -276,14 +288,18 @@ def _plan(ref: ApiRef, parents: dict, collector: "_Collector") -> None:
     if qualname in policy["differs"]:
         ref.keep, ref.detail = KEEP_DIFFERS, policy["differs"][qualname]
         return
-    if qualname in policy["in_place_functions"] and ref.call is not None:
+    if qualname in policy["in_place_functions"]:  # called, or taken as a value
         ref.keep = KEEP_IN_PLACE_FUNCTION
         return
     parent = parents.get(ref.node)
-    if entry is not None and entry.get("kind") == "ufunc" and isinstance(parent, cst.Attribute) \
-            and parent.value is ref.node and parent.attr.value == "at":
-        ref.keep = KEEP_UFUNC_AT
-        return
+    if entry is not None and entry.get("kind") == "ufunc":
+        if isinstance(parent, cst.Attribute) and parent.value is ref.node \
+                and parent.attr.value in UFUNC_METHODS:
+            _plan_ufunc_method(ref, parent, parents, entry)
+            return
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is ref.node:
+            ref.keep = KEEP_BOUND_TO_NAME
+            return
     if entry is None or entry.get("jax") is None:
         ref.keep = KEEP_MISSING
         return
@@ -302,6 +318,26 @@ def _plan(ref: ApiRef, parents: dict, collector: "_Collector") -> None:
         if _feeds_shape(ref.call, parents, collector) and all(
                 _is_static(a.value) for a in ref.call.args):
             ref.keep = KEEP_STATIC
+
+
+def _plan_ufunc_method(ref: ApiRef, attribute: cst.Attribute, parents: dict, entry: dict) -> None:
+    """np.add.at / np.add.reduce(...): JAX has these only on its real ufuncs, without out=."""
+    method = attribute.attr.value
+    if method == "at":
+        ref.keep = KEEP_UFUNC_AT
+        return
+    if entry.get("jax") is None or method not in entry.get("jax_methods", ()):
+        ref.keep, ref.detail = KEEP_NO_METHOD, method
+        return
+    call = parents.get(attribute)
+    if isinstance(call, cst.Call) and call.func is attribute:
+        for arg in call.args:
+            if arg.star == "**":
+                ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, f"`**{_code(arg.value)}`"
+                return
+            if arg.keyword is not None and arg.keyword.value == "out" and not _is_none(arg.value):
+                ref.keep, ref.detail = KEEP_OUT, _code(arg.value)
+                return
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -340,17 +376,16 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: "_Collector") -> bool
     outer = parents.get(parent)
     if not isinstance(outer, cst.Call):
         return False
+    outer_ref = collector.ref_by_call.get(outer)
+    if outer_ref is not None:  # np.reshape(a, shape): the table knows which argument is the shape
+        if outer_ref.entry is None:
+            return False
+        return any(argument.arg is parent and argument.role == "shape"
+                   for argument in _bind_arguments(outer, outer_ref.entry, outer_ref.qualname))
     func = outer.func
     if isinstance(func, cst.Attribute) and func.attr.value in ("reshape", "resize"):
         return True
-    if isinstance(func, cst.Name) and func.value in ("range", "int"):
-        return True
-    outer_ref = collector.ref_by_call.get(outer)
-    if outer_ref is not None and outer_ref.entry is not None:
-        for argument in _bind_arguments(outer, outer_ref.entry, outer_ref.qualname):
-            if argument.arg is parent:
-                return argument.role == "shape"
-    return False
+    return isinstance(func, cst.Name) and func.value in ("range", "int")
 
 
 # --- the one pass -------------------------------------------------------------------------
@@ -376,6 +411,12 @@ class _Collector(cst.CSTVisitor):
         self.wide_dtypes: list[DtypeUse] = []
         self.tiny_literals: list[cst.Float] = []
         self.round_methods: list[cst.Call] = []  # x.round(2): decimals on a possible array
+        self.list_indices: list[cst.List] = []
+        # values combined into a name by `x op= v`: they can change what kind of value x holds
+        self.aug_values: dict[tuple, list] = defaultdict(list)
+        self.self_attr_aug_values: dict[tuple, list] = defaultdict(list)
+        self._method_out_positions = policy["method_out_positions"]
+        self._accept_out_none = frozenset(policy["methods"]["accept_out_none"])
         # name bindings per scope: (scope, name) -> [(value or marker, statement)]
         self.bindings: dict[tuple, list] = defaultdict(list)
         self.self_attr_bindings: dict[tuple, list] = defaultdict(list)
@@ -474,8 +515,15 @@ class _Collector(cst.CSTVisitor):
         target = node.target
         if isinstance(target, cst.Subscript):
             self.subscript_stores.append((node, target, _code(node.operator).strip()))
-        elif isinstance(target, (cst.Name, cst.Attribute)):
+            self.aug_assigns.append(node)  # a container item may be an array seen elsewhere
+        elif isinstance(target, cst.Name):
             self.aug_assigns.append(node)
+            self.aug_values[(self._scope(target), target.value)].append(node.value)
+        elif isinstance(target, cst.Attribute):
+            self.aug_assigns.append(node)
+            if isinstance(target.value, cst.Name) and target.value.value == "self":
+                self.self_attr_aug_values[(self._class_of(target), target.attr.value)].append(
+                    node.value)
 
     def _store(self, target: cst.BaseExpression, statement, operator) -> None:
         if isinstance(target, cst.Subscript):
@@ -483,7 +531,9 @@ class _Collector(cst.CSTVisitor):
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._store(element.value, statement, operator)
-        elif isinstance(target, cst.Attribute) and target.attr.value in self._in_place_attributes:
+        elif isinstance(target, cst.Attribute) and target.attr.value in self._in_place_attributes \
+                and not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+            # self.shape = ...: a class's own attribute, not an ndarray's
             self.method_writes.append((statement, target.value, target.attr.value))
 
     def visit_For(self, node: cst.For) -> None:
@@ -520,10 +570,12 @@ class _Collector(cst.CSTVisitor):
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
-        if method in self._in_place_methods and not self._is_api(func.value):
+        # NumPy's in-place methods return None: a call whose result is used is something else
+        # (str.partition, jnp's functional sort...).
+        used = not isinstance(self.get_metadata(ParentNodeProvider, node, None), cst.Expr)
+        if method in self._in_place_methods and not used and not self._is_api(func.value):
             self.method_writes.append((node, func.value, method))
-        if any(a.keyword is not None and a.keyword.value == "out" and not _is_none(a.value)
-               for a in node.args) and not self._is_api_call(node):
+        if not self._is_api_call(node) and self._passes_out(node, method):
             self.out_method_calls.append((node, func.value, method))
         if method == "round" and node.args and not self._is_api(func.value):
             self.round_methods.append(node)
@@ -532,6 +584,26 @@ class _Collector(cst.CSTVisitor):
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "dtype":
                 self._dtype_argument(arg.value)
+
+    def _passes_out(self, node: cst.Call, method: str) -> bool:
+        """x.clip(0, 1, out=x) or x.clip(0, 1, x). JAX's methods take no out, not even None."""
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                return not (_is_none(arg.value) and method in self._accept_out_none)
+        position = self._method_out_positions.get(method)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        return position is not None and len(positional) > position
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """x[[0, 2]]: JAX refuses a list as an index. Stores are reported by NJ201/NJ202."""
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or \
+                (isinstance(parent, cst.AnnAssign) and parent.target is node):
+            return
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.List):
+                self.list_indices.append(index.value)
 
     def _is_api(self, node) -> bool:
         return _numpy_qualname(self.get_metadata(QualifiedNameProvider, node, set())) is not None
@@ -589,25 +661,73 @@ class _Dataflow:
             return CONTAINER
         if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
             return SCALAR
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, (cst.Integer, cst.Float)):
+            return SCALAR
+        if isinstance(value, cst.BinaryOperation) and (
+                isinstance(value.left, (cst.List, cst.Tuple)) or isinstance(value.right, (cst.List, cst.Tuple))):
+            return CONTAINER  # [0] * n, [a] + rest
         if isinstance(value, cst.Call):
-            if isinstance(value.func, cst.Name) and value.func.value in CONTAINER_CALLS:
+            func = value.func
+            if isinstance(func, cst.Name) and func.value in CONTAINER_CALLS:
                 return CONTAINER
-            if isinstance(value.func, cst.Name) and value.func.value in SCALAR_CALLS:
+            if isinstance(func, cst.Name) and func.value in SCALAR_CALLS:
                 return SCALAR
+            if isinstance(func, cst.Attribute) and func.attr.value in CONTAINER_METHODS:
+                return CONTAINER
             if value in self.collector.ref_by_call:
                 return ARRAY
         return UNKNOWN
 
-    def kind_of(self, expr: cst.BaseExpression, statement) -> str:
+    def holds_only_scalars(self, value) -> bool:
+        """A container literal of numbers and strings, `[0] * n`, or defaultdict(int)."""
+        def scalar(node) -> bool:
+            return isinstance(node, _LITERALS) or (
+                isinstance(node, cst.UnaryOperation) and isinstance(node.expression, _LITERALS)) \
+                or (isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
+        if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            return all(scalar(e.value) for e in value.elements)
+        if isinstance(value, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and scalar(e.value) for e in value.elements)
+        if isinstance(value, cst.BinaryOperation):
+            return all(self.holds_only_scalars(side) for side in (value.left, value.right)
+                       if isinstance(side, (cst.List, cst.Tuple)))
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            if value.func.value in ("list", "tuple", "set") and len(value.args) == 1:
+                return self.holds_only_scalars(value.args[0].value)
+            if value.func.value in ("defaultdict", "Counter"):
+                return all(isinstance(a.value, cst.Name) and a.value.value in ("int", "float")
+                           for a in value.args[:1])
+        return False
+
+    def _name_values(self, expr: cst.Name):
+        """Bindings and `op=` values of a name, looked up from its scope outwards as Python does."""
+        scope = self.scopes.get(expr)
+        seen = set()
+        while scope is not None and id(scope) not in seen:
+            seen.add(id(scope))
+            key = (scope, expr.value)
+            if key in self.collector.bindings:
+                return self.collector.bindings[key], self.collector.aug_values.get(key, [])
+            scope = getattr(scope, "parent", None)
+        return [], []
+
+    def _values(self, expr):
         if isinstance(expr, cst.Name):
-            values = self.collector.bindings.get((self.scopes.get(expr), expr.value), [])
-        elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+            return self._name_values(expr)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
                 and expr.value.value == "self":
-            values = self.collector.self_attr_bindings.get(
-                (self.collector_class_of(expr), expr.attr.value), [])
-        else:
+            key = (self.collector_class_of(expr), expr.attr.value)
+            return (self.collector.self_attr_bindings.get(key, []),
+                    self.collector.self_attr_aug_values.get(key, []))
+        return None, None
+
+    def kind_of(self, expr: cst.BaseExpression, statement=None) -> str:
+        values, aug_values = self._values(expr)
+        if not values:
             return UNKNOWN
         kinds = {self.value_kind(v) for v, _ in values}
+        if kinds == {SCALAR}:  # `total = 0; total += g` makes total an array when g is one
+            kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
     def collector_class_of(self, node):
@@ -621,6 +741,8 @@ class _Dataflow:
         """Why the array updated by `node` may be visible through another name, or None
         when the analysis proves it private (then `a op= v` and `a = a op v` agree)."""
         target = node.target
+        if isinstance(target, cst.Subscript):
+            return self._shared_item(target)
         if isinstance(target, cst.Attribute):
             if self.kind_of(target, node) in (SCALAR, CONTAINER):
                 return None
@@ -629,8 +751,7 @@ class _Dataflow:
         name = target.value
         scope = self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])
-        kinds = {self.value_kind(v) for v, _ in values}
-        if kinds and kinds <= {SCALAR} or kinds == {CONTAINER}:
+        if self.kind_of(target, node) in (SCALAR, CONTAINER):
             return None  # numbers are immutable; containers are not arrays
         for value, statement in values:
             if value == "param":
@@ -649,6 +770,17 @@ class _Dataflow:
         if escape is not None:
             return f"`{name}` is also reachable through `{escape}`"
         return None
+
+    def _shared_item(self, target: cst.Subscript) -> str | None:
+        """`params["w"] -= g`: NumPy updates the array the item holds, which other names may
+        see; JAX stores a new array in the item. Arrays themselves are NJ202's business."""
+        if self.kind_of(target.value) != CONTAINER:
+            return None
+        values, _ = self._values(target.value)
+        if all(not isinstance(v, str) and self.holds_only_scalars(v) for v, _ in values):
+            return None
+        return (f"`{_code(target.value)}` is a container whose item may be an array also "
+                "referenced elsewhere (NumPy updates that array; JAX replaces the item)")
 
     def _accesses_from_nested_scopes(self, scope, name):
         """Reads of a module global from inside functions (libcst records those accesses
@@ -685,6 +817,8 @@ class _Dataflow:
         if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
             return True
         if isinstance(value, cst.Call):
+            if _may_not_copy(value):
+                return False  # astype(..., copy=False), np.array(b, copy=None): maybe b itself
             ref = self.collector.ref_by_call.get(value)
             if ref is not None:
                 if ref.qualname in self.view_functions:
@@ -700,9 +834,12 @@ class _Dataflow:
         """An expression through which the array of `name` may be kept by someone else
         before `aug` runs: stored in another name or container, passed to a function that
         may keep it, yielded."""
-        if scope is None or name not in scope.accesses:
+        if scope is None:
             return None
-        for access in scope.accesses[name]:
+        accesses = set(scope.accesses[name]) if name in scope.accesses else set()
+        for assignment in scope.assignments[name] if name in scope.assignments else ():
+            accesses.update(assignment.references)  # uses inside nested functions too
+        for access in sorted(accesses, key=lambda a: self._position(a.node)):
             use = access.node
             if use is aug.target or not self._before_or_looping(use, aug):
                 continue
@@ -723,7 +860,7 @@ class _Dataflow:
                 continue
             if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) \
                     and parent.func.value is node:
-                if parent.func.attr.value in self.fresh_methods:
+                if parent.func.attr.value in self.fresh_methods and not _may_not_copy(parent):
                     return None
                 node, parent = parent, self.parents.get(parent)  # x.reshape(...): a view
                 continue
@@ -733,8 +870,14 @@ class _Dataflow:
             if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr)) \
                     and parent.value is node:
                 return parent
-            if isinstance(parent, (cst.Yield, cst.Lambda)):
+            if isinstance(parent, (cst.Yield, cst.Lambda, cst.Param)):
+                return parent  # yielded, captured, or a default argument
+            if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is node:
                 return parent
+            if isinstance(parent, cst.DictComp) and node in (parent.key, parent.value):
+                return parent
+            if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+                return parent  # iterating an array yields views of its rows
             if isinstance(parent, cst.Arg):
                 call = self.parents.get(parent)
                 return None if self._call_keeps_nothing(call) else call
@@ -747,5 +890,12 @@ class _Dataflow:
     def _call_keeps_nothing(self, call: cst.Call) -> bool:
         ref = self.collector.ref_by_call.get(call)
         if ref is not None:
-            return ref.qualname not in self.view_functions
+            return ref.qualname not in self.view_functions and not _may_not_copy(call)
         return isinstance(call.func, cst.Name) and call.func.value in PURE_BUILTINS
+
+
+def _may_not_copy(call: cst.Call) -> bool:
+    """A `copy=` argument other than True: the result may be the input itself."""
+    return any(a.keyword is not None and a.keyword.value == "copy"
+               and not (isinstance(a.value, cst.Name) and a.value.value == "True")
+               for a in call.args)

@@ -45,6 +45,7 @@ MODULE_ONLY = [
 NO_COUNTERPART = ("numpy.random", "scipy.optimize", "scipy.sparse")
 
 _MISSING = object()
+UFUNC_METHODS = ("reduce", "accumulate", "outer", "at", "reduceat")
 
 # --- parameter roles ---------------------------------------------------------
 
@@ -200,6 +201,8 @@ def entry(name: str, obj: Any) -> dict:
     out: dict[str, Any] = {"kind": kind, "jax": jname}
     if kind == "ufunc":
         out["nin"] = obj.nin
+        if jobj is not None:  # many JAX counterparts are plain functions, without .reduce etc.
+            out["jax_methods"] = [m for m in UFUNC_METHODS if hasattr(jobj, m)]
     if kind in ("function", "ufunc"):
         if jname is not None and (params := jax_params(jobj)) is not None:
             out["params"] = params

@@ -7,6 +7,8 @@ equal results or carry a finding. A silent difference fails the test.
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from np2jax.api import convert_source
@@ -104,3 +106,156 @@ def test_equal_or_flagged(expression):
     except Exception as exc:  # noqa: BLE001 - a crash is a difference too
         problem = f"{type(exc).__name__}: {exc}"
     assert problem is None or result.findings, f"silent difference: {problem}\n{result.converted}"
+
+
+# Whole programs (bodies of main()), from a review that hunted for silent differences:
+# each must convert to something equal, or carry a finding.
+PROGRAMS = {
+"A1 number->array": """
+    total = 0
+    hist = []
+    for g in [np.ones(3), np.ones(3)]:
+        total += g
+        hist.append(total)
+    return {"h": hist}""",
+"A2 abs sort": """
+    v = np.array([3., -5., 1.])
+    m = abs(v)
+    m.sort()
+    return {"m": m}""",
+"A2 abs alias": """
+    v = np.array([3., -5., 1.])
+    m = abs(v)
+    s = m
+    m += 1
+    return {"s": s}""",
+"A3 dict item": """
+    w = np.ones(3)
+    params = {"w": w}
+    params["w"] -= 0.5
+    return {"w": w}""",
+"A3 list item": """
+    w1 = np.ones(3)
+    layers = [w1, np.ones(2)]
+    layers[0] -= 0.5
+    return {"w": w1}""",
+"A4 comprehension": """
+    a = np.zeros(2)
+    copies = [a for _ in range(2)]
+    a += 1.0
+    return {"c": copies}""",
+"A4 iterate rows": """
+    a = np.zeros((2, 2))
+    rows = []
+    for r in a:
+        rows.append(r)
+    a += 1.0
+    return {"r": rows}""",
+"A4 default arg": """
+    a = np.zeros(2)
+    get = lambda x=a: x
+    a += 1.0
+    return {"g": get()}""",
+"A4 nested fn": """
+    a = np.zeros(2)
+    saved = []
+    def keep():
+        saved.append(a)
+    keep()
+    a += 1.0
+    return {"s": saved}""",
+"A5 astype copy=False": """
+    b = np.zeros(2, dtype=np.float32)
+    a = b.astype(np.float32, copy=False)
+    a += 1.0
+    return {"b": b}""",
+"A5 trim_zeros": """
+    b = np.array([0.0, 1.0, 2.0, 0.0])
+    a = np.trim_zeros(b)
+    a += 1.0
+    return {"b": b}""",
+"B6 clip positional out": """
+    x = np.array([0.5, 2.0, -1.0])
+    x.clip(0.0, 1.0, x)
+    return {"x": x}""",
+"B7 accumulate out": """
+    x = np.array([1.0, 3.0, 2.0])
+    np.maximum.accumulate(x, out=x)
+    return {"x": x}""",
+"B7 sin.reduce": """
+    x = np.array([1.0, 3.0, 2.0])
+    return {"x": np.add.reduce(x), "y": np.multiply.outer(x, x)}""",
+"B8 kwargs out": """
+    a = np.ones(2)
+    opts = {"out": a}
+    np.add(a, 1.0, **opts)
+    return {"a": a}""",
+"B9 clip out None": """
+    a = np.array([0.5, 2.0])
+    return {"c": a.clip(0, 1, out=None)}""",
+"B10 ufunc alias at": """
+    z = np.zeros(4)
+    add = np.add
+    add.at(z, [0, 0, 2], 1.0)
+    return {"z": z}""",
+"B10 fill_diagonal alias": """
+    c = np.ones((3, 3))
+    fd = np.fill_diagonal
+    fd(c, 0.0)
+    return {"c": c}""",
+"B12 unbound sort": """
+    a = np.array([3.0, 1.0])
+    np.ndarray.sort(a)
+    return {"a": a}""",
+"B13 list index": """
+    x = np.arange(5.0)
+    i, j = 0, 2
+    return {"y": x[[0, 2]], "z": x[[i, j]], "w": x[[1, -1], ...] if x.ndim > 1 else x[[1, -1]]}""",
+"D17 reshape": """
+    x = np.reshape(np.arange(6), (2, 3))
+    return {"x": x}""",
+"C14 self.shape": """
+    class Grid:
+        def __init__(self, r, c):
+            self.shape = (r, c)
+            self.data = np.zeros(self.shape)
+    g = Grid(2, 3)
+    return {"d": g.data}""",
+"C15 partition": """
+    key, _, value = "a=b".partition("=")
+    return {"k": key}""",
+"C16 lists": """
+    counts = [0] * 3
+    counts[1] += 1
+    flags = [False] * 2
+    flags[1] = True
+    d = {"b": 1, "a": 2}
+    keys = sorted(d)
+    keys.sort()
+    words = "b a".split()
+    words.sort()
+    vals = np.arange(3).tolist()
+    vals[0] = 1
+    return {"c": counts, "k": keys, "w": words, "v": vals, "x": np.ones(2)}""",
+}
+
+# Plain Python code in NumPy modules: no finding may be raised on it.
+NO_FINDINGS = ("C14 self.shape", "C15 partition", "C16 lists", "D17 reshape")
+
+
+def _program(body: str) -> str:
+    return "import numpy as np\n\ndef main():" + textwrap.dedent(body).replace("\n", "\n    ") + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_equal_or_flagged(name):
+    source = _program(PROGRAMS[name])
+    result = convert_source(source)
+    reference = _run(source)
+    try:
+        problem = compare_values("main()", reference, _run(result.converted))
+    except Exception as exc:  # noqa: BLE001 - a crash is a difference too
+        problem = f"{type(exc).__name__}: {exc}"
+    assert problem is None or result.findings, f"silent difference: {problem}\n{result.converted}"
+    if name in NO_FINDINGS:
+        assert result.findings == [] and problem is None

@@ -31,10 +31,29 @@ class ListArgument(Rule):
                         if isinstance(element.value, _SEQUENCE_LITERALS):
                             yield self._wrap(element.value, ref)
 
+        yield from self._list_indices()
+
+    def _list_indices(self):
+        """x[[0, 2]] raises TypeError in JAX. A list of integer literals becomes an array; any
+        other list index is reported (it may index a pandas frame by labels)."""
+        for index in self.analysis.list_indices:
+            if all(_is_int_literal(e.value) for e in index.elements):
+                yield self._wrap(index, None)
+            else:
+                yield self.report(index, function="an index", argument=code_of(index))
+
     def _wrap(self, value: cst.BaseExpression, ref):
         jnp = self.analysis.jnp_alias
         return self.report(
-            value, function=code_of(ref.node), argument=code_of(value),
+            value, function=code_of(ref.node) if ref is not None else "an index",
+            argument=code_of(value),
             fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("array")),
                                       args=[cst.Arg(node)]),
-            imports=[("jax.numpy", jnp)], requires=ref.node)
+            imports=[("jax.numpy", jnp)], requires=ref.node if ref is not None else None)
+
+
+def _is_int_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer) or (
+        isinstance(node, cst.Name) and node.value in ("True", "False"))

@@ -46,6 +46,9 @@ _MISSING_REASONS = {
                                "from it cannot be checked",
     analyze.KEEP_AMBIGUOUS: "`{name}` may refer to NumPy or to something else here",
     analyze.KEEP_DIFFERS: "{detail}",
+    analyze.KEEP_NO_METHOD: "JAX's version is a plain function without `.{detail}`",
+    analyze.KEEP_BOUND_TO_NAME: "it is bound to a name, so its later uses (`.at`, `out=`) "
+                                "cannot be checked",
 }
 
 
@@ -55,9 +58,13 @@ class MissingApi(Rule):
     def run(self):
         for ref in self.analysis.refs:
             why = _MISSING_REASONS.get(ref.keep)
-            if ref.keep == analyze.KEEP_TYPE_CHECK and self._in_type_check(ref.node):
-                why = ("a JAX array is not an instance of `{name}`, so this check would "
-                       "change its answer")
+            if ref.keep == analyze.KEEP_TYPE_CHECK:
+                parent = self.analysis.parents.get(ref.node)
+                if isinstance(parent, cst.Attribute) and parent.value is ref.node:
+                    why = "NumPy's unbound methods take only NumPy arrays"
+                elif self._in_type_check(ref.node):
+                    why = ("a JAX array is not an instance of `{name}`, so this check would "
+                           "change its answer")
             if why is None:
                 continue
             name = ref.qualname or code_of(ref.node)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from np2jax import analyze
+from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
 
 _NOT_ARRAYS = (analyze.CONTAINER, analyze.SCALAR)
@@ -10,6 +11,14 @@ _NOT_ARRAYS = (analyze.CONTAINER, analyze.SCALAR)
 
 def _what(kind: str) -> str:
     return "an array" if kind == analyze.ARRAY else "value that may be an array"
+
+
+def _out_argument(call, position: int | None) -> str:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "out":
+            return code_of(arg.value)
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return code_of(positional[position].value) if position is not None else "?"
 
 
 class SubscriptAssignment(Rule):
@@ -47,13 +56,13 @@ class OutArgument(Rule):
 
     def run(self):
         for ref in self.analysis.refs:
-            if ref.keep == analyze.KEEP_OUT:
-                yield self.report(ref.call, call=code_of(ref.node), out=ref.detail)
+            if ref.keep == analyze.KEEP_OUT:  # np.negative(d, out=d), np.maximum.accumulate(x, out=x)
+                yield self.report(ref.call or ref.node, call=code_of(ref.node), out=ref.detail)
+        positions = api_policy()["method_out_positions"]
         for write in self.analysis.out_method_calls:
             if write.receiver_kind not in _NOT_ARRAYS:
-                out = next(code_of(a.value) for a in write.node.args
-                           if a.keyword is not None and a.keyword.value == "out")
-                yield self.report(write.node, call=code_of(write.node.func), out=out)
+                yield self.report(write.node, call=code_of(write.node.func),
+                                  out=_out_argument(write.node, positions.get(write.method)))
 
 
 class InPlaceMethod(Rule):
@@ -71,8 +80,8 @@ class InPlaceFunction(Rule):
 
     def run(self):
         for ref in self.analysis.refs:
-            if ref.keep == analyze.KEEP_IN_PLACE_FUNCTION:
-                yield self.report(ref.call, function=code_of(ref.node))
+            if ref.keep == analyze.KEEP_IN_PLACE_FUNCTION:  # called, or taken as a value
+                yield self.report(ref.call or ref.node, function=code_of(ref.node))
 
 
 class UfuncAt(Rule):
