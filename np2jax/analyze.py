@@ -72,6 +72,7 @@ class Argument:
     arg: cst.Arg
     role: str | None  # from the API table; None when it cannot be known (*args)
     problem: str | None = None  # why JAX cannot take it as written
+    name: str | None = None  # the JAX parameter it binds to
 
 
 @dataclass
@@ -137,6 +138,11 @@ class ModuleAnalysis:
     wide_dtypes: list[DtypeUse]
     tiny_literals: list[cst.Float]
     decimal_roundings: list[cst.Call]
+    wide_literals: list[cst.BaseExpression]  # integer constants that do not fit in int32
+    dtype_comparisons: list[cst.Comparison]  # x.dtype == np.int32
+    star_imports: list[cst.ImportFrom]
+    sequence_names: set  # Name arguments that hold lists where JAX wants an array
+    random_shuffles: list[cst.Call]  # rng.shuffle(x): in place, on a Generator kept on NumPy
     list_indices: list[cst.List]  # x[[0, 2]]: a list literal used as an index
     jnp_alias: str
     uses_numpy: bool
@@ -175,6 +181,11 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
         wide_dtypes=collector.wide_dtypes,
         tiny_literals=collector.tiny_literals,
         list_indices=collector.list_indices,
+        wide_literals=collector.wide_literals,
+        dtype_comparisons=collector.dtype_comparisons,
+        star_imports=collector.star_imports,
+        sequence_names=dataflow.sequence_arguments(collector.refs),
+        random_shuffles=dataflow.generator_shuffles(collector.shuffle_calls),
         decimal_roundings=collector.round_methods + [
                            r.call for r in collector.refs if r.call is not None and r.converted
                            and r.qualname in api_policy()["precision"]["decimal_rounding"]
@@ -243,11 +254,11 @@ def _bind_arguments(call: cst.Call, entry: dict, qualname: str) -> list[Argument
             continue
         if arg.keyword is None:
             if nin is not None and index >= nin:
-                bound.append(Argument(arg, "out"))
+                bound.append(Argument(arg, "out", name="out"))
             elif index < len(positional):
-                bound.append(Argument(arg, positional[index]["role"]))
+                bound.append(_checked(arg, positional[index]))
             elif var_positional is not None:
-                bound.append(Argument(arg, var_positional["role"]))
+                bound.append(Argument(arg, var_positional["role"], name=var_positional["name"]))
             else:
                 bound.append(Argument(arg, None, f"{index + 1} positional arguments"))
             index += 1
@@ -255,14 +266,22 @@ def _bind_arguments(call: cst.Call, entry: dict, qualname: str) -> list[Argument
         name = arg.keyword.value
         name = renames.get(name, name)
         if name == "out":
-            bound.append(Argument(arg, "out"))
+            bound.append(Argument(arg, "out", name="out"))
         elif name in by_name:
-            bound.append(Argument(arg, by_name[name]["role"]))
+            bound.append(_checked(arg, by_name[name]))
         elif var_keyword is not None:
             bound.append(Argument(arg, "other"))
         else:
             bound.append(Argument(arg, None, f"keyword `{arg.keyword.value}`"))
     return bound
+
+
+def _checked(arg: cst.Arg, param: dict) -> Argument:
+    """An argument bound to a JAX parameter; JAX takes some (sort's kind=) only as None."""
+    if param["role"] == "none" and not _is_none(arg.value):
+        return Argument(arg, "none", f"`{param['name']}={_code(arg.value)}` (JAX accepts only None)",
+                        param["name"])
+    return Argument(arg, param["role"], name=param["name"])
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -315,9 +334,41 @@ def _plan(ref: ApiRef, parents: dict, collector: "_Collector") -> None:
             if argument.problem is not None:
                 ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, argument.problem
                 return
+            unsupported = _unsupported_data(argument, policy, ref)
+            if unsupported is not None:
+                ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, unsupported
+                return
         if _feeds_shape(ref.call, parents, collector) and all(
                 _is_static(a.value) for a in ref.call.args):
             ref.keep = KEEP_STATIC
+
+
+ARRAY_CONSTRUCTORS = ("numpy.array", "numpy.asarray", "numpy.asanyarray")
+
+
+def _unsupported_data(argument: Argument, policy: dict, ref: ApiRef) -> str | None:
+    """Strings and objects, which JAX arrays cannot hold (in a dtype, or in array data:
+    `mode="same"` or einsum's subscripts are strings too, and fine)."""
+    value = argument.arg.value
+    if argument.role == "dtype" or argument.name == "dtype":
+        spelled = value.evaluated_value if isinstance(value, cst.SimpleString) else _code(value)
+        names = policy["unsupported_dtypes"]
+        if spelled in names or spelled.lstrip("<>=|").rstrip("0123456789") in names or \
+                any(spelled.endswith("." + n.split(".")[-1]) for n in names if "." in n):
+            return f"dtype `{_code(value)}` (JAX has no string or object arrays)"
+    is_data = argument.role in ("array", "arrays") or (
+        ref.qualname in ARRAY_CONSTRUCTORS and argument is ref.arguments[0])
+    if is_data and _holds_strings(value):
+        return "strings (JAX has no string arrays)"
+    return None
+
+
+def _holds_strings(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return any(_holds_strings(e.value) for e in node.elements)
+    return False
 
 
 def _plan_ufunc_method(ref: ApiRef, attribute: cst.Attribute, parents: dict, entry: dict) -> None:
@@ -338,6 +389,10 @@ def _plan_ufunc_method(ref: ApiRef, attribute: cst.Attribute, parents: dict, ent
             if arg.keyword is not None and arg.keyword.value == "out" and not _is_none(arg.value):
                 ref.keep, ref.detail = KEEP_OUT, _code(arg.value)
                 return
+        # Array operands of the method: reduce(a), accumulate(a), outer(a, b), reduceat(a, idx).
+        operands = 1 if method in ("reduce", "accumulate") else 2
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        ref.arguments = [Argument(a, "array") for a in positional[:operands]]
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -377,11 +432,14 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: "_Collector") -> bool
     if not isinstance(outer, cst.Call):
         return False
     outer_ref = collector.ref_by_call.get(outer)
-    if outer_ref is not None:  # np.reshape(a, shape): the table knows which argument is the shape
-        if outer_ref.entry is None:
+    # np.reshape(a, shape) or an already converted jnp.zeros(shape): the table knows the roles.
+    qualname = outer_ref.qualname if outer_ref is not None else collector.jax_calls.get(outer)
+    if qualname is not None:
+        entry = api_table().get(qualname)
+        if entry is None:
             return False
         return any(argument.arg is parent and argument.role == "shape"
-                   for argument in _bind_arguments(outer, outer_ref.entry, outer_ref.qualname))
+                   for argument in _bind_arguments(outer, entry, qualname))
     func = outer.func
     if isinstance(func, cst.Attribute) and func.attr.value in ("reshape", "resize"):
         return True
@@ -412,6 +470,11 @@ class _Collector(cst.CSTVisitor):
         self.tiny_literals: list[cst.Float] = []
         self.round_methods: list[cst.Call] = []  # x.round(2): decimals on a possible array
         self.list_indices: list[cst.List] = []
+        self.wide_literals: list[cst.Integer] = []
+        self.dtype_comparisons: list[cst.Comparison] = []
+        self.star_imports: list[cst.ImportFrom] = []
+        self.shuffle_calls: list[cst.Call] = []
+        self.jax_calls: dict[cst.Call, str] = {}  # jnp.zeros(...) -> "numpy.zeros"
         # values combined into a name by `x op= v`: they can change what kind of value x holds
         self.aug_values: dict[tuple, list] = defaultdict(list)
         self.self_attr_aug_values: dict[tuple, list] = defaultdict(list)
@@ -436,7 +499,10 @@ class _Collector(cst.CSTVisitor):
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         if node.module is not None and not node.relative:
-            self.imports_numpy |= _code(node.module).split(".")[0] in MODULE_ROOTS
+            from_numpy = _code(node.module).split(".")[0] in MODULE_ROOTS
+            self.imports_numpy |= from_numpy
+            if from_numpy and isinstance(node.names, cst.ImportStar):
+                self.star_imports.append(node)
         if not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 self.bound_names.add(alias.evaluated_alias or alias.evaluated_name)
@@ -454,7 +520,7 @@ class _Collector(cst.CSTVisitor):
         if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
             return  # only the outermost node of a dotted chain
         chain = _dotted_chain(node)
-        if chain is None:
+        if chain is None or self._in_annotation(node):
             return
         qualname = _numpy_qualname(self.get_metadata(QualifiedNameProvider, node, set()))
         if qualname is None:
@@ -476,6 +542,15 @@ class _Collector(cst.CSTVisitor):
         self.ref_by_node[target] = ref
         if qualname in self._wide_dtype_names:
             self.wide_dtypes.append(DtypeUse(target, _code(target)))
+
+    def _in_annotation(self, node) -> bool:
+        """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        while parent is not None and not isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            if isinstance(parent, cst.Annotation):
+                return True
+            parent = self.get_metadata(ParentNodeProvider, parent, None)
+        return False
 
     # bindings, for value kinds and aliasing
     def _scope(self, node):
@@ -567,8 +642,16 @@ class _Collector(cst.CSTVisitor):
     # in-place methods and out= on methods
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        for name in self.get_metadata(QualifiedNameProvider, func, set()):
+            if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
+                self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
+        callee = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if callee in ("finfo", "iinfo", "dtype") and node.args:
+            self._dtype_argument(node.args[0].value)  # np.finfo(float): float64's limits
         if not isinstance(func, cst.Attribute):
             return
+        if func.attr.value == "shuffle" and not self._is_api(func.value):
+            self.shuffle_calls.append(node)
         method = func.attr.value
         # NumPy's in-place methods return None: a call whose result is used is something else
         # (str.partition, jnp's functional sort...).
@@ -612,11 +695,36 @@ class _Collector(cst.CSTVisitor):
         return any(self._is_api(n) for n in _dotted_chain(node.func) or ())
 
     def _dtype_argument(self, value: cst.BaseExpression) -> None:
-        if isinstance(value, cst.Name) and value.value in ("float", "complex") \
+        if isinstance(value, cst.Name) and value.value in ("float", "complex", "int") \
                 and not self._is_api(value):
             self.wide_dtypes.append(DtypeUse(value, value.value))
         elif isinstance(value, cst.SimpleString) and value.evaluated_value in self._wide_dtype_strings:
             self.wide_dtypes.append(DtypeUse(value, value.value))
+
+    def visit_Integer(self, node: cst.Integer) -> None:
+        try:
+            number = int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return
+        if number >= 2**31:
+            self.wide_literals.append(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """2**40, 1 << 40, 100000 * 100000: constants beyond int32."""
+        if isinstance(node.left, cst.Integer) and isinstance(node.right, cst.Integer) and \
+                isinstance(node.operator, (cst.Power, cst.LeftShift, cst.Multiply)):
+            left, right = (int(n.value.replace("_", ""), 0) for n in (node.left, node.right))
+            if isinstance(node.operator, (cst.Power, cst.LeftShift)) and right > 64:
+                return  # not folded; huge either way
+            value = {cst.Power: lambda: left ** right, cst.LeftShift: lambda: left << right,
+                     cst.Multiply: lambda: left * right}[type(node.operator)]()
+            if abs(value) >= 2**31:
+                self.wide_literals.append(node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        sides = [node.left, *(c.comparator for c in node.comparisons)]
+        if any(isinstance(side, cst.Attribute) and side.attr.value == "dtype" for side in sides):
+            self.dtype_comparisons.append(node)
 
     def visit_Float(self, node: cst.Float) -> None:
         try:
@@ -729,6 +837,31 @@ class _Dataflow:
         if kinds == {SCALAR}:  # `total = 0; total += g` makes total an array when g is one
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
+
+    def sequence_arguments(self, refs) -> set:
+        """Names passed where JAX wants an array that hold Python lists or tuples (every
+        binding is a list/tuple literal, a comprehension, or list()/tuple())."""
+        found = set()
+        for ref in refs:
+            for argument in ref.arguments if ref.converted else ():
+                value = argument.arg.value
+                if argument.role != "array" or not isinstance(value, cst.Name):
+                    continue
+                values, _ = self._name_values(value)
+                if values and all(_is_sequence_value(v) for v, _ in values):
+                    found.add(value)
+        return found
+
+    def generator_shuffles(self, calls) -> list:
+        """rng.shuffle(x) with rng from np.random: shuffles x in place."""
+        shuffles = []
+        for call in calls:
+            receiver = call.func.value
+            values, _ = self._values(receiver) if isinstance(receiver, cst.Name) else (None, None)
+            if any(isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
+                   and ref.qualname.startswith("numpy.random") for v, _ in values or ()):
+                shuffles.append(call)
+        return shuffles
 
     def collector_class_of(self, node):
         parent = self.parents.get(node)
@@ -899,3 +1032,10 @@ def _may_not_copy(call: cst.Call) -> bool:
     return any(a.keyword is not None and a.keyword.value == "copy"
                and not (isinstance(a.value, cst.Name) and a.value.value == "True")
                for a in call.args)
+
+
+def _is_sequence_value(value) -> bool:
+    if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+        and value.func.value in ("list", "tuple")

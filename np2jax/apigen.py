@@ -68,6 +68,8 @@ def param_role(param: inspect.Parameter) -> str:
     name, ann = param.name, str(param.annotation)
     if name == "out":
         return "out"
+    if ann == "None":  # sort(kind=None): JAX accepts only None, kept for NumPy compatibility
+        return "none"
     # JAX writes DTypeLike; postponed annotations that were resolved show the
     # alias expanded, whose tell-tale member is SupportsDType.
     if name == "dtype" or "DTypeLike" in ann or "SupportsDType" in ann:

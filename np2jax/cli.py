@@ -128,15 +128,15 @@ def check(
     run = check_paths(paths, config)
     findings = sorted(run.findings + (run.changes if show_fixes else []))
     console = _console()
+    counts = {"checked": len(run.files), "failed": len(run.errors)}
     if output_format is Format.json:
-        console.file.write(findings_json(findings, run.errors, {"summary": run.counts()}) + "\n")
+        console.file.write(findings_json(findings, run.errors, {"summary": counts}) + "\n")
     else:
         print_findings(console, findings)
         print_errors(_console(stderr=True), run.errors)
-        counts = {"checked": len(run.files), "failed": len(run.errors)}
         console.print(summary_table("np2jax check", counts,
                                     run.changes_by_code() if show_fixes else {},
-                                    run.findings_by_code()))
+                                    run.findings_by_code(), changes_label="would rewrite"))
     raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.findings else EXIT_CLEAN))
 
 

@@ -43,7 +43,8 @@ def print_errors(console: Console, errors) -> None:
         console.print(f"error: {error}", style="red", markup=False, highlight=False, soft_wrap=True)
 
 
-def summary_table(title: str, counts: dict[str, int], changes, findings) -> Table:
+def summary_table(title: str, counts: dict[str, int], changes, findings,
+                  changes_label: str = "rewritten") -> Table:
     """Files converted/unchanged/failed, then rewrites and findings by rule."""
     docs = rule_docs()
     table = Table(title=title, title_justify="left", show_edge=False)
@@ -51,7 +52,7 @@ def summary_table(title: str, counts: dict[str, int], changes, findings) -> Tabl
     table.add_column("count", justify="right")
     for key, value in counts.items():
         table.add_row(f"files {key}", str(value))
-    for label, counter in (("rewritten", changes), ("left for you", findings)):
+    for label, counter in ((changes_label, changes), ("left for you", findings)):
         for code, number in sorted(counter.items()):
             name = docs[code].name if code in docs else ""
             table.add_row(f"{label}: {code} {name}", str(number))

@@ -57,37 +57,43 @@ def _imports_numpy(name: str) -> bool:
 def remove_unused_imports(module: cst.Module) -> cst.Module:
     """Drop the NumPy/SciPy import aliases that nothing refers to any more."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    unused: set[tuple[cst.CSTNode, str]] = set()
+    referenced: dict[tuple[cst.CSTNode, str], bool] = {}
     for scope in set(wrapper.resolve(ScopeProvider).values()):
         if scope is None:
             continue
         for assignment in scope.assignments:
-            if isinstance(assignment, ImportAssignment) and not assignment.references:
-                statement = assignment.node
-                if isinstance(statement, cst.ImportFrom):
-                    source = cst.Module([]).code_for_node(statement.module) if statement.module else ""
-                    if _imports_numpy(source):
-                        unused.add((statement, assignment.name))
-                elif any(_imports_numpy(a.evaluated_name) for a in statement.names):
-                    unused.add((statement, assignment.name))
-    if not unused:
+            if not isinstance(assignment, ImportAssignment):
+                continue
+            statement = assignment.node
+            if isinstance(statement, cst.ImportFrom):
+                source = cst.Module([]).code_for_node(statement.module) if statement.module else ""
+                if not _imports_numpy(source):
+                    continue
+            elif not any(_imports_numpy(a.evaluated_name) for a in statement.names):
+                continue
+            key = (statement, assignment.name)
+            referenced[key] = referenced.get(key, False) or bool(assignment.references)
+    if all(referenced.values()):
         return module
-    return wrapper.module.visit(_DropAliases(unused))
+    return wrapper.module.visit(_DropAliases(referenced))
 
 
 class _DropAliases(cst.CSTTransformer):
-    def __init__(self, unused: set[tuple[cst.CSTNode, str]]) -> None:
+    def __init__(self, referenced: dict[tuple[cst.CSTNode, str], bool]) -> None:
         super().__init__()
-        self.unused = unused
+        self.referenced = referenced
 
     def _keep(self, statement, alias: cst.ImportAlias) -> bool:
-        # libcst names `import a.b` by its dotted name; `import a as b` and `from a import c`
-        # by the bound name.
+        # libcst binds `import a.b` under both "a.b" and "a"; `import a as b` and
+        # `from a import c` under the bound name. Drop an alias only if none of its names is used.
         if alias.evaluated_alias:
             names = {alias.evaluated_alias}
+        elif isinstance(statement, cst.ImportFrom):
+            names = {alias.evaluated_name}
         else:
             names = {alias.evaluated_name, alias.evaluated_name.split(".")[0]}
-        return not any((statement, name) in self.unused for name in names)
+        known = [self.referenced[(statement, n)] for n in names if (statement, n) in self.referenced]
+        return not known or any(known)
 
     def _filter(self, original, updated):
         if isinstance(updated.names, cst.ImportStar):

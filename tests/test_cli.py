@@ -225,3 +225,14 @@ def test_in_place_leaves_symlinked_files_alone(tmp_path):
     result = invoke("convert", tmp_path / "tree", "--in-place")
     assert result.exit_code == 2 and "symbolic link" in result.output
     assert link.is_symlink() and target.read_text() == CLEAN
+
+
+def test_syntax_errors_are_placed_exactly(tmp_path):
+    source = write(tmp_path / "bad.py", "import numpy as np\ndef f(:\n    pass\n")
+    result = invoke("check", source)
+    assert f"{source}:2: syntax error: invalid syntax" in result.output
+
+
+def test_check_json_summary_counts_checked_files(tmp_path):
+    payload = json.loads(invoke("check", write(tmp_path / "a.py", INPLACE), "--format", "json").stdout)
+    assert payload["summary"] == {"checked": 1, "failed": 0}

@@ -282,3 +282,32 @@ def test_rounding_to_decimals_is_reported_unless_x64():
     source = "import numpy as np\nx = np.ones(2)\nr = np.round(x, 2)\ns = x.round(1)\nt = np.round(x)\n"
     assert codes(source) == ["NJ401", "NJ401"]
     assert codes(source, x64=True) == []
+
+
+def test_shape_work_inside_converted_calls_is_idempotent():
+    once = converted("import numpy as np\nx = np.ones(4)\nz = np.zeros(np.prod(x.shape))\n")
+    assert "jnp.zeros(np.prod(x.shape))" in once
+    assert convert_source(once).converted == once
+
+
+def test_annotations_are_left_alone():
+    source = ("import numpy as np\nimport numpy.typing as npt\n\n"
+              "def f(x: npt.NDArray[np.float64]) -> np.ndarray:\n    return np.sum(x)\n")
+    result = convert_source(source)
+    assert "def f(x: npt.NDArray[np.float64]) -> np.ndarray:" in result.converted
+    assert "return jnp.sum(x)" in result.converted
+    assert result.findings == []
+
+
+def test_static_sequence_parameters_are_not_wrapped():
+    out = converted("import numpy as np\nx = np.pad(np.ones(3), (1, 2))\ny = np.split(np.ones(6), [2, 4])\n")
+    assert "jnp.pad(jnp.ones(3), (1, 2))" in out and "jnp.split(jnp.ones(6), [2, 4])" in out
+
+
+def test_a_dotted_import_still_in_use_is_kept():
+    out = converted("import numpy as np\nimport scipy.ndimage\ny = scipy.ndimage.gaussian_filter(np.ones((4, 4)), 1.0)\n")
+    assert out.startswith("import scipy.ndimage\n")
+
+
+def test_star_imports_are_reported():
+    assert codes("from numpy import *\nx = sum(arange(4))\n") == ["NJ102"]

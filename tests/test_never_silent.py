@@ -237,6 +237,37 @@ PROGRAMS = {
     vals = np.arange(3).tolist()
     vals[0] = 1
     return {"c": counts, "k": keys, "w": words, "v": vals, "x": np.ones(2)}""",
+"E1 list held by a name": """
+    values = [1.0, 2.0, 4.0]
+    return {"m": np.mean(values)}""",
+"E2 sort kind": """
+    x = np.array([3.0, 1.0, 2.0])
+    return {"s": np.sort(x, kind="mergesort"), "a": np.argsort(x, kind="stable")}""",
+"E3 ufunc method lists": """
+    return {"r": np.add.reduceat(np.arange(8.0), [0, 3, 5]), "o": np.multiply.outer([1, 2], [3, 4])}""",
+"E4 string arrays": """
+    labels = np.array(["a", "b", "a"])
+    return {"n": int(np.sum(labels == "a"))}""",
+"E5 generator shuffle": """
+    deck = np.arange(10)
+    rng = np.random.default_rng(0)
+    rng.shuffle(deck)
+    return {"d": deck}""",
+"E6 legacy shuffle": """
+    deck = np.arange(10)
+    np.random.seed(0)
+    np.random.shuffle(deck)
+    return {"d": deck}""",
+"E7 big integers": """
+    return {"b": np.array([2**40]), "p": np.arange(3) * 3000000000}""",
+"E8 dtype check": """
+    x = np.arange(5)
+    return {"is32": x.dtype == np.int32}""",
+"E9 finfo": """
+    return {"eps": np.finfo(float).eps * np.ones(1)}""",
+"E10 dotted scipy import kept": """
+    import scipy.ndimage
+    return {"g": scipy.ndimage.gaussian_filter(np.ones((4, 4)), 1.0)}""",
 }
 
 # Plain Python code in NumPy modules: no finding may be raised on it.

@@ -14,12 +14,19 @@ class ListArgument(Rule):
     code = "NJ110"
 
     def run(self):
-        structural = set(api_policy()["lists"]["nested_lists_are_structure"])
+        lists = api_policy()["lists"]
+        structural = set(lists["nested_lists_are_structure"])
         for ref in self.analysis.refs:
-            if not ref.converted or ref.call is None:
+            if not ref.converted:
                 continue
+            static = set(lists["static_parameters"].get(ref.qualname, ()))
             for argument in ref.arguments:
                 value = argument.arg.value
+                if argument.name in static:
+                    continue  # jnp.pad(x, (1, 2)): JAX wants the Python sequence itself
+                if value in self.analysis.sequence_names:
+                    yield self._wrap(value, ref, "asarray")
+                    continue
                 if not isinstance(value, _SEQUENCE_LITERALS):
                     continue
                 if argument.role == "array":
@@ -40,14 +47,14 @@ class ListArgument(Rule):
             if all(_is_int_literal(e.value) for e in index.elements):
                 yield self._wrap(index, None)
             else:
-                yield self.report(index, function="an index", argument=code_of(index))
+                yield self.report(index, where="used as an index", argument=code_of(index))
 
-    def _wrap(self, value: cst.BaseExpression, ref):
+    def _wrap(self, value: cst.BaseExpression, ref, constructor: str = "array"):
         jnp = self.analysis.jnp_alias
         return self.report(
-            value, function=code_of(ref.node) if ref is not None else "an index",
+            value, where=f"passed to `{code_of(ref.node)}`" if ref is not None else "used as an index",
             argument=code_of(value),
-            fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("array")),
+            fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name(constructor)),
                                       args=[cst.Arg(node)]),
             imports=[("jax.numpy", jnp)], requires=ref.node if ref is not None else None)
 

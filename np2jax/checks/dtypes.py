@@ -20,6 +20,13 @@ class Float64Dependent(Rule):
                               reason="rounding to decimals depends on the exact binary value, "
                                      "which float32 changes (2.345 rounds to 2.34 in float64, "
                                      "2.35 in float32)")
+        for literal in self.analysis.wide_literals:
+            yield self.report(literal, spelled=code_of(literal),
+                              reason="the integer does not fit in int32, JAX's default integer")
+        for comparison in self.analysis.dtype_comparisons:
+            yield self.report(comparison, spelled=code_of(comparison),
+                              reason="JAX's default integer and float types are 32-bit, so a "
+                                     "dtype check can change its answer")
         for literal in self.analysis.tiny_literals:
             yield self.report(literal, spelled=code_of(literal),
                               reason="a tolerance this small is below float32 precision "

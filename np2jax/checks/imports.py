@@ -70,6 +70,10 @@ class MissingApi(Rule):
             name = ref.qualname or code_of(ref.node)
             yield self.report(ref.node, name=code_of(ref.node),
                               reason=why.format(name=name, detail=ref.detail))
+        for star in self.analysis.star_imports:
+            yield self.report(star, name=code_of(star).strip(),
+                              reason="the names a star import brings in cannot be resolved, so "
+                                     "none of them is converted")
 
     def _in_type_check(self, node: cst.CSTNode) -> bool:
         parent = self.analysis.parents.get(node)

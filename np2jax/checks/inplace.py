@@ -10,7 +10,7 @@ _NOT_ARRAYS = (analyze.CONTAINER, analyze.SCALAR)
 
 
 def _what(kind: str) -> str:
-    return "an array" if kind == analyze.ARRAY else "value that may be an array"
+    return "an array" if kind == analyze.ARRAY else "a value that may be an array"
 
 
 def _out_argument(call, position: int | None) -> str:

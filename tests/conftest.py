@@ -1,0 +1,20 @@
+"""Test configuration shared by every test module."""
+
+import pytest
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: builds a wheel or a venv; deselect with -m 'not slow'")
+
+
+@pytest.fixture(autouse=True)
+def _restore_jax_x64():
+    """A converted program run with --x64 turns jax_enable_x64 on for the whole process; put
+    it back so that no test depends on the order tests run in."""
+    yield
+    import sys
+
+    jax = sys.modules.get("jax")
+    if jax is not None and jax.config.jax_enable_x64:
+        jax.config.update("jax_enable_x64", False)
