@@ -95,17 +95,23 @@ def _run(source: str):
     return namespace["main"]()
 
 
+def assert_equal_or_flagged(source: str):
+    """Convert `source`, run both, and fail on a difference that no finding explains."""
+    result = convert_source(source)
+    reference = _run(source)
+    try:
+        problem = compare_values("main()", reference, _run(result.converted))
+    except Exception as exc:  # noqa: BLE001 - a crash is a difference too
+        problem = f"{type(exc).__name__}: {exc}"
+    assert problem is None or result.findings, f"silent difference: {problem}\n{result.converted}"
+    return result, problem
+
+
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_equal_or_flagged(expression):
     source = ("import numpy as np\n\ndef main():\n    x = np.arange(9.0).reshape(3, 3)\n"
               f"    return {{'r': {expression}}}\n")
-    result = convert_source(source)
-    reference = _run(source)
-    try:
-        problem = compare_values("r", reference, _run(result.converted))
-    except Exception as exc:  # noqa: BLE001 - a crash is a difference too
-        problem = f"{type(exc).__name__}: {exc}"
-    assert problem is None or result.findings, f"silent difference: {problem}\n{result.converted}"
+    assert_equal_or_flagged(source)
 
 
 # Whole programs (bodies of main()), from a review that hunted for silent differences:
@@ -280,13 +286,6 @@ def _program(body: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_equal_or_flagged(name):
-    source = _program(PROGRAMS[name])
-    result = convert_source(source)
-    reference = _run(source)
-    try:
-        problem = compare_values("main()", reference, _run(result.converted))
-    except Exception as exc:  # noqa: BLE001 - a crash is a difference too
-        problem = f"{type(exc).__name__}: {exc}"
-    assert problem is None or result.findings, f"silent difference: {problem}\n{result.converted}"
+    result, problem = assert_equal_or_flagged(_program(PROGRAMS[name]))
     if name in NO_FINDINGS:
         assert result.findings == [] and problem is None
