@@ -28,7 +28,7 @@ def convert_source(text: str, config: Config | None = None, path: str = "<string
 
 def check_source(text: str, config: Config | None = None, path: str = "<string>") -> list[Finding]:
     """The findings for one source text: what converting it would leave to you."""
-    return convert_source(text, config, path).findings
+    return process(text, config or Config(), path, rewrite=False).findings
 
 
 @dataclass
@@ -57,11 +57,11 @@ class RunResult:
         return Counter(c.code for c in self.changes)
 
 
-def _process_files(files: list[InputFile], config: Config, run: RunResult):
+def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True):
     for item in files:
         try:
             source = read_source(item.path)
-            result = process(source.text, config, str(item.path))
+            result = process(source.text, config, str(item.path), rewrite)
         except SourceError as exc:
             run.errors.append(exc)
             continue
@@ -77,7 +77,7 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult):
 def check_paths(paths: list[Path], config: Config) -> RunResult:
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
-    for _ in _process_files(files, config, run):
+    for _ in _process_files(files, config, run, rewrite=False):
         pass
     return run
 

@@ -47,8 +47,9 @@ def _silenced(silenced, line: int, code: str) -> bool:
     return codes is None or any(code.startswith(c) for c in codes)
 
 
-def process(text: str, config: Config, path: str = "<string>") -> FileResult:
-    """Convert `text`; the result carries the new text, the changes and the findings."""
+def process(text: str, config: Config, path: str = "<string>", rewrite: bool = True) -> FileResult:
+    """Convert `text`; the result carries the new text, the changes and the findings.
+    With rewrite=False (check) the fixes are only listed, and the text stays as it was."""
     if not may_use_numpy(text):
         return FileResult(path, text, text)
     module = parse(text, path)
@@ -77,7 +78,7 @@ def process(text: str, config: Config, path: str = "<string>") -> FileResult:
     applied = [(r, f) for r, f in kept if r.fix is not None and r.node not in dropped_fixes
                and (r.requires is None or r.requires not in dropped_fixes)]
     new_module = analysis.module
-    if applied:
+    if applied and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
         new_module = apply_fixes(analysis.module, [r for r, _ in applied], config.x64)
