@@ -86,6 +86,7 @@ class ApiRef:
     arguments: list[Argument] = field(default_factory=list)
     keep: str | None = None  # None: convert to `jax_path`; else why it stays on NumPy
     detail: str = ""  # for findings: the offending argument, the missing name, ...
+    out_arg: cst.Arg | None = None  # the out= argument of the call, when it has one
 
     @property
     def jax_path(self) -> str | None:
@@ -146,6 +147,7 @@ class ModuleAnalysis:
     list_indices: list[cst.List]  # x[[0, 2]]: a list literal used as an index
     jnp_alias: str
     uses_numpy: bool
+    dataflow: "_Dataflow"
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         """1-based line and column of a node."""
@@ -163,6 +165,10 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
     dataflow = _Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         _plan(ref, parents, collector)
+    for ref in collector.refs:  # needs every plan: which arrays are JAX depends on them
+        if ref.keep == KEEP_OUT and ref.call is not None and ref.out_arg is not None:
+            if dataflow.out_call_convertible(ref) is None:
+                ref.keep = None
     return ModuleAnalysis(
         module=module,
         positions=positions,
@@ -193,6 +199,7 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
                                a.keyword is not None and a.keyword.value == "decimals"
                                for a in r.call.args))],
         jnp_alias=_choose_jnp_alias(collector),
+        dataflow=dataflow,
         uses_numpy=collector.imports_numpy or bool(collector.refs),
     )
 
@@ -329,8 +336,8 @@ def _plan(ref: ApiRef, parents: dict, collector: "_Collector") -> None:
         ref.arguments = _bind_arguments(ref.call, entry, qualname)
         for argument in ref.arguments:
             if argument.role == "out" and not _is_none(argument.arg.value):
-                ref.keep, ref.detail = KEEP_OUT, _code(argument.arg.value)
-                return
+                ref.out_arg = argument.arg
+                continue
             if argument.problem is not None:
                 ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, argument.problem
                 return
@@ -338,6 +345,9 @@ def _plan(ref: ApiRef, parents: dict, collector: "_Collector") -> None:
             if unsupported is not None:
                 ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, unsupported
                 return
+        if ref.out_arg is not None:  # the out rule may still convert it: see release_out_calls
+            ref.keep, ref.detail = KEEP_OUT, _code(ref.out_arg.value)
+            return
         if _feeds_shape(ref.call, parents, collector) and all(
                 _is_static(a.value) for a in ref.call.args):
             ref.keep = KEEP_STATIC
@@ -475,6 +485,7 @@ class _Collector(cst.CSTVisitor):
         self.star_imports: list[cst.ImportFrom] = []
         self.shuffle_calls: list[cst.Call] = []
         self.jax_calls: dict[cst.Call, str] = {}  # jnp.zeros(...) -> "numpy.zeros"
+        self.attribute_loads: dict[str, list[cst.Attribute]] = defaultdict(list)
         # values combined into a name by `x op= v`: they can change what kind of value x holds
         self.aug_values: dict[tuple, list] = defaultdict(list)
         self.self_attr_aug_values: dict[tuple, list] = defaultdict(list)
@@ -511,6 +522,7 @@ class _Collector(cst.CSTVisitor):
     # references
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._reference(node)
+        self.attribute_loads[node.attr.value].append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         self._reference(node)
@@ -612,7 +624,9 @@ class _Collector(cst.CSTVisitor):
             self.method_writes.append((statement, target.value, target.attr.value))
 
     def visit_For(self, node: cst.For) -> None:
-        self._bind_target(node.target, UNKNOWN, node)
+        over_range = isinstance(node.iter, cst.Call) and isinstance(node.iter.func, cst.Name) \
+            and node.iter.func.value == "range"
+        self._bind_target(node.target, SCALAR if over_range else UNKNOWN, node)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
@@ -761,8 +775,8 @@ class _Dataflow:
 
     # kinds
     def value_kind(self, value) -> str:
-        if isinstance(value, str):  # markers: "param", "global", UNKNOWN, CONTAINER
-            return value if value in (CONTAINER, UNKNOWN) else UNKNOWN
+        if isinstance(value, str):  # markers: "param", "global", UNKNOWN, CONTAINER, SCALAR
+            return value if value in (CONTAINER, UNKNOWN, SCALAR) else UNKNOWN
         if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
                               cst.SetComp, cst.SimpleString, cst.ConcatenatedString,
                               cst.FormattedString, cst.Tuple)):
@@ -863,6 +877,225 @@ class _Dataflow:
                 shuffles.append(call)
         return shuffles
 
+    # functional updates
+    def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode) -> str | None:
+        """Why an in-place write at `at` into the array held by `target` (a name, or an
+        attribute of self) cannot become `target = <new array>`; None when `target` provably
+        holds a fresh JAX array that no other name can see, so rebinding it is equivalent."""
+        if isinstance(target, cst.Attribute):
+            return self._attribute_unconvertible(target, at)
+        if not isinstance(target, cst.Name):
+            return f"`{_code(target)}` is not a plain name"
+        name, scope = target.value, self.scopes.get(target)
+        values = self.collector.bindings.get((scope, name), [])
+        if not values:
+            return f"`{name}` is not assigned in this scope (a global or enclosing variable)"
+        relevant = False
+        for value, statement in values:
+            if value == "param":
+                return (f"`{name}` is a parameter: NumPy changes the caller's array, which a "
+                        "rebinding would not")
+            if value == "global":
+                return f"`{name}` is global or nonlocal: other code may hold the same array"
+            if not self._before_or_looping(statement, at):
+                continue
+            relevant = True
+            if isinstance(value, str):
+                return f"`{name}` is bound by a loop or an unpacking, so it may be shared"
+            if not self._fresh(value):
+                return f"`{name}` may share memory with `{_code(value)}`"
+            if not self.jax_typed(value):
+                return f"`{name}` may not hold a JAX array (it is bound to `{_code(value)}`)"
+        if not relevant:
+            return f"`{name}` is not bound before this write"
+        if isinstance(scope, GlobalScope):
+            for _access in self._accesses_from_nested_scopes(scope, name):
+                return f"`{name}` is a module global read by functions"
+        escape = self._escape(scope, name, at, skip=target)
+        if escape is not None:
+            return f"`{name}` is also reachable through `{escape}`"
+        return None
+
+    def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode) -> str | None:
+        if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+            return f"`{_code(target)}` is an attribute of another object"
+        attr = target.attr.value
+        cls = self.collector_class_of(target)
+        values = self.collector.self_attr_bindings.get((cls, attr), [])
+        if not values:
+            return f"`self.{attr}` is not assigned in this class"
+        for value, _statement in values:
+            if isinstance(value, str) or not self._fresh(value) or not self.jax_typed(value):
+                shown = value if isinstance(value, str) else _code(value)
+                return f"`self.{attr}` may not hold a fresh JAX array (it is bound to `{shown}`)"
+        for use in self.collector.attribute_loads.get(attr, ()):
+            inside = isinstance(use.value, cst.Name) and use.value.value == "self" \
+                and self.collector_class_of(use) is cls
+            if not inside:
+                return f"`.{attr}` is read outside the class, where the array may be shared"
+            if use is not target and self._holder(use) is not None:
+                return f"`self.{attr}` is also reachable through `{_code(self._holder(use))}`"
+        return None
+
+    def jax_typed(self, value, depth: int = 0) -> bool:
+        """Whether `value` is a JAX array once the module is converted."""
+        if depth > 8 or isinstance(value, str):
+            return False
+        if isinstance(value, cst.Call):
+            ref = self.collector.ref_by_call.get(value)
+            if ref is not None:
+                return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc")
+            func = value.func
+            return isinstance(func, cst.Attribute) and self.jax_typed(func.value, depth + 1)
+        if isinstance(value, cst.BinaryOperation):
+            return self.jax_typed(value.left, depth + 1) or self.jax_typed(value.right, depth + 1)
+        if isinstance(value, cst.UnaryOperation):
+            return self.jax_typed(value.expression, depth + 1)
+        if isinstance(value, (cst.Attribute, cst.Subscript)):
+            return self.jax_typed(value.value, depth + 1)
+        if isinstance(value, cst.Name):
+            values, _ = self._name_values(value)
+            return bool(values) and all(self.jax_typed(v, depth + 1) for v, _ in values)
+        return False
+
+    def expression_statement_line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The line holding `node` as its only statement (`node` is the whole expression of
+        an expression statement, or the statement itself)."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Expr):
+            node, parent = parent, self.parents.get(parent)
+        if isinstance(parent, cst.SimpleStatementLine) and len(parent.body) == 1 \
+                and parent.body[0] is node:
+            return parent
+        return None
+
+    def out_call_convertible(self, ref: "ApiRef") -> str | None:
+        """Why `np.f(..., out=x)` cannot become `x = jnp.f(...)`, or None."""
+        if self.expression_statement_line(ref.call) is None:
+            return "its result is used, or it shares its line"
+        target = ref.out_arg.value
+        if not isinstance(target, cst.Name):
+            return f"`{_code(target)}` is not a plain name"
+        return self.unconvertible_because(target, ref.call)
+
+    # indices and values of writes
+    def index_kind(self, subscript: cst.Subscript) -> str:
+        """"basic" (ints, slices, ..., None: no index repeats), "mask-of-base" (a boolean
+        mask computed elementwise from the array itself, so of its shape), "mask" (another
+        boolean mask), or "other" (fancy or unknown: may repeat)."""
+        elements = subscript.slice
+        if all(self._basic(e.slice) for e in elements):
+            return "basic"
+        if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
+            index = elements[0].slice.value
+            if self.is_mask(index):
+                return "mask-of-base" if self.mask_of(index, subscript.value) else "mask"
+        return "other"
+
+    def _basic(self, index) -> bool:
+        if isinstance(index, cst.Slice):
+            return all(part is None or self.is_scalar(part)
+                       for part in (index.lower, index.upper, index.step))
+        value = index.value
+        return isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None") \
+            or (self.is_scalar(value) and not isinstance(value, cst.Float))
+
+    def is_scalar(self, node) -> bool:
+        """A Python number: literals, names bound only to numbers, arithmetic of them."""
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self.is_scalar(node.expression)
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+            return self.is_scalar(node.left) and self.is_scalar(node.right)
+        if isinstance(node, cst.Name):
+            return node.value in ("True", "False") or self.kind_of(node) == SCALAR
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            return node.func.value in ("int", "float", "len", "bool")
+        return False
+
+    def is_mask(self, node, depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Comparison):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self.is_mask(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self.is_mask(node.left, depth + 1) and self.is_mask(node.right, depth + 1)
+        if isinstance(node, cst.Call):
+            ref = self.collector.ref_by_call.get(node)
+            masks = api_policy()["masks"]
+            if ref is not None and ref.qualname in ARRAY_CONSTRUCTORS and node.args \
+                    and isinstance(node.args[0].value, cst.List):  # np.array([True, False])
+                return all(isinstance(e.value, cst.Name) and e.value.value in ("True", "False")
+                           for e in node.args[0].value.elements)
+            return ref is not None and ref.qualname in masks["elementwise_predicates"] + masks["mask_combinators"]
+        if isinstance(node, cst.Name):
+            values, _ = self._name_values(node)
+            return bool(values) and all(not isinstance(v, str) and self.is_mask(v, depth + 1)
+                                        for v, _ in values)
+        return False
+
+    def mask_of(self, node, base, depth: int = 0) -> bool:
+        """Whether the mask `node` is computed elementwise from `base` and numbers only, so it
+        has exactly base's shape (a row mask of a 2-D array would broadcast wrongly)."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Comparison):
+            operands = [node.left, *(c.comparator for c in node.comparisons)]
+            return any(o.deep_equals(base) for o in operands) and all(
+                o.deep_equals(base) or self.is_scalar(o) for o in operands)
+        if isinstance(node, cst.UnaryOperation):
+            return self.mask_of(node.expression, base, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self.mask_of(node.left, base, depth + 1) and self.mask_of(node.right, base, depth + 1)
+        if isinstance(node, cst.Call):
+            ref = self.collector.ref_by_call.get(node)
+            masks = api_policy()["masks"]
+            if ref is None or not node.args:
+                return False
+            if ref.qualname in masks["elementwise_predicates"]:
+                return node.args[0].value.deep_equals(base)
+            return ref.qualname in masks["mask_combinators"] and all(
+                self.mask_of(a.value, base, depth + 1) or self.is_scalar(a.value) for a in node.args)
+        if isinstance(node, cst.Name):
+            values, _ = self._name_values(node)
+            return len(values) == 1 and not isinstance(values[0][0], str) \
+                and self.mask_of(values[0][0], base, depth + 1)
+        return False
+
+    def elementwise_in(self, node, part: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether `node` computes elementwise from `part` (x[m]) and numbers: then applying
+        it to the whole array and selecting with the mask gives the same values."""
+        if depth > 16:
+            return False
+        if node.deep_equals(part) or self.is_scalar(node):
+            return True
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+            return self.elementwise_in(node.left, part, depth + 1) and self.elementwise_in(node.right, part, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return self.elementwise_in(node.expression, part, depth + 1)
+        if isinstance(node, cst.Call):
+            ref = self.collector.ref_by_call.get(node)
+            return ref is not None and ref.converted and (ref.entry or {}).get("kind") == "ufunc" \
+                and not any(a.keyword is not None for a in node.args) \
+                and all(self.elementwise_in(a.value, part, depth + 1) for a in node.args)
+        return False
+
+    def binding_refs(self, target: cst.BaseExpression) -> tuple:
+        """The converted API references the bindings of `target` rely on to be JAX arrays:
+        a functional update of `target` is only valid if those conversions happen."""
+        values, _ = self._values(target)
+        found = []
+        for value, _statement in values or ():
+            if isinstance(value, str):
+                continue
+            for ref in self.collector.refs:
+                if ref.converted and _contains(value, ref.node):
+                    found.append(ref.node)
+        return tuple(found)
+
     def collector_class_of(self, node):
         parent = self.parents.get(node)
         while parent is not None and not isinstance(parent, cst.ClassDef):
@@ -943,6 +1176,8 @@ class _Dataflow:
 
     def _fresh(self, value: cst.BaseExpression) -> bool:
         """Whether `value` is a new array that no other name refers to."""
+        if isinstance(value, (cst.Attribute, cst.Subscript)) and not isinstance(value.value, cst.Name):
+            return self._fresh(value.value)  # np.zeros((3, 3)).T, np.ones(9)[2:]: views of temporaries
         if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
                               cst.ConcatenatedString, cst.List, cst.Dict, cst.Set,
                               cst.ListComp, cst.DictComp, cst.SetComp, cst.Tuple)):
@@ -959,14 +1194,17 @@ class _Dataflow:
                 return True
             if isinstance(value.func, cst.Attribute) and value.func.attr.value in self.fresh_methods:
                 return True
+            if isinstance(value.func, cst.Attribute) and ref is None:
+                return self._fresh(value.func.value)  # np.arange(9).reshape(3, 3): a view of a temporary
             if isinstance(value.func, cst.Name) and value.func.value in SCALAR_CALLS | CONTAINER_CALLS:
                 return True
         return False
 
-    def _escape(self, scope, name: str, aug: cst.AugAssign) -> str | None:
+    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> str | None:
         """An expression through which the array of `name` may be kept by someone else
         before `aug` runs: stored in another name or container, passed to a function that
         may keep it, yielded."""
+        skip = aug.target if skip is None else skip
         if scope is None:
             return None
         accesses = set(scope.accesses[name]) if name in scope.accesses else set()
@@ -974,7 +1212,7 @@ class _Dataflow:
             accesses.update(assignment.references)  # uses inside nested functions too
         for access in sorted(accesses, key=lambda a: self._position(a.node)):
             use = access.node
-            if use is aug.target or not self._before_or_looping(use, aug):
+            if use is skip or not self._before_or_looping(use, aug):
                 continue
             holder = self._holder(use)
             if holder is not None:
@@ -989,6 +1227,8 @@ class _Dataflow:
                 node, parent = parent, self.parents.get(parent)  # x.T, x.real: views
                 continue
             if isinstance(parent, cst.Subscript) and parent.value is node:
+                if node is use and self._scalar_read(parent):
+                    return None  # a[1] of a 1-D array: a number, not a view
                 node, parent = parent, self.parents.get(parent)  # x[1:]: a view
                 continue
             if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) \
@@ -999,7 +1239,10 @@ class _Dataflow:
                 continue
             if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement,
                                    cst.StarredDictElement)):
-                return self.parents.get(parent)  # in a container literal
+                container = self.parents.get(parent)
+                if self._is_store_target(container):
+                    return None  # `a[0], a[1] = ...` writes into a; it keeps nothing
+                return container  # in a container literal
             if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr)) \
                     and parent.value is node:
                 return parent
@@ -1020,10 +1263,49 @@ class _Dataflow:
             return None
         return None
 
+    def _scalar_read(self, subscript: cst.Subscript) -> bool:
+        return len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index) \
+            and self.is_scalar(subscript.slice[0].slice.value) \
+            and self.one_dimensional(subscript.value)
+
+    def _is_store_target(self, node) -> bool:
+        parent = self.parents.get(node)
+        while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
+            node, parent = parent, self.parents.get(parent)
+        return isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor)) and \
+            getattr(parent, "target", None) is node
+
+    def one_dimensional(self, name: cst.BaseExpression) -> bool:
+        """Whether every binding of `name` makes a 1-D array (so `name[i]` is a scalar copy,
+        never a view): np.zeros(n), np.arange(...), np.linspace(...), np.array([numbers])."""
+        values, _ = self._values(name) if isinstance(name, (cst.Name, cst.Attribute)) else (None, None)
+        if not values:
+            return False
+        for value, _statement in values:
+            ref = self.collector.ref_by_call.get(value) if isinstance(value, cst.Call) else None
+            if ref is None or not value.args:
+                return False
+            first = value.args[0].value
+            short = ref.qualname.rsplit(".", 1)[-1]
+            if short in ("arange", "linspace", "geomspace", "logspace"):
+                continue
+            if short in ("zeros", "ones", "empty", "full") and self.is_scalar(first):
+                continue
+            if short in ("array", "asarray") and isinstance(first, (cst.List, cst.Tuple)) and all(
+                    self.is_scalar(e.value) for e in first.elements):
+                continue
+            return False
+        return True
+
     def _call_keeps_nothing(self, call: cst.Call) -> bool:
         ref = self.collector.ref_by_call.get(call)
         if ref is not None:
             return ref.qualname not in self.view_functions and not _may_not_copy(call)
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in UFUNC_METHODS:
+            ufunc = self.collector.ref_by_node.get(func.value)
+            if ufunc is not None and (ufunc.entry or {}).get("kind") == "ufunc":
+                return True  # np.add.at(x, ...), np.add.reduce(x): a new array or None
         return isinstance(call.func, cst.Name) and call.func.value in PURE_BUILTINS
 
 
@@ -1039,3 +1321,9 @@ def _is_sequence_value(value) -> bool:
         return True
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
         and value.func.value in ("list", "tuple")
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    if tree is node:
+        return True
+    return any(_contains(child, node) for child in tree.children)

@@ -27,8 +27,14 @@ def convert_source(text: str, config: Config | None = None, path: str = "<string
 
 
 def check_source(text: str, config: Config | None = None, path: str = "<string>") -> list[Finding]:
-    """The findings for one source text: what converting it would leave to you."""
-    return process(text, config or Config(), path, rewrite=False).findings
+    """What JAX cannot run as written in one source text: the findings convert would leave
+    to you, and the problems it would fix (`fixable`); plain renames (severity info) are not
+    problems."""
+    return problems(process(text, config or Config(), path, rewrite=False))
+
+
+def problems(result: FileResult) -> list[Finding]:
+    return sorted(result.findings + [c for c in result.changes if c.severity != "info"])
 
 
 @dataclass
@@ -44,6 +50,11 @@ class RunResult:
     @property
     def changes(self) -> list[Finding]:
         return [c for r in self.files for c in r.changes]
+
+    @property
+    def problems(self) -> list[Finding]:
+        """What JAX cannot run as written, fixable or not (check reports these)."""
+        return [p for r in self.files for p in problems(r)]
 
     def counts(self) -> dict[str, int]:
         return {"converted": sum(r.changed for r in self.files),

@@ -7,6 +7,7 @@ Exit codes: 0 clean; 1 findings remain (check) or something was left for you (co
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
@@ -114,19 +115,20 @@ def convert(
 def check(
     paths: List[Path] = typer.Argument(..., help="Python files or folders to check."),
     output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
-    show_fixes: bool = typer.Option(False, "--show-fixes", help="Also list what convert would rewrite."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="Also list the renames convert would make."),
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
 ) -> None:
-    """Report code that JAX cannot run as written and that convert would leave to you."""
+    """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths
     from np2jax.report import findings_json, print_errors, print_findings, summary_table
 
     config = _load_config(paths, select, ignore, exclude, x64)
     run = check_paths(paths, config)
-    findings = sorted(run.findings + (run.changes if show_fixes else []))
+    renames = [c for c in run.changes if c.severity == "info"]
+    findings = sorted(run.problems + (renames if show_fixes else []))
     console = _console()
     counts = {"checked": len(run.files), "failed": len(run.errors)}
     if output_format is Format.json:
@@ -134,10 +136,10 @@ def check(
     else:
         print_findings(console, findings)
         print_errors(_console(stderr=True), run.errors)
-        console.print(summary_table("np2jax check", counts,
-                                    run.changes_by_code() if show_fixes else {},
-                                    run.findings_by_code(), changes_label="would rewrite"))
-    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.findings else EXIT_CLEAN))
+        fixable = Counter(p.code for p in run.problems if p.fixable)
+        console.print(summary_table("np2jax check", counts, fixable,
+                                    run.findings_by_code(), changes_label="convert fixes"))
+    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.problems else EXIT_CLEAN))
 
 
 def rules_reference() -> str:

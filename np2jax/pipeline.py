@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from np2jax.analyze import analyze
 from np2jax.checks import Report, all_rules
@@ -60,7 +60,7 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
     # Every rule runs; selection and suppression filter afterwards, so that a fix whose
     # companion fix is filtered out is dropped too (never `jnp.sum([1, 2])` half-converted).
     kept: list[tuple[Report, Finding]] = []
-    dropped_fixes: set = set()
+    dropped: set = set()
     for code, rule_class in all_rules().items():
         rule = rule_class(analysis, config)
         doc = rule.doc()
@@ -68,22 +68,34 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
             line, col = analysis.position(report.node)
             if not config.enabled(code) or _silenced(silenced, line, code):
                 if report.fix is not None:
-                    dropped_fixes.add(report.node)
-                    if report.requires is not None:
-                        dropped_fixes.add(report.requires)
+                    dropped.add(report.node)
+                    dropped.update(report.requires)
                 continue
-            finding = Finding(path, line, col, code, doc.name, report.message, doc.severity,
-                              report.fix is not None)
-            kept.append((report, finding))
-    applied = [(r, f) for r, f in kept if r.fix is not None and r.node not in dropped_fixes
-               and (r.requires is None or r.requires not in dropped_fixes)]
+            kept.append((report, Finding(path, line, col, code, doc.name, report.message,
+                                         doc.severity, report.fix is not None)))
+    applied = _applicable([r for r, _ in kept if r.fix is not None], dropped)
+    applied_ids = {id(r) for r in applied}
+    kept = [(r, f) if r.fix is None or id(r) in applied_ids else
+            (r, replace(f, message=r.unfixed_message or f.message, fixable=False)) for r, f in kept]
     new_module = analysis.module
     if applied and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        new_module = apply_fixes(analysis.module, [r for r, _ in applied], config.x64)
+        new_module = apply_fixes(analysis.module, applied, config.x64)
     return FileResult(
         path, text, new_module.code,
-        findings=sorted(f for r, f in kept if r.fix is None),
-        changes=sorted(f for _, f in applied),
+        findings=sorted(f for r, f in kept if r.fix is None or (
+            id(r) not in applied_ids and r.report_if_unfixed)),
+        changes=sorted(f for r, f in kept if id(r) in applied_ids),
     )
+
+
+def _applicable(fixes: list[Report], dropped: set) -> list[Report]:
+    """The fixes left once every fix that depends on a dropped one is dropped too."""
+    dropped = set(dropped)
+    while True:
+        losing = [r for r in fixes if r.node not in dropped
+                  and any(n in dropped for n in r.requires)]
+        if not losing:
+            return [r for r in fixes if r.node not in dropped]
+        dropped.update(r.node for r in losing)

@@ -148,16 +148,20 @@ def test_unsupported_keyword_keeps_the_call_on_numpy():
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n", ["NJ201"]),
-    ("import numpy as np\nx = np.zeros(3)\nx[0] += 1.0\n", ["NJ202"]),
+    # writes into parameters: NumPy changes the caller's array, a rebinding would not
+    ("import numpy as np\ndef f(x):\n    x[0] = 1.0\n", ["NJ201"]),
+    ("import numpy as np\ndef f(x):\n    x[0] += 1.0\n", ["NJ202"]),
     ("import numpy as np\ndef f(v):\n    v /= v.sum()\n", ["NJ203"]),
     ("import numpy as np\na = np.ones(3)\nb = a\na += 1\n", ["NJ203"]),
-    ("import numpy as np\nd = np.arange(5.0)\nnp.negative(d, out=d)\n", ["NJ204"]),
-    ("import numpy as np\nz = np.ones(3)\nnp.multiply(z, z, z)\n", ["NJ204"]),
-    ("import numpy as np\na = np.ones(3)\na.sort()\n", ["NJ205"]),
-    ("import numpy as np\nb = np.zeros(4)\nb.shape = (2, 2)\n", ["NJ205"]),
-    ("import numpy as np\nc = np.ones((3, 3))\nnp.fill_diagonal(c, 0.0)\n", ["NJ206"]),
-    ("import numpy as np\nz = np.zeros(4)\nnp.add.at(z, [0, 0], 1.0)\n", ["NJ207"]),
+    ("import numpy as np\ndef f(d):\n    np.negative(d, out=d)\n", ["NJ204"]),
+    ("import numpy as np\ndef f(z):\n    np.multiply(z, z, z)\n", ["NJ204"]),
+    ("import numpy as np\ndef f(a):\n    a.sort()\n", ["NJ205"]),
+    ("import numpy as np\ndef f(b):\n    b.shape = (2, 2)\n", ["NJ205"]),
+    ("import numpy as np\ndef f(c):\n    np.fill_diagonal(c, 0.0)\n", ["NJ206"]),
+    ("import numpy as np\ndef f(z):\n    np.add.at(z, [0, 0], 1.0)\n", ["NJ207"]),
+    ("import numpy as np\na = np.ones(3)\nb = a\na[0] = 5.0\n", ["NJ201"]),  # an alias
+    ("import numpy as np\ndef f():\n    b = np.ones(4)\n    a = b[1:]\n    a[0] = 5.0\n", ["NJ201"]),  # a view
+    ("import numpy as np\nm = np.arange(6.0).reshape(2, 3)\nm[0], m[1] = m[1], m[0]\n", ["NJ201", "NJ201"]),
     ("import numpy as np\nnp.random.seed(0)\n", ["NJ301"]),
     ("import numpy as np\nx = np.zeros(3, dtype=np.float64)\n", ["NJ401"]),
     ("import numpy as np\nx = np.zeros(3).astype(float)\n", ["NJ401"]),
@@ -192,12 +196,17 @@ def test_suppression_comments():
     result = convert("""
         import numpy as np
         x = np.sum([1, 2])  # np2jax: ignore
-        z = np.zeros(3)
-        z[0] = 1  # np2jax: ignore[NJ201]
-        z[1] = 2  # np2jax: ignore[NJ999]
+        def f(z):
+            z[0] = 1  # np2jax: ignore[NJ201]
+            z[1] = 2  # np2jax: ignore[NJ999]
     """)
     assert "x = np.sum([1, 2])  # np2jax: ignore" in result.converted
     assert [(f.code, f.line) for f in result.findings] == [("NJ201", 5)]
+
+
+def test_suppressing_an_in_place_rewrite_keeps_the_array_on_numpy():
+    out = converted("import numpy as np\nx = np.zeros(3)\nx[0] = 1.0  # np2jax: ignore[NJ201]\n")
+    assert out == "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0  # np2jax: ignore[NJ201]\n"
 
 
 def test_suppressing_a_companion_fix_keeps_the_whole_call_on_numpy():
@@ -209,17 +218,17 @@ def test_suppressing_a_companion_fix_keeps_the_whole_call_on_numpy():
 
 
 def test_select_and_ignore_filter_findings_by_code_or_prefix():
-    source = "import numpy as np\nx = np.zeros(3, dtype=np.float64)\nx[0] = 1\n"
+    source = "import numpy as np\nx = np.zeros(3, dtype=np.float64)\ndef f(x):\n    x[0] = 1\n"
     assert codes(source) == ["NJ201", "NJ401"]
     assert codes(source, select=("NJ2",)) == ["NJ201"]
     assert codes(source, ignore=("NJ4",)) == ["NJ201"]
 
 
 def test_findings_have_positions_and_names():
-    (finding,) = convert("import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n").findings
-    assert (finding.line, finding.col, finding.code, finding.name) == (3, 1, "NJ201", "subscript-assignment")
+    (finding,) = convert("import numpy as np\ndef f(x):\n    x[0] = 1.0\n").findings
+    assert (finding.line, finding.col, finding.code, finding.name) == (3, 5, "NJ201", "subscript-assignment")
     assert finding.severity == "error" and finding.fixable is False
-    assert finding.format() == f"<string>:3:1: NJ201 {finding.message}"
+    assert finding.format() == f"<string>:3:5: NJ201 {finding.message}"
 
 
 def test_changes_record_each_rewrite():
@@ -311,3 +320,33 @@ def test_a_dotted_import_still_in_use_is_kept():
 
 def test_star_imports_are_reported():
     assert codes("from numpy import *\nx = sum(arange(4))\n") == ["NJ102"]
+
+
+IN_PLACE_CONVERSIONS = {
+    "store": ("x = np.zeros(3)\nx[0] = 1.0\n", "x = jnp.zeros(3)\nx = x.at[0].set(1.0)\n"),
+    "chained-index": ("g = np.zeros((2, 3))\ng[1][2] = 5\n", "g = jnp.zeros((2, 3))\ng = g.at[1, 2].set(5)\n"),
+    "augmented-basic": ("x = np.zeros(3)\nx[1:] += 2.0\n", "x = jnp.zeros(3)\nx = x.at[1:].add(2.0)\n"),
+    "augmented-other-operator": ("x = np.arange(3)\nx[0] //= 2\n",
+                                 "x = jnp.arange(3)\nx = x.at[0].set(x[0] // 2)\n"),
+    "repeated-fancy-index": ("w = np.zeros(4)\nw[[1, 1, 3]] += 1.0\n",
+                             "w = jnp.zeros(4)\nw = w.at[jnp.array([1, 1, 3])].set(w[jnp.array([1, 1, 3])] + 1.0)\n"),
+    "mask-of-itself": ("x = np.arange(4.0)\nx[x > 2] = 0.0\n", "x = jnp.arange(4.0)\nx = jnp.where(x > 2, 0.0, x)\n"),
+    "mask-elementwise": ("x = np.arange(4.0) - 2\nx[x < 0] = np.sqrt(-x[x < 0])\n",
+                         "x = jnp.arange(4.0) - 2\nx = jnp.where(x < 0, jnp.sqrt(-x), x)\n"),
+    "swap-1d": ("a = np.arange(3.0)\na[0], a[1] = a[1], a[0]\n",
+                "a = jnp.arange(3.0)\n_value, _value1 = a[1], a[0]\na = a.at[0].set(_value)\na = a.at[1].set(_value1)\n"),
+    "out": ("d = np.arange(3.0)\nnp.negative(d, out=d)\n", "d = jnp.arange(3.0)\nd = jnp.negative(d)\n"),
+    "out-elsewhere-casts": ("d = np.zeros(3)\nnp.add(np.ones(3), 1, out=d)\n",
+                            "d = jnp.zeros(3)\nd = jnp.add(jnp.ones(3), 1).astype(d.dtype)\n"),
+    "sort": ("a = np.array([3.0, 1.0])\na.sort()\n", "a = jnp.array([3.0, 1.0])\na = jnp.sort(a)\n"),
+    "ufunc-at": ("z = np.zeros(4)\nnp.add.at(z, [0, 0], 1.0)\n",
+                 "z = jnp.zeros(4)\nz = z.at[jnp.array([0, 0])].add(1.0)\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE_CONVERSIONS))
+def test_in_place_writes_on_private_arrays_convert(name):
+    source, expected = IN_PLACE_CONVERSIONS[name]
+    result = convert_source("import numpy as np\n" + source)
+    assert result.converted == "import jax.numpy as jnp\n\n" + expected
+    assert result.findings == []

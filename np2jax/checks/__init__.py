@@ -20,6 +20,8 @@ from np2jax.catalog import RuleDoc, rule_docs
 from np2jax.config import Config
 
 Fix = Callable[[cst.CSTNode], cst.CSTNode]
+DEPENDENCY_DROPPED = ("left as it was, because a conversion it depends on is suppressed or "
+                      "not selected")
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,11 @@ class Report:
     message: str
     fix: Fix | None = None  # applied to `node` when converting
     imports: tuple[tuple[str, str | None], ...] = ()  # (module, alias) the fix needs
-    requires: cst.CSTNode | None = None  # this fix only makes sense if that node's fix applies
+    requires: tuple[cst.CSTNode, ...] = ()  # this fix only makes sense if these nodes' fixes apply
+    # When the fix is dropped because a required fix was (a suppressed `np.sum` keeps its
+    # list argument on NumPy), is what it fixed still a problem to report?
+    report_if_unfixed: bool = True
+    unfixed_message: str | None = None  # the message when the fix is dropped
 
 
 class Rule:
@@ -46,10 +52,16 @@ class Rule:
     def run(self) -> Iterable[Report]:
         raise NotImplementedError
 
-    def report(self, node: cst.CSTNode, *, fix: Fix | None = None,
-               imports=(), requires=None, **fields) -> Report:
+    def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
+               report_if_unfixed: bool = True, **fields) -> Report:
         message = self.doc().message.format(**fields)
-        return Report(self.code, node, message, fix, tuple(imports), requires)
+        if isinstance(requires, cst.CSTNode):
+            requires = (requires,)
+        unfixed = None
+        if fix is not None and "outcome" in fields:
+            unfixed = self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED})
+        return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
+                      report_if_unfixed, unfixed)
 
 
 def code_of(node: cst.CSTNode) -> str:

@@ -56,7 +56,8 @@ class ListArgument(Rule):
             argument=code_of(value),
             fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name(constructor)),
                                       args=[cst.Arg(node)]),
-            imports=[("jax.numpy", jnp)], requires=ref.node if ref is not None else None)
+            imports=[("jax.numpy", jnp)], requires=(ref.node,) if ref is not None else (),
+            report_if_unfixed=False)
 
 
 def _is_int_literal(node: cst.BaseExpression) -> bool:

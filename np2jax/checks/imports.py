@@ -28,15 +28,17 @@ class NumpyReference(Rule):
                 continue
             text, needed = jax_expression(ref.jax_path, self.analysis.jnp_alias)
             replacement = cst.parse_expression(text)
+            # Dropped only when a fix that needs it is dropped: then the code stays NumPy.
             yield self.report(ref.node, old=code_of(ref.node), new=text,
-                              fix=lambda _node, new=replacement: new, imports=[needed])
+                              fix=lambda _node, new=replacement: new, imports=[needed],
+                              report_if_unfixed=False)
             for argument in ref.arguments:
                 keyword = argument.arg.keyword
                 new_name = renames.get(ref.qualname, {}).get(keyword.value) if keyword else None
                 if new_name is not None:
                     yield self.report(keyword, old=keyword.value, new=new_name,
                                       fix=lambda node, name=new_name: node.with_changes(value=name),
-                                      requires=ref.node)
+                                      requires=ref.node, report_if_unfixed=False)
 
 
 _MISSING_REASONS = {

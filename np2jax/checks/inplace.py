@@ -1,8 +1,19 @@
-"""In-place writes: JAX arrays are immutable. Reported here; converted by later rules."""
+"""In-place writes: JAX arrays are immutable.
+
+A write becomes a functional update (`x = x.at[i].set(v)`, `x = jnp.sort(x)`, ...) only when
+the analysis proves `x` holds a fresh JAX array that no other name can see, so rebinding `x`
+computes what NumPy's in-place write computed. Every other write is left as it was and
+reported with the reason.
+"""
 
 from __future__ import annotations
 
-from np2jax import analyze
+from dataclasses import dataclass
+from functools import partial
+
+import libcst as cst
+
+from np2jax import analyze, updates
 from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
 
@@ -13,32 +24,299 @@ def _what(kind: str) -> str:
     return "an array" if kind == analyze.ARRAY else "a value that may be an array"
 
 
-def _out_argument(call, position: int | None) -> str:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "out":
-            return code_of(arg.value)
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return code_of(positional[position].value) if position is not None else "?"
+def _converted(how: str) -> str:
+    return f"rewritten as {how}"
+
+
+def _left(reason: str) -> str:
+    return f"left as it was, because {reason}"
+
+
+# --- subscript writes ---------------------------------------------------------------------
+
+
+@dataclass
+class WritePlan:
+    """How one statement that writes through subscripts becomes functional, or why not."""
+
+    fix: object | None  # line -> replacement
+    reason: str | None  # why it is left as it was
+    how: str = ""  # what it becomes, for the message
+    eager_mask: bool = False  # uses a boolean mask in .at[], which jax.jit cannot compile
+    requires: tuple = ()
+
+
+def _flatten(target: cst.Subscript, dataflow) -> tuple[cst.BaseExpression, list] | None:
+    """x[i][j] -> (x, [i, j]) when the inner indices are single integers (so x[i] is a view
+    of one row); None for chains that NumPy copies (x[1:][0], x[idx][j] with fancy idx)."""
+    index = list(target.slice)
+    base = target.value
+    while isinstance(base, cst.Subscript):
+        inner = base.slice
+        if len(inner) != 1 or not isinstance(inner[0].slice, cst.Index) \
+                or not dataflow.is_scalar(inner[0].slice.value) \
+                or isinstance(inner[0].slice.value, cst.Float):
+            return None
+        index = [inner[0].with_changes(comma=cst.MaybeSentinel.DEFAULT), *index]
+        index[0] = index[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        base = base.value
+    return base, index
+
+
+def _with_commas(index: list) -> list:
+    return [e.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            if i < len(index) - 1 else e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            for i, e in enumerate(index)]
+
+
+def _temporary(analysis, stem: str, taken: set) -> str:
+    name = stem
+    number = 0
+    while name in analysis.dataflow.collector.bound_names or name in taken:
+        number += 1
+        name = f"{stem}{number}"
+    taken.add(name)
+    return name
+
+
+def plan_write(analysis, statement: cst.CSTNode) -> WritePlan:
+    """The plan for an Assign or AugAssign whose targets include subscripts (cached)."""
+    cache = analysis.__dict__.setdefault("_write_plans", {})
+    if statement not in cache:
+        cache[statement] = _plan_write(analysis, statement)
+    return cache[statement]
+
+
+def _plan_write(analysis, statement) -> WritePlan:
+    dataflow = analysis.dataflow
+    line = dataflow.expression_statement_line(statement)
+    if line is None:
+        return WritePlan(None, "the statement shares its line with others")
+    if isinstance(statement, cst.AugAssign):
+        return _plan_single(analysis, statement, statement.target, line, statement.operator)
+    if isinstance(statement, cst.AnnAssign):
+        return WritePlan(None, "annotated subscript assignments are not rewritten")
+    targets = [t.target for t in statement.targets]
+    if len(targets) == 1 and isinstance(targets[0], cst.Subscript):
+        return _plan_single(analysis, statement, targets[0], line, None)
+    return _plan_multiple(analysis, statement, targets, line)
+
+
+def _form(analysis, statement, target: cst.Subscript, base, index, value, operator) -> tuple:
+    """(form, reason): the functional form for one write `base[index] (op)= value`."""
+    dataflow = analysis.dataflow
+    flat = cst.Subscript(value=base, slice=index)
+    kind = dataflow.index_kind(flat)
+    uniform = dataflow.is_scalar(value)
+    if kind == "basic":
+        if operator is None:
+            return "set", None
+        return ("at-" + updates.AT_METHODS[operator] if operator in updates.AT_METHODS
+                else "set-op"), None
+    if kind == "mask-of-base":
+        if uniform:
+            return "where", None
+        if operator is None and dataflow.elementwise_in(value, target):
+            return "where-map", None
+    if kind in ("mask", "mask-of-base"):
+        return ("set" if operator is None else "set-op"), None  # eager-only: reported by NJ208
+    if uniform:
+        return ("set" if operator is None else "set-op"), None
+    return None, ("the index may repeat, and JAX does not define which value `.at[].set` "
+                  "keeps where NumPy keeps the last")
+
+
+def _new_value(form: str, base, index, value, operator, target, jnp: str):
+    if form == "set":
+        return updates.at_update(base, index, "set", value, jnp)
+    if form == "set-op":
+        return updates.at_update(base, index, "set",
+                                 updates.binary(updates.read(base, index, jnp), operator, value), jnp)
+    if form.startswith("at-"):
+        return updates.at_update(base, index, form[3:], value, jnp)
+    mask = index[0].slice.value
+    if form == "where":
+        new = value if operator is None else updates.binary(base, operator, value)
+        return updates.jnp_call(jnp, "where", mask, new, base)
+    if form == "where-map":
+        return updates.jnp_call(jnp, "where", mask, updates.replace_elements(value, target, base), base)
+    raise ValueError(form)
+
+
+def _describe(form: str) -> str:
+    if form.startswith("where"):
+        return "`jnp.where(mask, ...)`"
+    return f"`.at[...].{form[3:] if form.startswith('at-') else 'set'}(...)`"
+
+
+def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> WritePlan:
+    dataflow = analysis.dataflow
+    flat = _flatten(target, dataflow)
+    if flat is None:
+        return WritePlan(None, f"`{code_of(target)}` writes into a copy made by an inner index")
+    base, index = flat
+    reason = dataflow.unconvertible_because(base, statement)
+    if reason is not None:
+        return WritePlan(None, reason)
+    op = None if operator is None else code_of(operator).strip()
+    form, reason = _form(analysis, statement, target, base, index, statement.value, op)
+    if form is None:
+        return WritePlan(None, reason)
+    jnp = analysis.jnp_alias
+    depth = len(index) - len(target.slice)
+
+    def fix(new_line):
+        new_statement = new_line.body[0]
+        new_target = new_statement.target if isinstance(new_statement, cst.AugAssign) \
+            else new_statement.targets[0].target
+        new_base, new_index = _rebuild(new_target, depth)
+        value = _new_value(form, new_base, new_index, new_statement.value, op, new_target, jnp)
+        return updates.replace_line(new_line, [updates.assign(new_base, value)])
+
+    eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base") \
+        and not form.startswith("where")
+    return WritePlan((line, fix), None, _describe(form), eager, dataflow.binding_refs(base))
+
+
+def _rebuild(target: cst.Subscript, depth: int) -> tuple:
+    """The (base, index) of an already rewritten chained target, `depth` subscripts deep."""
+    index = list(target.slice)
+    base = target.value
+    for _ in range(depth):
+        index = [*base.slice, *index]
+        base = base.value
+    return base, _with_commas(index)
+
+
+def _plan_multiple(analysis, statement: cst.Assign, targets, line) -> WritePlan:
+    """Tuple targets (`a[0], a[1] = a[1], a[0]`) and chained ones (`a[0] = b[0] = 1`): the
+    right side is evaluated first, once, as Python does; then each write in order."""
+    dataflow = analysis.dataflow
+    flat_targets = []
+    for target in targets:
+        if isinstance(target, (cst.Tuple, cst.List)) and len(targets) == 1:
+            flat_targets.extend(e.value for e in target.elements)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            return WritePlan(None, "a tuple target inside a chained assignment is not rewritten")
+        else:
+            flat_targets.append(target)
+    requires = []
+    for target in flat_targets:
+        if isinstance(target, cst.StarredElement):
+            return WritePlan(None, "starred targets are not rewritten")
+        if not isinstance(target, cst.Subscript):
+            continue
+        flat = _flatten(target, dataflow)
+        if flat is None or dataflow.index_kind(cst.Subscript(value=flat[0], slice=flat[1])) != "basic":
+            return WritePlan(None, "a tuple or chained target is rewritten only with basic indices")
+        reason = dataflow.unconvertible_because(flat[0], statement)
+        if reason is not None:
+            return WritePlan(None, reason)
+        requires.extend(dataflow.binding_refs(flat[0]))
+    bases = [_flatten(t, dataflow)[0] for t in flat_targets if isinstance(t, cst.Subscript)]
+    for base in bases:
+        if _may_view(statement.value, base) and not dataflow.one_dimensional(base):
+            return WritePlan(None, f"the right side may hold views of `{code_of(base)}`, which "
+                             "NumPy reads after the first write (a row swap that copies one row "
+                             "twice); rewriting would change the result")
+    unpacking = len(targets) == 1
+    depths = [len(_flatten(t, dataflow)[1]) - len(t.slice) if isinstance(t, cst.Subscript) else 0
+              for t in flat_targets]
+    taken: set = set()
+    temps = [_temporary(analysis, "_value", taken) if isinstance(t, cst.Subscript) else None
+             for t in flat_targets]
+    simple = isinstance(statement.value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name))
+    single_temp = None if unpacking or simple else _temporary(analysis, "_value", taken)
+    jnp = analysis.jnp_alias
+
+    def fix(new_line):
+        new_statement = new_line.body[0]
+        new_targets = [t.target for t in new_statement.targets]
+        if unpacking:
+            elements = list(new_targets[0].elements)
+            new_flat = [e.value for e in elements]
+            names = [cst.Name(temp) if temp else target for temp, target in zip(temps, new_flat)]
+            first = cst.Assign(targets=[cst.AssignTarget(new_targets[0].with_changes(elements=[
+                e.with_changes(value=name) for e, name in zip(elements, names)]))],
+                value=new_statement.value)
+            statements = [first]
+            values = names
+        else:
+            new_flat = new_targets
+            if single_temp is None:  # a literal or a name: reading it again gives the same value
+                statements, values = [], [new_statement.value] * len(new_flat)
+            else:
+                statements = [updates.assign(cst.Name(single_temp), new_statement.value)]
+                values = [cst.Name(single_temp)] * len(new_flat)
+        for target, value, depth in zip(new_flat, values, depths):
+            if isinstance(target, cst.Subscript):
+                base, index = _rebuild(target, depth)
+                statements.append(updates.assign(base, updates.at_update(base, index, "set", value, jnp)))
+            elif not unpacking:
+                statements.append(updates.assign(target, value))
+        return updates.replace_line(new_line, statements)
+
+    return WritePlan((line, fix), None, "a tuple of `.at[...].set(...)` updates", False, tuple(requires))
+
+
+def _report_writes(rule, augmented: bool):
+    """Reports of NJ201 (plain stores) or NJ202 (augmented): one fix per statement, on its
+    line; the other writes of the same statement ride on it."""
+    for write in rule.analysis.subscript_writes:
+        if (write.operator is not None) != augmented or write.base_kind in _NOT_ARRAYS:
+            continue
+        plan = plan_write(rule.analysis, write.statement)
+        fields = dict(target=code_of(write.target), what=_what(write.base_kind),
+                      operator=write.operator or "")
+        if plan.fix is None:
+            yield rule.report(write.target, outcome=_left(plan.reason), **fields)
+            continue
+        line, fix = plan.fix
+        imports = [("jax.numpy", rule.analysis.jnp_alias)]
+        first = write.target is _first_target(rule.analysis, write.statement)
+        if first:
+            yield rule.report(line, fix=fix, imports=imports, requires=plan.requires,
+                              outcome=_converted(plan.how), **fields)
+        else:
+            yield rule.report(write.target, fix=lambda node: node, requires=(line,),
+                              outcome=_converted(plan.how), **fields)
+
+
+def _may_view(value: cst.CSTNode, base: cst.BaseExpression) -> bool:
+    """Whether `value` reads from `base` in a way that may be a view of it."""
+    if isinstance(value, cst.BaseExpression) and value.deep_equals(base):
+        return True
+    return any(_may_view(child, base) for child in value.children)
+
+
+def _first_target(analysis, statement) -> cst.Subscript:
+    return next(w.target for w in analysis.subscript_writes if w.statement is statement)
 
 
 class SubscriptAssignment(Rule):
     code = "NJ201"
 
     def run(self):
-        for write in self.analysis.subscript_writes:
-            if write.operator is None and write.base_kind not in _NOT_ARRAYS:
-                yield self.report(write.target, target=code_of(write.target),
-                                  what=_what(write.base_kind))
+        yield from _report_writes(self, augmented=False)
 
 
 class AugmentedSubscriptAssignment(Rule):
     code = "NJ202"
 
     def run(self):
+        yield from _report_writes(self, augmented=True)
+
+
+class EagerMaskUpdate(Rule):
+    code = "NJ208"
+
+    def run(self):
         for write in self.analysis.subscript_writes:
-            if write.operator is not None and write.base_kind not in _NOT_ARRAYS:
-                yield self.report(write.target, target=code_of(write.target),
-                                  operator=write.operator, what=_what(write.base_kind))
+            if write.base_kind in _NOT_ARRAYS:
+                continue
+            plan = plan_write(self.analysis, write.statement)
+            if plan.fix is not None and plan.eager_mask:
+                yield self.report(write.target, target=code_of(write.target))
 
 
 class SharedAugmentedAssignment(Rule):
@@ -51,45 +329,324 @@ class SharedAugmentedAssignment(Rule):
                                   reason=fact.shared_because)
 
 
+# --- calls that write into an argument ------------------------------------------------------
+
+
+def _statement_fix(analysis, call: cst.Call, target: cst.BaseExpression, build):
+    """(line, fix, requires, reason) for an expression statement `call` that writes into
+    `target`, to become `target = build(updated call)`."""
+    dataflow = analysis.dataflow
+    line = dataflow.expression_statement_line(call)
+    if line is None:
+        return None, None, (), "its result is used, or it shares its line"
+    if not isinstance(target, (cst.Name, cst.Attribute)):
+        return None, None, (), f"`{code_of(target)}` is not a plain name"
+    reason = dataflow.unconvertible_because(target, call)
+    if reason is not None:
+        return None, None, (), reason
+
+    def fix(new_line):
+        new_call = new_line.body[0].value
+        new_target, new_value = build(new_call)
+        return updates.replace_line(new_line, [updates.assign(new_target, new_value)])
+
+    return line, fix, dataflow.binding_refs(target), None
+
+
+def _drop_out(call: cst.Call, out_arg_index: int) -> list[cst.Arg]:
+    args = [a for i, a in enumerate(call.args) if i != out_arg_index]
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return args
+
+
+def _out_argument(call, position: int | None) -> str:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "out":
+            return code_of(arg.value)
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return code_of(positional[position].value) if position is not None else "?"
+
+
 class OutArgument(Rule):
     code = "NJ204"
 
     def run(self):
         for ref in self.analysis.refs:
-            if ref.keep == analyze.KEEP_OUT:  # np.negative(d, out=d), np.maximum.accumulate(x, out=x)
-                yield self.report(ref.call or ref.node, call=code_of(ref.node), out=ref.detail)
+            if ref.out_arg is None or (ref.keep is not None and ref.keep != analyze.KEEP_OUT):
+                continue
+            out = code_of(ref.out_arg.value)
+            if ref.keep == analyze.KEEP_OUT:
+                reason = self.analysis.dataflow.out_call_convertible(ref) if ref.call is not None \
+                    else "it is a ufunc method"
+                yield self.report(ref.call or ref.node, call=code_of(ref.node), out=out,
+                                  outcome=_left(reason or "its arguments cannot be checked"))
+                continue
+            yield self._converted_call(ref, out)
+        for ref in self.analysis.refs:  # np.maximum.accumulate(x, out=x) and friends
+            if ref.keep == analyze.KEEP_OUT and ref.out_arg is None:
+                yield self.report(ref.node, call=code_of(ref.node), out=ref.detail,
+                                  outcome=_left("ufunc methods are not rewritten"))
         positions = api_policy()["method_out_positions"]
         for write in self.analysis.out_method_calls:
             if write.receiver_kind not in _NOT_ARRAYS:
-                yield self.report(write.node, call=code_of(write.node.func),
-                                  out=_out_argument(write.node, positions.get(write.method)))
+                yield self._method(write, positions.get(write.method))
+
+    def _converted_call(self, ref, out: str):
+        index = next(i for i, a in enumerate(ref.call.args) if a is ref.out_arg)
+        inputs = [a.value for i, a in enumerate(ref.call.args) if i != index]
+        same = any(v.deep_equals(ref.out_arg.value) for v in inputs)
+
+        def build(new_call):
+            target = new_call.args[index].value
+            value = new_call.with_changes(args=_drop_out(new_call, index))
+            if not same:  # NumPy casts the result into out's dtype
+                value = updates.call(updates.attr(value, "astype"), updates.attr(target, "dtype"))
+            return target, value
+
+        line, fix, requires, reason = _statement_fix(self.analysis, ref.call, ref.out_arg.value, build)
+        return self.report(line, fix=fix, requires=(ref.node, *requires), call=code_of(ref.node),
+                           out=out, outcome=_converted(f"`{out} = {code_of(ref.node)}(...)`"))
+
+    def _method(self, write, position):
+        call = write.node
+        out = _out_argument(call, position)
+        out_index = next((i for i, a in enumerate(call.args)
+                          if a.keyword is not None and a.keyword.value == "out"), None)
+        if out_index is None and position is not None:
+            positional = [i for i, a in enumerate(call.args) if a.keyword is None and not a.star]
+            out_index = positional[position] if len(positional) > position else None
+        target = call.args[out_index].value if out_index is not None else None
+        if target is None or _is_none(target) or not target.deep_equals(write.receiver):
+            return self.report(call, call=code_of(call.func), out=out,
+                               outcome=_left("only `x.method(..., out=x)` is rewritten"))
+
+        def build(new_call):
+            return new_call.func.value, new_call.with_changes(args=_drop_out(new_call, out_index))
+
+        line, fix, requires, reason = _statement_fix(self.analysis, call, write.receiver, build)
+        if fix is None:
+            return self.report(call, call=code_of(call.func), out=out, outcome=_left(reason))
+        return self.report(line, fix=fix, requires=requires, call=code_of(call.func), out=out,
+                           outcome=_converted(f"`{out} = {code_of(call.func)}(...)`"))
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _keyword(call: cst.Call, name: str, position: int | None = None):
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if position is not None and len(positional) > position:
+        return positional[position].value
+    return None
+
+
+def _distinct_indices(node) -> bool:
+    """An index argument that cannot repeat: one integer, or a list of distinct integers.
+    (With repeats, NumPy keeps the last value and JAX does not say which.)"""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, (cst.List, cst.Tuple)):
+        values = [e.value for e in node.elements]
+        if all(isinstance(v, cst.Integer) for v in values):
+            numbers = [int(v.value, 0) for v in values]
+            return len(set(numbers)) == len(numbers) and all(n >= 0 for n in numbers)
+    return False
+
+
+def _array_literal(node, jnp: str):
+    return updates.jnp_call(jnp, "array", node) if isinstance(node, (cst.List, cst.Tuple)) else node
+
+
+def _inplace_method(call: cst.Call, method: str, jnp: str):
+    """The builder for x.<method>(...) as a functional form, or the reason there is none."""
+    args = [a for a in call.args if not a.star]
+    if method == "sort":
+        if _keyword(call, "order", 2) is not None:
+            return None, "sorting by fields (`order=`) is not rewritten"
+        axis_index = next((i for i, a in enumerate(call.args)
+                           if (a.keyword is None and i == 0) or
+                           (a.keyword is not None and a.keyword.value == "axis")), None)
+
+        def build(new_call):
+            receiver = new_call.func.value
+            extra = {"axis": new_call.args[axis_index].value} if axis_index is not None else {}
+            return receiver, updates.jnp_call(jnp, "sort", receiver, **extra)
+        return build, None
+    if method == "fill" and len(args) == 1 and args[0].keyword is None:
+        return (lambda new_call: (new_call.func.value, updates.jnp_call(
+            jnp, "full_like", new_call.func.value, new_call.args[0].value))), None
+    if method == "put" and len(args) == 2 and all(a.keyword is None for a in args):
+        if not _distinct_indices(args[0].value):
+            return None, "the indices may repeat, and JAX does not define which value it keeps"
+        return (lambda new_call: (new_call.func.value, updates.jnp_call(
+            jnp, "put", new_call.func.value, _array_literal(new_call.args[0].value, jnp),
+            _array_literal(new_call.args[1].value, jnp), inplace=cst.Name("False")))), None
+    reasons = {"partition": "JAX orders the partitions differently, and NumPy leaves the order unspecified",
+               "resize": "ndarray.resize pads with zeros in place, which is not rewritten",
+               "itemset": "itemset is not rewritten"}
+    return None, reasons.get(method, f"`.{method}(...)` is not rewritten")
 
 
 class InPlaceMethod(Rule):
     code = "NJ205"
 
     def run(self):
+        jnp = self.analysis.jnp_alias
         for write in self.analysis.method_writes:
-            if write.receiver_kind not in _NOT_ARRAYS:
-                yield self.report(write.node, receiver=code_of(write.receiver),
-                                  method=write.method)
+            if write.receiver_kind in _NOT_ARRAYS:
+                continue
+            fields = dict(receiver=code_of(write.receiver), method=write.method)
+            if isinstance(write.node, cst.Call):
+                build, reason = _inplace_method(write.node, write.method, jnp)
+                line = fix = None
+                requires = ()
+                if build is not None:
+                    line, fix, requires, reason = _statement_fix(self.analysis, write.node,
+                                                                 write.receiver, build)
+            else:  # x.shape = (2, 3)
+                line, fix, requires, reason = self._shape_assignment(write)
+            if fix is None:
+                yield self.report(write.node, outcome=_left(reason), **fields)
+            else:
+                yield self.report(line, fix=fix, imports=[("jax.numpy", jnp)], requires=requires,
+                                  outcome=_converted("a new array assigned back"), **fields)
+
+    def _shape_assignment(self, write):
+        statement = write.node
+        if write.method != "shape":
+            return None, None, (), f"assigning `.{write.method}` is not rewritten"
+        dataflow = self.analysis.dataflow
+        line = dataflow.expression_statement_line(statement)
+        if line is None or len(statement.targets) != 1:
+            return None, None, (), "the statement shares its line or assigns several targets"
+        reason = dataflow.unconvertible_because(write.receiver, statement)
+        if reason is not None:
+            return None, None, (), reason
+
+        def fix(new_line):
+            new_statement = new_line.body[0]
+            receiver = new_statement.targets[0].target.value
+            return updates.replace_line(new_line, [updates.assign(
+                receiver, updates.call(updates.attr(receiver, "reshape"), new_statement.value))])
+
+        return line, fix, dataflow.binding_refs(write.receiver), None
+
+
+def _inplace_function(qualname: str, call: cst.Call, jnp: str):
+    """The builder for np.<function>(a, ...) as `a = <functional form>`, or the reason."""
+    args = call.args
+    if any(a.star for a in args) or not args or args[0].keyword is not None:
+        return None, "its arguments cannot be checked"
+    rest = {a.keyword.value: a.value for a in args if a.keyword is not None}
+    positional = [a.value for a in args if a.keyword is None]
+    cast = lambda target, value: updates.jnp_call(jnp, "asarray", value, dtype=updates.attr(target, "dtype"))
+    if qualname == "numpy.copyto" and len(positional) == 2 and set(rest) <= {"where", "casting"}:
+        def build(new_call):
+            target, source = new_call.args[0].value, new_call.args[1].value
+            where = next((a.value for a in new_call.args if a.keyword and a.keyword.value == "where"), None)
+            value = cast(target, source)
+            if where is None:
+                return target, updates.jnp_call(jnp, "broadcast_to", value, updates.attr(target, "shape"))
+            return target, updates.jnp_call(jnp, "where", where, value, target)
+        return build, None
+    if qualname == "numpy.fill_diagonal" and len(positional) == 2 and set(rest) <= {"wrap"}:
+        def build(new_call):
+            target = new_call.args[0].value
+            extra = {k.keyword.value: k.value for k in new_call.args if k.keyword}
+            return target, updates.jnp_call(jnp, "fill_diagonal", target, new_call.args[1].value,
+                                            **extra, inplace=cst.Name("False"))
+        return build, None
+    if qualname == "numpy.put" and len(positional) == 3 and not rest:
+        if not _distinct_indices(positional[1]):
+            return None, "the indices may repeat, and JAX does not define which value it keeps"
+        def build(new_call):
+            target = new_call.args[0].value
+            return target, updates.jnp_call(jnp, "put", target, _array_literal(new_call.args[1].value, jnp),
+                                            _array_literal(new_call.args[2].value, jnp),
+                                            inplace=cst.Name("False"))
+        return build, None
+    if qualname == "numpy.place" and len(positional) == 3 and not rest:
+        def build(new_call):
+            target = new_call.args[0].value
+            return target, updates.jnp_call(jnp, "place", target, _array_literal(new_call.args[1].value, jnp),
+                                            _array_literal(new_call.args[2].value, jnp),
+                                            inplace=cst.Name("False"))
+        return build, None
+    if qualname == "numpy.putmask" and len(positional) == 3 and not rest:
+        def build(new_call):  # values repeat over the whole array, as np.resize repeats them
+            target, mask, values = (a.value for a in new_call.args)
+            repeated = updates.jnp_call(jnp, "resize", cast(target, values), updates.attr(target, "shape"))
+            return target, updates.jnp_call(jnp, "where", _array_literal(mask, jnp), repeated, target)
+        return build, None
+    if qualname == "numpy.put_along_axis":
+        return None, "its indices may repeat, and JAX does not define which value it keeps"
+    return None, "this form of the call is not rewritten"
 
 
 class InPlaceFunction(Rule):
     code = "NJ206"
 
     def run(self):
+        jnp = self.analysis.jnp_alias
         for ref in self.analysis.refs:
-            if ref.keep == analyze.KEEP_IN_PLACE_FUNCTION:  # called, or taken as a value
-                yield self.report(ref.call or ref.node, function=code_of(ref.node))
+            if ref.keep != analyze.KEEP_IN_PLACE_FUNCTION:
+                continue
+            node = ref.call or ref.node
+            if ref.call is None:
+                yield self.report(node, function=code_of(ref.node),
+                                  outcome=_left("it is used as a value, not called"))
+                continue
+            build, reason = _inplace_function(ref.qualname, ref.call, jnp)
+            line = fix = None
+            requires = ()
+            if build is not None:
+                line, fix, requires, reason = _statement_fix(
+                    self.analysis, ref.call, ref.call.args[0].value, build)
+            if fix is None:
+                yield self.report(node, function=code_of(ref.node), outcome=_left(reason))
+            else:
+                yield self.report(line, fix=fix, imports=[("jax.numpy", jnp)], requires=requires,
+                                  function=code_of(ref.node),
+                                  outcome=_converted("a new array assigned back"))
 
 
 class UfuncAt(Rule):
     code = "NJ207"
 
     def run(self):
+        jnp = self.analysis.jnp_alias
         for ref in self.analysis.refs:
-            if ref.keep == analyze.KEEP_UFUNC_AT:
-                node = self.analysis.parents.get(ref.node)
-                call = self.analysis.parents.get(node)
-                yield self.report(call if call is not None else node, ufunc=code_of(ref.node))
+            if ref.keep != analyze.KEEP_UFUNC_AT:
+                continue
+            at = self.analysis.parents.get(ref.node)
+            call = self.analysis.parents.get(at)
+            if not (isinstance(call, cst.Call) and call.func is at):
+                yield self.report(at, ufunc=code_of(ref.node), outcome=_left("it is not called"))
+                continue
+            method = updates.UFUNC_AT_METHODS.get(ref.qualname)
+            args = call.args
+            if method is None or len(args) != 3 or any(a.keyword or a.star for a in args):
+                yield self.report(call, ufunc=code_of(ref.node), outcome=_left(
+                    f"`{code_of(ref.node)}.at` with these arguments has no `.at[]` counterpart"))
+                continue
+            build = partial(_ufunc_at, method=method, jnp=jnp)
+            line, fix, requires, reason = _statement_fix(self.analysis, call, args[0].value, build)
+            if fix is None:
+                yield self.report(call, ufunc=code_of(ref.node), outcome=_left(reason))
+            else:
+                yield self.report(line, fix=fix, imports=[("jax.numpy", jnp)], requires=requires,
+                                  ufunc=code_of(ref.node),
+                                  outcome=_converted(f"`.at[...].{method}(...)`"))
+
+
+def _ufunc_at(new_call: cst.Call, method: str, jnp: str):
+    """np.add.at(x, idx, v) -> x.at[idx].add(v); a tuple of index arrays indexes each axis."""
+    target, index, values = (a.value for a in new_call.args)
+    parts = list(index.elements) if isinstance(index, cst.Tuple) else [cst.Element(index)]
+    elements = _with_commas([cst.SubscriptElement(slice=cst.Index(p.value)) for p in parts])
+    return target, updates.at_update(target, elements, method, _array_literal(values, jnp), jnp)

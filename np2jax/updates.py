@@ -1,0 +1,99 @@
+"""Functional updates: the code that replaces NumPy's in-place writes.
+
+Builders only: which write may be replaced is decided by the rules (np2jax/checks/inplace.py)
+from the analysis. Every builder works on nodes as already rewritten by other fixes (so
+`np.zeros` inside a statement is `jnp.zeros` by the time the statement is rebuilt).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+# `x[i] op= v` -> x.at[i].<method>(v) for basic indices; other operators use .set(x[i] op v).
+AT_METHODS = {"+=": "add", "-=": "subtract", "*=": "multiply", "/=": "divide", "**=": "power"}
+# ufunc.at -> the .at[] method with the same accumulation.
+UFUNC_AT_METHODS = {"numpy.add": "add", "numpy.subtract": "subtract", "numpy.multiply": "multiply",
+                    "numpy.divide": "divide", "numpy.true_divide": "divide",
+                    "numpy.power": "power", "numpy.minimum": "min", "numpy.maximum": "max"}
+BINARY_OPERATORS = {"+=": cst.Add, "-=": cst.Subtract, "*=": cst.Multiply, "/=": cst.Divide,
+                    "//=": cst.FloorDivide, "%=": cst.Modulo, "**=": cst.Power,
+                    "@=": cst.MatrixMultiply, "&=": cst.BitAnd, "|=": cst.BitOr,
+                    "^=": cst.BitXor, "<<=": cst.LeftShift, ">>=": cst.RightShift}
+
+
+def attr(value: cst.BaseExpression, name: str) -> cst.Attribute:
+    return cst.Attribute(value=value, attr=cst.Name(name))
+
+
+def call(func: cst.BaseExpression, *args: cst.BaseExpression, **keywords) -> cst.Call:
+    arguments = [cst.Arg(a) for a in args]
+    arguments += [cst.Arg(v, keyword=cst.Name(k), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+        for k, v in keywords.items()]
+    return cst.Call(func=func, args=arguments)
+
+
+def jnp_call(jnp: str, name: str, *args, **keywords) -> cst.Call:
+    return call(attr(cst.Name(jnp), name), *args, **keywords)
+
+
+def as_array_index(element: cst.SubscriptElement, jnp: str) -> cst.SubscriptElement:
+    """`.at[[0, 2]]` raises in JAX: a list literal index becomes jnp.array([0, 2])."""
+    index = element.slice
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.List):
+        return element.with_changes(slice=index.with_changes(
+            value=jnp_call(jnp, "array", index.value)))
+    return element
+
+
+def at_update(base: cst.BaseExpression, index: list[cst.SubscriptElement], method: str,
+              value: cst.BaseExpression, jnp: str) -> cst.Call:
+    """base.at[index].method(value)"""
+    elements = [as_array_index(e, jnp) for e in index]
+    elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    at = cst.Subscript(value=attr(base, "at"), slice=elements)
+    return call(attr(at, method), value)
+
+
+def read(base: cst.BaseExpression, index: list[cst.SubscriptElement], jnp: str) -> cst.Subscript:
+    elements = [as_array_index(e, jnp) for e in index]
+    elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return cst.Subscript(value=base, slice=elements)
+
+
+def binary(left: cst.BaseExpression, operator: str, right: cst.BaseExpression) -> cst.BinaryOperation:
+    return cst.BinaryOperation(left=_parenthesized(left), operator=BINARY_OPERATORS[operator](),
+                               right=_parenthesized(right))
+
+
+def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison,
+                         cst.IfExp, cst.Lambda, cst.UnaryOperation)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
+
+def assign(target: cst.BaseExpression, value: cst.BaseExpression) -> cst.Assign:
+    return cst.Assign(targets=[cst.AssignTarget(target=target.with_changes(lpar=[], rpar=[]))],
+                      value=value)
+
+
+def replace_line(line: cst.SimpleStatementLine, statements: list[cst.BaseSmallStatement]):
+    """The statements, one per line, in place of `line`: comments above it stay above the
+    first, and its trailing comment stays on the last."""
+    lines = [cst.SimpleStatementLine(body=[s]) for s in statements]
+    lines[0] = lines[0].with_changes(leading_lines=line.leading_lines)
+    lines[-1] = lines[-1].with_changes(trailing_whitespace=line.trailing_whitespace)
+    return lines[0] if len(lines) == 1 else cst.FlattenSentinel(lines)
+
+
+def replace_elements(tree: cst.CSTNode, old: cst.BaseExpression, new: cst.BaseExpression):
+    """`tree` with every subtree equal to `old` (deep equality) replaced by `new`."""
+
+    class _Replace(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):
+            if isinstance(original_node, cst.BaseExpression) and original_node.deep_equals(old):
+                return new
+            return updated_node
+
+    return tree.visit(_Replace())
