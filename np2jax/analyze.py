@@ -63,6 +63,10 @@ SCALAR_CALLS = frozenset({"int", "float", "complex", "bool", "len"})
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
 
+# Builtins through which code reads or writes names and attributes the analysis cannot see.
+DYNAMIC_CALLS = frozenset({"exec", "eval", "globals", "locals", "vars", "setattr", "delattr",
+                           "__import__"})
+
 # Kinds of value a name may hold.
 CONTAINER, SCALAR, ARRAY, UNKNOWN = "container", "scalar", "array", "unknown"
 
@@ -486,6 +490,8 @@ class _Collector(cst.CSTVisitor):
         self.shuffle_calls: list[cst.Call] = []
         self.jax_calls: dict[cst.Call, str] = {}  # jnp.zeros(...) -> "numpy.zeros"
         self.attribute_loads: dict[str, list[cst.Attribute]] = defaultdict(list)
+        # scopes calling exec, globals(), setattr...: names there can change unseen
+        self.dynamic_scopes: dict = {}
         # values combined into a name by `x op= v`: they can change what kind of value x holds
         self.aug_values: dict[tuple, list] = defaultdict(list)
         self.self_attr_aug_values: dict[tuple, list] = defaultdict(list)
@@ -656,6 +662,8 @@ class _Collector(cst.CSTVisitor):
     # in-place methods and out= on methods
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
+            self.dynamic_scopes.setdefault(self._scope(func), func.value)
         for name in self.get_metadata(QualifiedNameProvider, func, set()):
             if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
                 self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
@@ -882,6 +890,9 @@ class _Dataflow:
         """Why an in-place write at `at` into the array held by `target` (a name, or an
         attribute of self) cannot become `target = <new array>`; None when `target` provably
         holds a fresh JAX array that no other name can see, so rebinding it is equivalent."""
+        dynamic = self._dynamic_code(target)
+        if dynamic is not None:
+            return f"the code calls `{dynamic}`, through which the array may be changed unseen"
         if isinstance(target, cst.Attribute):
             return self._attribute_unconvertible(target, at)
         if not isinstance(target, cst.Name):
@@ -914,6 +925,22 @@ class _Dataflow:
         escape = self._escape(scope, name, at, skip=target)
         if escape is not None:
             return f"`{name}` is also reachable through `{escape}`"
+        return None
+
+    def _dynamic_code(self, target) -> str | None:
+        """exec/eval/globals()/setattr... in the write's scope, or at module level (where
+        they can reach every global), or setattr anywhere for attribute targets."""
+        dynamic = self.collector.dynamic_scopes
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return None
+        scope = self.scopes.get(target if isinstance(target, cst.Name) else target.value)
+        for candidate in (scope, getattr(scope, "globals", None)):
+            if candidate in dynamic:
+                return dynamic[candidate]
+        if any(call in ("exec", "eval", "globals") for call in dynamic.values()):
+            return next(c for c in dynamic.values() if c in ("exec", "eval", "globals"))
+        if isinstance(target, cst.Attribute) and "setattr" in dynamic.values():
+            return "setattr"
         return None
 
     def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode) -> str | None:

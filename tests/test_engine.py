@@ -350,3 +350,12 @@ def test_in_place_writes_on_private_arrays_convert(name):
     result = convert_source("import numpy as np\n" + source)
     assert result.converted == "import jax.numpy as jnp\n\n" + expected
     assert result.findings == []
+
+
+@pytest.mark.parametrize("dynamic", ['exec("x = 1")', 'globals()["x"] = 1', 'setattr(obj, "x", 1)'])
+def test_code_the_analysis_cannot_see_through_is_reported_not_guessed(dynamic):
+    source = f"import numpy as np\nobj = None\ndef f():\n    x = np.zeros(3)\n    {dynamic}\n    x[0] = 1.0\n    return x\n"
+    result = convert_source(source)
+    assert "x[0] = 1.0" in result.converted
+    assert any(f.code == "NJ201" and "through which the array may be changed unseen" in f.message
+               for f in result.findings)
