@@ -80,6 +80,8 @@ def convert(
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
+    verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
+                                 "that has main() and its original, and compare (np2jax verify)."),
 ) -> None:
     """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff."""
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
@@ -87,15 +89,24 @@ def convert(
 
     if sum(bool(x) for x in (out, in_place, diff)) != 1:
         raise _fail("choose exactly one of --out DIR, --in-place or --diff")
+    if verify_ and out is None:
+        raise _fail("--verify needs --out DIR (it runs the converted files written there)")
     config = _load_config(paths, select, ignore, exclude, x64)
     try:
         run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other)
     except ValueError as exc:
         raise _fail(str(exc))
     console = _console()
+    verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
+                                 quiet=output_format is Format.json) if verify_ else None
+    counts = run.counts()
+    if verified is not None:
+        counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
     if output_format is Format.json:
-        extra = {"changes": [c.as_dict() for c in run.changes], "summary": run.counts(),
+        extra = {"changes": [c.as_dict() for c in run.changes], "summary": counts,
                  "written": [str(p) for p in run.written]}
+        if verified is not None:
+            extra["verify"] = verified.as_dict()
         console.file.write(findings_json(run.findings, run.errors, extra) + "\n")
     else:
         if diff:
@@ -104,11 +115,55 @@ def convert(
                     print_diff(console, unified_diff(result.path, result.original, result.converted))
         print_findings(console, run.findings)
         print_errors(_console(stderr=True), run.errors)
-        console.print(summary_table("np2jax convert", run.counts(), run.changes_by_code(),
+        console.print(summary_table("np2jax convert", counts, run.changes_by_code(),
                                     run.findings_by_code()))
         if out is not None:
             console.print(f"converted tree written to {out}", markup=False)
-    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.findings else EXIT_CLEAN))
+        if verified is not None:
+            from np2jax.verify.report import print_verify
+
+            print_verify(_wide_console(), verified, show_skipped=False)
+    failed = verified is not None and not verified.ok
+    raise typer.Exit(EXIT_ERROR if run.errors else
+                     (EXIT_FINDINGS if run.findings or failed else EXIT_CLEAN))
+
+
+def _wide_console(stderr: bool = False) -> Console:
+    """Tables of the verifier are wide: do not squeeze them to 80 columns when not a terminal."""
+    console = _console(stderr)
+    if not console.is_terminal:
+        console = Console(stderr=stderr, highlight=False, width=220)
+    return console
+
+
+def _progress(quiet: bool):
+    """One line a file on stderr while verifying, only on a terminal."""
+    err = _console(stderr=True)
+    if quiet or not err.is_terminal:
+        return None
+    return lambda result: err.print(f"  {result.label}: {result.verdict}", markup=False,
+                                    highlight=False)
+
+
+def _verify_converted(paths: list[Path], config: Config, out: Path, written: list[Path],
+                      x64: bool, quiet: bool):
+    """convert --verify: each written file that has main() against its original."""
+    from np2jax.files import discover
+    from np2jax.verify import Pair, VerifyOptions, VerifyUsageError, verify_pairs
+
+    targets = {Path(p).resolve() for p in written}
+    files, _ = discover(paths, config)
+    pairs = []
+    for item in files:
+        target = out / item.relative
+        if target.resolve() in targets:
+            root = item.path.parents[len(item.relative.parts) - 1]
+            pairs.append(Pair(item.path, target, root, out, item.relative.as_posix()))
+    try:
+        return verify_pairs(pairs, VerifyOptions(x64=x64), in_tree=True, entry_points_only=True,
+                            progress=_progress(quiet))
+    except VerifyUsageError as exc:
+        raise _fail(str(exc))
 
 
 @app.command()
@@ -140,6 +195,74 @@ def check(
         console.print(summary_table("np2jax check", counts, fixable,
                                     run.findings_by_code(), changes_label="convert fixes"))
     raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.problems else EXIT_CLEAN))
+
+
+@app.command()
+def verify(
+    paths: List[str] = typer.Argument(..., metavar="ORIGINAL CONVERTED [-- PYTEST_ARGS]",
+                                      help="Two files, or two trees (files paired by relative path)."),
+    tests: bool = typer.Option(False, "--tests", help="Run the project's pytest suite against "
+                               "both trees and report every test whose outcome changed; "
+                               "arguments after -- go to pytest."),
+    call: Optional[str] = typer.Option(None, "--call", help="The function to call and compare "
+                                       "(default: main when defined, else run the module as a "
+                                       "script and compare its global arrays and numbers)."),
+    devices: str = typer.Option("all", "--devices", help="cpu,gpu,tpu or all (the available ones)."),
+    repeat: int = typer.Option(5, "--repeat", help="Timed calls after the first one."),
+    x64: bool = typer.Option(False, "--x64", help="Run the converted side with jax_enable_x64 "
+                             "and judge floats by the original's precision."),
+    rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance for floats "
+                                         "(default: by dtype)."),
+    atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance for floats "
+                                         "(default: by dtype)."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds for each child "
+                                            "process (default 60; 600 with --tests)."),
+    memory: Optional[int] = typer.Option(None, "--memory", help="MiB of memory for each child "
+                                         "(default: half the machine's)."),
+    stochastic: Optional[List[str]] = typer.Option(None, "--stochastic", help="NAME=TOL: compare "
+                                                   "this random output by statistics (repeatable)."),
+    output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
+) -> None:
+    """Run the original (NumPy) and the converted (JAX, once per device) program and compare
+    results and timings. Exit 0 when everything is equal, 1 when anything differs or fails."""
+    import json
+
+    from np2jax.verify import (VerifyOptions, VerifyUsageError, parse_devices, parse_stochastic,
+                               verify_paths, verify_tests)
+    from np2jax.verify.report import print_tests, print_verify
+
+    if len(paths) < 2:
+        raise _fail("verify needs two paths: ORIGINAL CONVERTED")
+    if len(paths) > 2 and not tests:
+        raise _fail(f"unexpected argument {paths[2]!r}: verify takes two paths (arguments after "
+                    "-- are for pytest, with --tests)")
+    original, converted, extra = Path(paths[0]), Path(paths[1]), paths[2:]
+    console = _wide_console()
+    try:
+        chosen = parse_devices(devices)
+        if tests:
+            result = verify_tests(original, converted, extra, devices=chosen,
+                                  timeout_s=timeout or 600.0, x64=x64)
+            if output_format is Format.json:
+                console.file.write(json.dumps(result.as_dict(), indent=2) + "\n")
+            else:
+                print_tests(console, result)
+            raise typer.Exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
+        options = VerifyOptions(call=call, devices=chosen, repeat=repeat, x64=x64, rtol=rtol,
+                                atol=atol, timeout_s=timeout or 60.0,
+                                memory_bytes=memory * 2**20 if memory else None,
+                                stochastic=parse_stochastic(stochastic))
+        if memory is not None and memory <= 0:
+            raise VerifyUsageError("--memory must be a positive number of MiB")
+        run = verify_paths(original, converted, options,
+                           progress=_progress(output_format is Format.json))
+    except VerifyUsageError as exc:
+        raise _fail(str(exc))
+    if output_format is Format.json:
+        console.file.write(json.dumps(run.as_dict(), indent=2) + "\n")
+    else:
+        print_verify(console, run)
+    raise typer.Exit(EXIT_CLEAN if run.ok else EXIT_FINDINGS)
 
 
 def rules_reference() -> str:

@@ -1,0 +1,111 @@
+"""Text output of the verifier: a rich table (verdict, outputs, max errors, NumPy time, per
+device the first call, the steady-state time and the speed-up), then one line a problem."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from np2jax.verify.core import VerifyRun
+from np2jax.verify.testsuite import TestsResult
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} us"
+    if value < 1:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value:.3g} s"
+
+
+def _error(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2g}"
+
+
+def speedup(numpy_s: float | None, jax_s: float | None) -> str:
+    if not numpy_s or not jax_s:
+        return "-"
+    return f"{numpy_s / jax_s:.2g}x"
+
+
+def verify_table(run: VerifyRun, title: str = "np2jax verify") -> Table:
+    devices = list(run.devices)
+    for result in run.results:  # a device that ran although not listed (should not happen)
+        devices.extend(d for d in result.jax if d not in devices)
+    table = Table(title=title, title_justify="left", show_edge=False)
+    for name, justify in (("file", "left"), ("verdict", "left"), ("outputs", "right"),
+                          ("max abs err", "right"), ("max rel err", "right"),
+                          ("numpy", "right")):
+        table.add_column(name, justify=justify)
+    for device in devices:
+        table.add_column(f"{device} first", justify="right")
+        table.add_column(f"{device} steady", justify="right")
+        table.add_column(f"{device} speed-up", justify="right")
+    for result in run.results:
+        numeric = [o for o in result.outputs if o.max_abs_err is not None and not o.stochastic]
+        max_abs = max((o.max_abs_err for o in numeric), default=None)
+        rel = [o.max_rel_err for o in numeric if o.max_rel_err is not None]
+        names = {o.name for o in result.outputs}
+        differing = {o.name for o in result.outputs if not o.equal}
+        outputs = (f"{len(differing)}/{len(names)} differ" if differing else str(len(names))) \
+            if names else "-"
+        numpy_s = result.numpy.steady_s if result.numpy else None
+        row = [result.label, result.verdict, outputs, _error(max_abs),
+               _error(max(rel) if rel else None), fmt_seconds(numpy_s)]
+        for device in devices:
+            timing = result.jax.get(device)
+            if timing is None:
+                row += ["-", "-", "-"]
+            else:
+                row += [fmt_seconds(timing.first_call_s), fmt_seconds(timing.steady_s),
+                        speedup(numpy_s, timing.steady_s)]
+        table.add_row(*row)
+    return table
+
+
+def print_verify(console: Console, run: VerifyRun, title: str = "np2jax verify",
+                 show_skipped: bool = True) -> None:
+    shown = VerifyRun([r for r in run.results if show_skipped or r.verdict != "skipped"],
+                      run.devices)
+    hidden = len(run.results) - len(shown.results)
+    if shown.results:
+        console.print(verify_table(shown, title))
+    for result in run.results:
+        if result.verdict == "error":
+            console.print(f"{result.label}: error: {result.error}", markup=False, soft_wrap=True)
+        elif result.verdict == "differs":
+            for problem in result.problems():
+                console.print(f"{result.label}: differs: {problem}", markup=False, soft_wrap=True)
+        elif result.verdict == "skipped" and show_skipped and result.error:
+            console.print(f"{result.label}: skipped: {result.error}", markup=False, soft_wrap=True)
+        if result.uses_jax is False and result.verdict in ("equal", "stochastic-equal"):
+            console.print(f"{result.label}: note: the converted program does not use JAX",
+                          markup=False, soft_wrap=True)
+    if hidden:
+        console.print(f"{hidden} file(s) without main() not verified", markup=False)
+    counts = ", ".join(f"{n} {verdict}" for verdict, n in run.counts().items()) or "nothing to verify"
+    devices = ", ".join(run.devices) or "none"
+    console.print(f"verified: {counts} (JAX devices: {devices}; times are medians of the "
+                  "repeats, first = compile + run)", markup=False, soft_wrap=True)
+
+
+def print_tests(console: Console, result: TestsResult) -> None:
+    table = Table(title="np2jax verify --tests", title_justify="left", show_edge=False)
+    for name in ("tree", "device", "passed", "failed", "error", "skipped", "time"):
+        table.add_column(name, justify="left" if name in ("tree", "device") else "right")
+    for run in [result.original, *result.converted.values()]:
+        counts = run.counts()
+        table.add_row(run.tree, run.device or "numpy", *(str(counts.get(k, 0)) for k in
+                                                          ("passed", "failed", "error", "skipped")),
+                      fmt_seconds(run.wall_s))
+    console.print(table)
+    for run in [result.original, *result.converted.values()]:
+        if run.error:
+            console.print(f"{run.tree}: error: {run.error}", markup=False, soft_wrap=True)
+    for change in result.changes:
+        console.print(f"changed on {change.device}: {change.test}: {change.original} -> "
+                      f"{change.converted}" + (f" ({change.message})" if change.message else ""),
+                      markup=False, soft_wrap=True)
+    console.print(f"tests: {result.verdict}, {len(result.changes)} changed outcome(s)", markup=False)
