@@ -121,12 +121,14 @@ def run_suite(tree: Path, pytest_args: list[str], env: dict, timeout_s: float,
             try:
                 run.returncode = process.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except OSError:
-                    process.kill()
-                process.wait()
                 run.error = f"timeout: pytest did not finish in {timeout_s:g} s"
+            finally:  # a timeout, or Ctrl-C here: the suite's own session goes too
+                if process.poll() is None:
+                    try:
+                        os.killpg(process.pid, signal.SIGKILL)
+                    except OSError:
+                        process.kill()
+                    process.wait()
         run.wall_s = time.monotonic() - started
         if run.error:
             return run
