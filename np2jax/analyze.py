@@ -131,6 +131,18 @@ class DtypeUse:
 
 
 @dataclass
+class MutatorFunction:
+    """`def normalize(v): v /= v.sum()`: a function that changes one argument in place and
+    returns nothing. It can return the new array instead, if every caller can take it."""
+
+    node: cst.FunctionDef
+    param: cst.Param
+    writes: list  # the statements changing the parameter (subscript writes, `v op= ...`)
+    call_sites: list  # (call, argument expression) of every call
+    refused: str | None  # why the function is not rewritten
+
+
+@dataclass
 class ModuleAnalysis:
     module: cst.Module
     positions: dict
@@ -152,6 +164,7 @@ class ModuleAnalysis:
     jnp_alias: str
     uses_numpy: bool
     dataflow: "_Dataflow"
+    mutators: list[MutatorFunction]
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         """1-based line and column of a node."""
@@ -159,7 +172,9 @@ class ModuleAnalysis:
         return code_range.start.line, code_range.start.column + 1
 
 
-def analyze(module: cst.Module) -> ModuleAnalysis:
+def analyze(module: cst.Module, external_names: frozenset = frozenset()) -> ModuleAnalysis:
+    """`external_names`: identifiers other files of the converted tree use; a function
+    named there may have callers this file cannot rewrite."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     collector = _Collector()
     wrapper.visit(collector)
@@ -169,6 +184,7 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
     dataflow = _Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         _plan(ref, parents, collector)
+    mutators = dataflow.mutator_functions(wrapper.module, external_names)
     for ref in collector.refs:  # needs every plan: which arrays are JAX depends on them
         if ref.keep == KEEP_OUT and ref.call is not None and ref.out_arg is not None:
             if dataflow.out_call_convertible(ref) is None:
@@ -204,6 +220,7 @@ def analyze(module: cst.Module) -> ModuleAnalysis:
                                for a in r.call.args))],
         jnp_alias=_choose_jnp_alias(collector),
         dataflow=dataflow,
+        mutators=mutators,
         uses_numpy=collector.imports_numpy or bool(collector.refs),
     )
 
@@ -490,6 +507,7 @@ class _Collector(cst.CSTVisitor):
         self.shuffle_calls: list[cst.Call] = []
         self.jax_calls: dict[cst.Call, str] = {}  # jnp.zeros(...) -> "numpy.zeros"
         self.attribute_loads: dict[str, list[cst.Attribute]] = defaultdict(list)
+        self.exported_names: set[str] = set()  # from __all__
         # scopes calling exec, globals(), setattr...: names there can change unseen
         self.dynamic_scopes: dict = {}
         # values combined into a name by `x op= v`: they can change what kind of value x holds
@@ -595,6 +613,10 @@ class _Collector(cst.CSTVisitor):
         return parent
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets) \
+                and isinstance(node.value, (cst.List, cst.Tuple)):
+            self.exported_names.update(e.value.evaluated_value for e in node.value.elements
+                                       if isinstance(e.value, cst.SimpleString))
         for target in node.targets:
             self._bind_target(target.target, node.value, node)
             self._store(target.target, node, None)
@@ -779,6 +801,7 @@ class _Dataflow:
         self.scopes = scopes
         policy = api_policy()
         self.view_functions = frozenset(policy["view_functions"])
+        self.fresh_params: dict = {}  # Param -> FunctionDef rewritten to return it
         self.fresh_methods = frozenset(policy["fresh_methods"])
 
     # kinds
@@ -885,8 +908,120 @@ class _Dataflow:
                 shuffles.append(call)
         return shuffles
 
+    # functions that change an argument in place
+    def mutator_functions(self, module: cst.Module, external_names: frozenset) -> list:
+        found = []
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef):
+                fact = self._mutator(statement, module, external_names)
+                if fact is not None:
+                    found.append(fact)
+                    if fact.refused is None:
+                        self.fresh_params[fact.param] = fact.node
+        return found
+
+    def _mutator(self, function: cst.FunctionDef, module, external_names):
+        params = [p for p in function.params.params] + list(function.params.kwonly_params) \
+            + list(function.params.posonly_params)
+        by_name = {p.name.value: p for p in params}
+        scope = self.scopes.get(function.body.body[0]) if function.body.body else None
+        writes: dict[str, list] = defaultdict(list)
+        other = set()
+        for statement, target, _op in self.collector.subscript_stores:
+            base = target.value
+            while isinstance(base, cst.Subscript):
+                base = base.value
+            if isinstance(base, cst.Name) and base.value in by_name and self.scopes.get(base) is scope:
+                writes[base.value].append(statement)
+        for node in self.collector.aug_assigns:
+            if isinstance(node.target, cst.Name) and node.target.value in by_name \
+                    and self.scopes.get(node.target) is scope:
+                writes[node.target.value].append(node)
+        for node, receiver, _method in self.collector.method_writes + self.collector.out_method_calls:
+            if isinstance(receiver, cst.Name) and receiver.value in by_name and self.scopes.get(receiver) is scope:
+                other.add(receiver.value)
+        for ref in self.collector.refs:  # out=, np.copyto(p, ...), np.add.at(p, ...)
+            for arg in (ref.call.args if ref.call is not None else ()):
+                value = arg.value
+                if isinstance(value, cst.Name) and value.value in by_name and self.scopes.get(value) is scope \
+                        and (ref.keep in (KEEP_OUT, KEEP_IN_PLACE_FUNCTION) or ref.out_arg is arg):
+                    other.add(value.value)
+        mutated = [name for name in writes if not all(
+            isinstance(w, cst.AugAssign) and isinstance(w.target, cst.Name) and
+            self.kind_of(w.target) in (SCALAR, CONTAINER) for w in writes[name])]
+        if not mutated and not other:
+            return None
+        param = by_name[mutated[0]] if mutated else by_name[sorted(other)[0]]
+        fact = MutatorFunction(function, param, writes.get(param.name.value, []), [], None)
+        fact.refused = self._mutator_refusal(function, fact, mutated, other, scope, module, external_names)
+        return fact
+
+    def _mutator_refusal(self, function, fact, mutated, other, scope, module, external_names):
+        name, param = function.name.value, fact.param.name.value
+        if other:
+            return f"`{param}` is changed by a method, an out= or an in-place function"
+        if len(set(mutated)) > 1:
+            return "it changes more than one argument"
+        if function.decorators or function.asynchronous:
+            return "it is decorated or async"
+        finder = _Returns()
+        function.body.visit(finder)
+        if finder.value_returned or finder.yields:
+            return "it already returns a value (or yields), so it cannot return the array too"
+        if name in external_names:
+            return f"`{name}` is used by another module of the tree, whose callers are not rewritten"
+        if name in self.collector.exported_names or name.startswith("__"):
+            return f"`{name}` is public API (listed in __all__), with callers the tool cannot see"
+        if fact.param.star:
+            return f"`{param}` is a star argument"
+        for assignment in self.collector.bindings.get((scope, param), []):
+            if assignment[0] != "param":
+                return f"`{param}` is rebound inside the function"
+        for access in self._nested_accesses(scope, param):
+            return f"`{param}` is used by a nested function"
+        return self._call_sites(function, fact)
+
+    def _nested_accesses(self, scope, name):
+        for assignment in scope.assignments[name] if scope is not None and name in scope.assignments else ():
+            for access in assignment.references:
+                if self.scopes.get(access.node) is not scope:
+                    yield access
+
+    def _call_sites(self, function: cst.FunctionDef, fact) -> str | None:
+        """Every reference to the function must be a call statement whose argument for the
+        parameter is a plain name the caller alone holds (NumPy changed the caller's array
+        in place, so its other holders saw the change; a rebinding would not show it them)."""
+        name = function.name.value
+        global_scope = self.scopes.get(function.name)
+        assignments = list(global_scope.assignments[name]) if global_scope and name in global_scope.assignments else []
+        if len(assignments) != 1:
+            return f"`{name}` is defined more than once"
+        params = list(function.params.params)
+        position = params.index(fact.param) if fact.param in params else None
+        for access in assignments[0].references:
+            call = self.parents.get(access.node)
+            if not (isinstance(call, cst.Call) and call.func is access.node):
+                return f"`{name}` is used other than by calling it (as a callback?), so not every caller can be rewritten"
+            argument = _argument_for(call, position, fact.param.name.value)
+            if argument is None:
+                return f"a call of `{name}` passes the argument through * or ** or leaves it out"
+            if self.expression_statement_line(call) is None:
+                return f"a call of `{name}` uses its result or shares its line"
+            if not isinstance(argument, cst.Name):
+                return f"`{_code(call)}` passes `{_code(argument)}`, which cannot be assigned back"
+            # A JAX array: `n += 1` on an int argument changes nothing for the caller, so
+            # `x = f(x)` would be wrong there.
+            reason = self.unconvertible_because(argument, call)
+            if reason is not None:
+                return f"at `{_code(call)}`: {reason}"
+            fact.call_sites.append((call, argument))
+        if not fact.call_sites:
+            return f"`{name}` is never called in this file, so its callers are elsewhere"
+        return None
+
     # functional updates
-    def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode) -> str | None:
+    def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
+                              need_jax: bool = True) -> str | None:
         """Why an in-place write at `at` into the array held by `target` (a name, or an
         attribute of self) cannot become `target = <new array>`; None when `target` provably
         holds a fresh JAX array that no other name can see, so rebinding it is equivalent."""
@@ -903,6 +1038,9 @@ class _Dataflow:
             return f"`{name}` is not assigned in this scope (a global or enclosing variable)"
         relevant = False
         for value, statement in values:
+            if value == "param" and statement in self.fresh_params:
+                relevant = True  # the function is rewritten to return it (MutatorFunction)
+                continue
             if value == "param":
                 return (f"`{name}` is a parameter: NumPy changes the caller's array, which a "
                         "rebinding would not")
@@ -915,7 +1053,7 @@ class _Dataflow:
                 return f"`{name}` is bound by a loop or an unpacking, so it may be shared"
             if not self._fresh(value):
                 return f"`{name}` may share memory with `{_code(value)}`"
-            if not self.jax_typed(value):
+            if need_jax and not self.jax_typed(value):
                 return f"`{name}` may not hold a JAX array (it is bound to `{_code(value)}`)"
         if not relevant:
             return f"`{name}` is not bound before this write"
@@ -1115,7 +1253,10 @@ class _Dataflow:
         a functional update of `target` is only valid if those conversions happen."""
         values, _ = self._values(target)
         found = []
-        for value, _statement in values or ():
+        for value, statement in values or ():
+            if value == "param" and statement in self.fresh_params:
+                found.append(self.fresh_params[statement])  # the function must return it
+                continue
             if isinstance(value, str):
                 continue
             for ref in self.collector.refs:
@@ -1147,6 +1288,8 @@ class _Dataflow:
         if self.kind_of(target, node) in (SCALAR, CONTAINER):
             return None  # numbers are immutable; containers are not arrays
         for value, statement in values:
+            if value == "param" and statement in self.fresh_params:
+                continue  # its function is rewritten to return it (NJ209)
             if value == "param":
                 return f"`{name}` is a parameter: NumPy would change the caller's array too"
             if value == "global":
@@ -1354,3 +1497,38 @@ def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
     if tree is node:
         return True
     return any(_contains(child, node) for child in tree.children)
+
+
+class _Returns(cst.CSTVisitor):
+    """Whether a function body returns a value or yields (not looking into nested functions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.value_returned = False
+        self.yields = False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None and not (isinstance(node.value, cst.Name) and node.value.value == "None"):
+            self.value_returned = True
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.yields = True
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+
+def _argument_for(call: cst.Call, position: int | None, name: str):
+    """The expression a call passes for a parameter (by position or keyword), or None."""
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    if position is not None and position < len(positional):
+        return positional[position].value
+    return None

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field
@@ -68,11 +69,27 @@ class RunResult:
         return Counter(c.code for c in self.changes)
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True):
+    sources = {}
     for item in files:
         try:
-            source = read_source(item.path)
-            result = process(source.text, config, str(item.path), rewrite)
+            sources[item.path] = read_source(item.path)
+        except SourceError as exc:
+            run.errors.append(exc)
+    # A name another file of the tree also uses may be a function called from there, whose
+    # calls this file's conversion cannot rewrite (NJ209 checks it).
+    words = {path: set(_IDENTIFIER.findall(source.text)) for path, source in sources.items()}
+    files_using = Counter(word for found in words.values() for word in found)
+    for item in files:
+        if item.path not in sources:
+            continue
+        source = sources[item.path]
+        external = frozenset(w for w in words[item.path] if files_using[w] > 1)
+        try:
+            result = process(source.text, config, str(item.path), rewrite, external)
         except SourceError as exc:
             run.errors.append(exc)
             continue

@@ -47,13 +47,14 @@ def _silenced(silenced, line: int, code: str) -> bool:
     return codes is None or any(code.startswith(c) for c in codes)
 
 
-def process(text: str, config: Config, path: str = "<string>", rewrite: bool = True) -> FileResult:
+def process(text: str, config: Config, path: str = "<string>", rewrite: bool = True,
+            external_names: frozenset = frozenset()) -> FileResult:
     """Convert `text`; the result carries the new text, the changes and the findings.
     With rewrite=False (check) the fixes are only listed, and the text stays as it was."""
     if not may_use_numpy(text):
         return FileResult(path, text, text)
     module = parse(text, path)
-    analysis = analyze(module)
+    analysis = analyze(module, external_names)
     if not analysis.uses_numpy:
         return FileResult(path, text, text)
     silenced = suppressions(text)
@@ -91,11 +92,12 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
 
 
 def _applicable(fixes: list[Report], dropped: set) -> list[Report]:
-    """The fixes left once every fix that depends on a dropped one is dropped too."""
-    dropped = set(dropped)
+    """The fixes left once every fix whose required nodes are not all fixed is dropped too
+    (to a fixed point: a function's rewrite and its call sites stand or fall together)."""
+    alive = [r for r in fixes if r.node not in dropped]
     while True:
-        losing = [r for r in fixes if r.node not in dropped
-                  and any(n in dropped for n in r.requires)]
-        if not losing:
-            return [r for r in fixes if r.node not in dropped]
-        dropped.update(r.node for r in losing)
+        fixed = {r.node for r in alive}
+        kept = [r for r in alive if all(n in fixed for n in r.requires)]
+        if len(kept) == len(alive):
+            return kept
+        alive = kept

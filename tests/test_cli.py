@@ -17,7 +17,7 @@ from np2jax.cli import app
 
 runner = CliRunner()
 INPLACE = "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n"  # convert fixes it; check reports it
-LEFT = "import numpy as np\ndef f(x):\n    x[0] = 1.0\n"  # a write into a parameter: left, reported
+LEFT = "import numpy as np\ndef f(x):\n    x[0] = 1.0\n    return x\n"  # into a parameter: left, reported
 CLEAN = "import numpy as np\ny = np.sum([1, 2])\n"  # list argument: fixable
 RENAMES_ONLY = "import numpy as np\ny = np.sum(np.ones(2))\n"
 
@@ -65,7 +65,7 @@ def test_check_json_format(tmp_path):
     assert (finding["path"], finding["line"], finding["code"]) == (str(source), 3, "NJ201")
     assert finding["fixable"] is True and finding["severity"] == "error"
     left = json.loads(invoke("check", write(tmp_path / "b.py", LEFT), "--format", "json").stdout)
-    assert [(f["code"], f["fixable"]) for f in left["findings"]] == [("NJ201", False)]
+    assert sorted((f["code"], f["fixable"]) for f in left["findings"]) == [("NJ201", False), ("NJ209", False)]
 
 
 def test_check_exits_2_on_unparsable_files_and_still_checks_the_rest(tmp_path):
@@ -168,7 +168,7 @@ def test_convert_refuses_out_inside_the_input_tree(tmp_path):
 def test_convert_json_has_changes_findings_and_summary(tmp_path):
     source = write(tmp_path / "a.py", INPLACE + LEFT.split("\n", 1)[1])
     payload = json.loads(invoke("convert", source, "--diff", "--format", "json").stdout)
-    assert [f["code"] for f in payload["findings"]] == ["NJ201"]
+    assert sorted(f["code"] for f in payload["findings"]) == ["NJ201", "NJ209"]
     assert {c["code"] for c in payload["changes"]} == {"NJ101", "NJ201"}
     assert payload["summary"] == {"converted": 1, "unchanged": 0, "failed": 0}
 

@@ -323,10 +323,92 @@ class SharedAugmentedAssignment(Rule):
     code = "NJ203"
 
     def run(self):
+        dataflow = self.analysis.dataflow
         for fact in self.analysis.aug_assigns:
-            if fact.shared_because is not None:
-                yield self.report(fact.node, statement=code_of(fact.node).strip(),
-                                  reason=fact.shared_because)
+            statement = code_of(fact.node).strip()
+            function = _returning_function(dataflow, fact.node.target)
+            if function is not None:
+                # `v /= v.sum()` in a function rewritten to return v (NJ209): nothing to change
+                # here, but only if that rewrite happens; otherwise this is reported.
+                yield self.report(fact.node, fix=lambda node: node, requires=(function,),
+                                  statement=statement, outcome=_converted(
+                                      f"a rebinding, since `{function.name.value}` now returns it"))
+            elif fact.shared_because is not None:
+                yield self.report(fact.node, statement=statement, outcome=_left(fact.shared_because))
+
+
+def _returning_function(dataflow, target):
+    if not isinstance(target, cst.Name):
+        return None
+    for value, statement in dataflow.collector.bindings.get((dataflow.scopes.get(target), target.value), []):
+        if value == "param" and statement in dataflow.fresh_params:
+            return dataflow.fresh_params[statement]
+    return None
+
+
+class MutatedArgument(Rule):
+    code = "NJ209"
+
+    def run(self):
+        for fact in self.analysis.mutators:
+            fields = dict(function=fact.node.name.value, param=fact.param.name.value)
+            reason = fact.refused or self._write_refused(fact)
+            if reason is not None:
+                yield self.report(fact.node.name, outcome=_left(reason), **fields)
+                continue
+            lines = [self.analysis.dataflow.expression_statement_line(call) for call, _ in fact.call_sites]
+            yield self.report(fact.node, fix=partial(_return_param, param=fact.param.name.value),
+                              requires=tuple(lines), outcome=_converted(
+                                  f"a function returning `{fields['param']}`, and its "
+                                  f"{len(lines)} call(s) assign the result"), **fields)
+            for (call, argument), line in zip(fact.call_sites, lines):
+                yield self.report(line, fix=partial(_assign_back, name=argument.value),
+                                  requires=(fact.node,), outcome=_converted(
+                                      f"`{argument.value} = {code_of(call)}`"), **fields)
+
+    def _write_refused(self, fact) -> str | None:
+        for write in fact.writes:
+            if isinstance(write, cst.AugAssign) and isinstance(write.target, cst.Name):
+                continue  # `v op= ...`: a rebinding once the function returns v
+            plan = plan_write(self.analysis, write)
+            if plan.fix is None:
+                return f"`{code_of(write).strip()}` cannot be rewritten: {plan.reason}"
+        return None
+
+
+def _return_param(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+    """Every `return` returns the parameter, and so does falling off the end."""
+    body = function.body.visit(_ReturnParam(param))
+    statements = list(body.body)
+    last = statements[-1] if statements else None
+    ends_with_return = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+    if not ends_with_return:
+        statements.append(cst.SimpleStatementLine(body=[cst.Return(value=cst.Name(param))]))
+    return function.with_changes(body=body.with_changes(body=statements))
+
+
+class _ReturnParam(cst.CSTTransformer):
+    def __init__(self, param: str) -> None:
+        super().__init__()
+        self.param = param
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # nested functions keep their returns
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def leave_Return(self, original_node, updated_node):
+        if updated_node.value is None or (isinstance(updated_node.value, cst.Name)
+                                          and updated_node.value.value == "None"):
+            return updated_node.with_changes(value=cst.Name(self.param),
+                                             whitespace_after_return=cst.SimpleWhitespace(" "))
+        return updated_node
+
+
+def _assign_back(line: cst.SimpleStatementLine, name: str):
+    """`normalize(p)` -> `p = normalize(p)`."""
+    return updates.replace_line(line, [updates.assign(cst.Name(name), line.body[0].value)])
 
 
 # --- calls that write into an argument ------------------------------------------------------
