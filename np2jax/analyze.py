@@ -56,7 +56,8 @@ PURE_BUILTINS = frozenset({
     "any", "all", "sorted", "divmod", "pow",
 })
 CONTAINER_CALLS = frozenset({"list", "dict", "set", "frozenset", "tuple", "defaultdict",
-                             "OrderedDict", "Counter", "deque", "str", "bytearray", "sorted"})
+                             "OrderedDict", "Counter", "deque", "str", "bytearray", "sorted",
+                             "globals", "locals", "vars"})
 CONTAINER_METHODS = frozenset({"split", "rsplit", "splitlines", "tolist"})
 # Not abs() or round(): on an array they return an array.
 SCALAR_CALLS = frozenset({"int", "float", "complex", "bool", "len"})
@@ -65,7 +66,7 @@ STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
 
 # Builtins through which code reads or writes names and attributes the analysis cannot see.
 DYNAMIC_CALLS = frozenset({"exec", "eval", "globals", "locals", "vars", "setattr", "delattr",
-                           "__import__"})
+                           "getattr", "__import__"})
 
 # Kinds of value a name may hold.
 CONTAINER, SCALAR, ARRAY, UNKNOWN = "container", "scalar", "array", "unknown"
@@ -613,12 +614,13 @@ class _Collector(cst.CSTVisitor):
         return parent
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        shared = len(node.targets) > 1  # a = b = np.zeros(3): two names, one array
         if any(isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets) \
                 and isinstance(node.value, (cst.List, cst.Tuple)):
             self.exported_names.update(e.value.evaluated_value for e in node.value.elements
                                        if isinstance(e.value, cst.SimpleString))
         for target in node.targets:
-            self._bind_target(target.target, node.value, node)
+            self._bind_target(target.target, UNKNOWN if shared else node.value, node)
             self._store(target.target, node, None)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -685,7 +687,7 @@ class _Collector(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
-            self.dynamic_scopes.setdefault(self._scope(func), func.value)
+            self.dynamic_scopes.setdefault(self._scope(func), set()).add(func.value)
         for name in self.get_metadata(QualifiedNameProvider, func, set()):
             if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
                 self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
@@ -700,7 +702,9 @@ class _Collector(cst.CSTVisitor):
         # NumPy's in-place methods return None: a call whose result is used is something else
         # (str.partition, jnp's functional sort...).
         used = not isinstance(self.get_metadata(ParentNodeProvider, node, None), cst.Expr)
-        if method in self._in_place_methods and not used and not self._is_api(func.value):
+        # str.partition returns a tuple: a partition whose result is used is not NumPy's.
+        if method in self._in_place_methods and not (used and method == "partition") \
+                and not self._is_api(func.value):
             self.method_writes.append((node, func.value, method))
         if not self._is_api_call(node) and self._passes_out(node, method):
             self.out_method_calls.append((node, func.value, method))
@@ -875,6 +879,8 @@ class _Dataflow:
         return None, None
 
     def kind_of(self, expr: cst.BaseExpression, statement=None) -> str:
+        if isinstance(expr, cst.Call):
+            return self.value_kind(expr)
         values, aug_values = self._values(expr)
         if not values:
             return UNKNOWN
@@ -1028,6 +1034,9 @@ class _Dataflow:
         dynamic = self._dynamic_code(target)
         if dynamic is not None:
             return f"the code calls `{dynamic}`, through which the array may be changed unseen"
+        if self._catches_index_error(at):
+            return ("it is inside a try that catches IndexError: NumPy raises for an index out "
+                    "of bounds, JAX drops the write silently")
         if isinstance(target, cst.Attribute):
             return self._attribute_unconvertible(target, at)
         if not isinstance(target, cst.Name):
@@ -1065,20 +1074,34 @@ class _Dataflow:
             return f"`{name}` is also reachable through `{escape}`"
         return None
 
+    def _catches_index_error(self, node) -> bool:
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(parent, cst.Try) and any(_catches(h, "IndexError") for h in parent.handlers):
+                return True
+            parent = self.parents.get(parent)
+        return False
+
     def _dynamic_code(self, target) -> str | None:
         """exec/eval/globals()/setattr... in the write's scope, or at module level (where
-        they can reach every global), or setattr anywhere for attribute targets."""
+        they can reach every global); getattr/setattr/vars anywhere, for attribute targets."""
         dynamic = self.collector.dynamic_scopes
         if not isinstance(target, (cst.Name, cst.Attribute)):
             return None
         scope = self.scopes.get(target if isinstance(target, cst.Name) else target.value)
+        local_reach = DYNAMIC_CALLS - {"getattr"}  # getattr cannot touch a local name
         for candidate in (scope, getattr(scope, "globals", None)):
-            if candidate in dynamic:
-                return dynamic[candidate]
-        if any(call in ("exec", "eval", "globals") for call in dynamic.values()):
-            return next(c for c in dynamic.values() if c in ("exec", "eval", "globals"))
-        if isinstance(target, cst.Attribute) and "setattr" in dynamic.values():
-            return "setattr"
+            found = sorted(dynamic.get(candidate, set()) & local_reach)
+            if found:
+                return found[0]
+        everywhere = sorted(set().union(*dynamic.values()) if dynamic else set())
+        for call in everywhere:
+            if call in ("exec", "eval", "globals"):
+                return call
+        if isinstance(target, cst.Attribute):
+            for call in everywhere:
+                if call in ("setattr", "getattr", "vars", "delattr"):
+                    return call
         return None
 
     def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode) -> str | None:
@@ -1098,8 +1121,9 @@ class _Dataflow:
                 and self.collector_class_of(use) is cls
             if not inside:
                 return f"`.{attr}` is read outside the class, where the array may be shared"
-            if use is not target and self._holder(use) is not None:
-                return f"`self.{attr}` is also reachable through `{_code(self._holder(use))}`"
+            holder = self._holder(use, returns_escape=True) if use is not target else None
+            if holder is not None:
+                return f"`self.{attr}` is also reachable through `{_code(holder).strip()}`"
         return None
 
     def jax_typed(self, value, depth: int = 0) -> bool:
@@ -1195,7 +1219,8 @@ class _Dataflow:
                     and isinstance(node.args[0].value, cst.List):  # np.array([True, False])
                 return all(isinstance(e.value, cst.Name) and e.value.value in ("True", "False")
                            for e in node.args[0].value.elements)
-            return ref is not None and ref.qualname in masks["elementwise_predicates"] + masks["mask_combinators"]
+            return ref is not None and ref.qualname in (masks["elementwise_predicates"] + masks["mask_combinators"]
+                                                        + masks["reductions"]["names"])
         if isinstance(node, cst.Name):
             values, _ = self._name_values(node)
             return bool(values) and all(not isinstance(v, str) and self.is_mask(v, depth + 1)
@@ -1209,8 +1234,8 @@ class _Dataflow:
             return False
         if isinstance(node, cst.Comparison):
             operands = [node.left, *(c.comparator for c in node.comparisons)]
-            return any(o.deep_equals(base) for o in operands) and all(
-                o.deep_equals(base) or self.is_scalar(o) for o in operands)
+            return any(_contains_equal(o, base) for o in operands) and all(
+                self.elementwise_in(o, base) for o in operands)
         if isinstance(node, cst.UnaryOperation):
             return self.mask_of(node.expression, base, depth + 1)
         if isinstance(node, cst.BinaryOperation):
@@ -1389,11 +1414,18 @@ class _Dataflow:
                 return _code(holder)
         return None
 
-    def _holder(self, use: cst.Name) -> cst.CSTNode | None:
-        """The node that keeps a reference to `use`'s value, walking up through views."""
+    def _holder(self, use: cst.Name, returns_escape: bool = False) -> cst.CSTNode | None:
+        """The node that keeps a reference to `use`'s value, walking up through views.
+        `returns_escape`: a returned value outlives the function (for attributes)."""
         node, parent = use, self.parents.get(use)
         while parent is not None:
             if isinstance(parent, cst.Attribute) and parent.value is node:
+                call = self.parents.get(parent)
+                if isinstance(call, cst.Call) and call.func is parent:  # x.method(...)
+                    if parent.attr.value in self.fresh_methods and not _may_not_copy(call):
+                        return None  # x.copy(), x.sum(): a new array
+                    node, parent = call, self.parents.get(call)  # x.reshape(...): a view
+                    continue
                 node, parent = parent, self.parents.get(parent)  # x.T, x.real: views
                 continue
             if isinstance(parent, cst.Subscript) and parent.value is node:
@@ -1401,20 +1433,20 @@ class _Dataflow:
                     return None  # a[1] of a 1-D array: a number, not a view
                 node, parent = parent, self.parents.get(parent)  # x[1:]: a view
                 continue
-            if isinstance(parent, cst.Call) and isinstance(parent.func, cst.Attribute) \
-                    and parent.func.value is node:
-                if parent.func.attr.value in self.fresh_methods and not _may_not_copy(parent):
-                    return None
-                node, parent = parent, self.parents.get(parent)  # x.reshape(...): a view
-                continue
             if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement,
                                    cst.StarredDictElement)):
                 container = self.parents.get(parent)
                 if self._is_store_target(container):
                     return None  # `a[0], a[1] = ...` writes into a; it keeps nothing
                 return container  # in a container literal
+            if isinstance(parent, cst.Assign) and parent.value is node and all(
+                    isinstance(t.target, cst.Subscript) and self._array_store(t.target)
+                    for t in parent.targets):
+                return None  # `a[:] = v` copies v's values into a
             if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr)) \
                     and parent.value is node:
+                return parent
+            if isinstance(parent, cst.Return) and returns_escape:
                 return parent
             if isinstance(parent, (cst.Yield, cst.Lambda, cst.Param)):
                 return parent  # yielded, captured, or a default argument
@@ -1432,6 +1464,12 @@ class _Dataflow:
                 continue
             return None
         return None
+
+    def _array_store(self, target: cst.Subscript) -> bool:
+        base = target.value
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        return self.kind_of(base) == ARRAY or self.jax_typed(base)
 
     def _scalar_read(self, subscript: cst.Subscript) -> bool:
         return len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index) \
@@ -1532,3 +1570,20 @@ def _argument_for(call: cst.Call, position: int | None, name: str):
     if position is not None and position < len(positional):
         return positional[position].value
     return None
+
+
+_INDEX_ERROR_BASES = {"IndexError", "LookupError", "Exception", "BaseException"}
+
+
+def _catches(handler: cst.ExceptHandler, name: str) -> bool:
+    """Whether an except clause catches IndexError (bare, or a base class of it)."""
+    if handler.type is None:
+        return True
+    types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    return any((_code(t).split(".")[-1]) in _INDEX_ERROR_BASES for t in types)
+
+
+def _contains_equal(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    if isinstance(tree, cst.BaseExpression) and tree.deep_equals(node):
+        return True
+    return any(_contains_equal(child, node) for child in tree.children)

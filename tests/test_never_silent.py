@@ -274,6 +274,63 @@ PROGRAMS = {
 "E10 dotted scipy import kept": """
     import scipy.ndimage
     return {"g": scipy.ndimage.gaussian_filter(np.ones((4, 4)), 1.0)}""",
+"F1 view by method": """
+    a = np.arange(6.0)
+    b = a.reshape(2, 3)
+    a[0] = 50.0
+    return {"b": b}""",
+"F2 chained binding": """
+    a = b = np.zeros(3)
+    a[0] = 5.0
+    return {"b": b}""",
+"F3 attribute handed out": """
+    class T:
+        def __init__(self):
+            self.w = np.zeros(3)
+        def weights(self):
+            return self.w
+        def bump(self):
+            self.w[0] = 1.0
+    t = T()
+    seen = t.weights()
+    t.bump()
+    return {"seen": seen}""",
+"F4 1-D tuple with slice views": """
+    b = np.arange(4.0)
+    b[0], b[1:] = b[3], b[:3]
+    return {"b": b}""",
+"F5 mask store keeps the dtype": """
+    x = np.arange(5)
+    x[x > 2] = 0.5
+    return {"x": x}""",
+"F6 sort in a comprehension": """
+    m = np.array([[3.0, 1.0], [2.0, 0.0]])
+    [row.sort() for row in m]
+    return {"m": m}""",
+"F7 out of bounds in try": """
+    x = np.zeros(3)
+    try:
+        x[5] = 1.0
+    except IndexError:
+        x[0] = -1.0
+    return {"x": x}""",
+"F8 list held in a name as index": """
+    w = np.zeros(4)
+    idx = [2, 0]
+    w[idx] = 5.0
+    z = np.zeros(3)
+    np.add.at(z, idx, 1.0)
+    return {"w": w, "z": z}""",
+"F9 fill_diagonal list and wrap": """
+    a = np.zeros((3, 3))
+    np.fill_diagonal(a, [1.0, 2.0, 3.0])
+    b = np.zeros((5, 2))
+    np.fill_diagonal(b, 1.0, wrap=True)
+    return {"a": a, "b": b}""",
+"F10 fill result used": """
+    a = np.zeros(2)
+    ok = a.fill(2.0) is None
+    return {"a": a, "ok": ok}""",
 }
 
 # Plain Python code in NumPy modules: no finding may be raised on it.

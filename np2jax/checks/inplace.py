@@ -126,6 +126,20 @@ def _form(analysis, statement, target: cst.Subscript, base, index, value, operat
                   "keeps where NumPy keeps the last")
 
 
+def _list_names(dataflow, index, jnp: str, updated_index) -> list:
+    """Index names bound only to list literals become jnp.asarray(name) in `.at[...]`."""
+    result = []
+    for original, element in zip(index, updated_index):
+        value = original.slice.value if isinstance(original.slice, cst.Index) else None
+        if isinstance(value, cst.Name):
+            values, _ = dataflow._values(value)
+            if values and all(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values):
+                element = element.with_changes(slice=element.slice.with_changes(
+                    value=updates.jnp_call(jnp, "asarray", element.slice.value)))
+        result.append(element)
+    return result
+
+
 def _new_value(form: str, base, index, value, operator, target, jnp: str):
     if form == "set":
         return updates.at_update(base, index, "set", value, jnp)
@@ -135,12 +149,17 @@ def _new_value(form: str, base, index, value, operator, target, jnp: str):
     if form.startswith("at-"):
         return updates.at_update(base, index, form[3:], value, jnp)
     mask = index[0].slice.value
-    if form == "where":
+    if form == "where":  # .astype: NumPy casts what it stores into the array's dtype
         new = value if operator is None else updates.binary(base, operator, value)
-        return updates.jnp_call(jnp, "where", mask, new, base)
+        return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
     if form == "where-map":
-        return updates.jnp_call(jnp, "where", mask, updates.replace_elements(value, target, base), base)
+        return _keep_dtype(updates.jnp_call(
+            jnp, "where", mask, updates.replace_elements(value, target, base), base), base)
     raise ValueError(form)
+
+
+def _keep_dtype(value, base):
+    return updates.call(updates.attr(value, "astype"), updates.attr(base, "dtype"))
 
 
 def _describe(form: str) -> str:
@@ -170,6 +189,7 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
         new_target = new_statement.target if isinstance(new_statement, cst.AugAssign) \
             else new_statement.targets[0].target
         new_base, new_index = _rebuild(new_target, depth)
+        new_index = _list_names(dataflow, index, jnp, new_index)
         value = _new_value(form, new_base, new_index, new_statement.value, op, new_target, jnp)
         return updates.replace_line(new_line, [updates.assign(new_base, value)])
 
@@ -215,7 +235,7 @@ def _plan_multiple(analysis, statement: cst.Assign, targets, line) -> WritePlan:
         requires.extend(dataflow.binding_refs(flat[0]))
     bases = [_flatten(t, dataflow)[0] for t in flat_targets if isinstance(t, cst.Subscript)]
     for base in bases:
-        if _may_view(statement.value, base) and not dataflow.one_dimensional(base):
+        if _may_view(statement.value, base, dataflow, analysis.parents):
             return WritePlan(None, f"the right side may hold views of `{code_of(base)}`, which "
                              "NumPy reads after the first write (a row swap that copies one row "
                              "twice); rewriting would change the result")
@@ -282,11 +302,14 @@ def _report_writes(rule, augmented: bool):
                               outcome=_converted(plan.how), **fields)
 
 
-def _may_view(value: cst.CSTNode, base: cst.BaseExpression) -> bool:
-    """Whether `value` reads from `base` in a way that may be a view of it."""
+def _may_view(value: cst.CSTNode, base: cst.BaseExpression, dataflow, parents) -> bool:
+    """Whether `value` reads from `base` in a way that may be a view of it: anything but
+    an integer index into a 1-D array (a number, copied)."""
     if isinstance(value, cst.BaseExpression) and value.deep_equals(base):
-        return True
-    return any(_may_view(child, base) for child in value.children)
+        read = parents.get(value)
+        return not (isinstance(read, cst.Subscript) and read.value is value
+                    and dataflow._scalar_read(read))
+    return any(_may_view(child, base, dataflow, parents) for child in value.children)
 
 
 def _first_target(analysis, statement) -> cst.Subscript:
@@ -637,11 +660,13 @@ def _inplace_function(qualname: str, call: cst.Call, jnp: str):
             return target, updates.jnp_call(jnp, "where", where, value, target)
         return build, None
     if qualname == "numpy.fill_diagonal" and len(positional) == 2 and set(rest) <= {"wrap"}:
+        if "wrap" in rest and not (isinstance(rest["wrap"], cst.Name) and rest["wrap"].value == "False"):
+            return None, "JAX's fill_diagonal does not wrap (wrap=True)"
         def build(new_call):
             target = new_call.args[0].value
-            extra = {k.keyword.value: k.value for k in new_call.args if k.keyword}
-            return target, updates.jnp_call(jnp, "fill_diagonal", target, new_call.args[1].value,
-                                            **extra, inplace=cst.Name("False"))
+            return target, updates.jnp_call(jnp, "fill_diagonal", target,
+                                            _array_literal(new_call.args[1].value, jnp),
+                                            inplace=cst.Name("False"))
         return build, None
     if qualname == "numpy.put" and len(positional) == 3 and not rest:
         if not _distinct_indices(positional[1]):
@@ -716,7 +741,10 @@ class UfuncAt(Rule):
                 yield self.report(call, ufunc=code_of(ref.node), outcome=_left(
                     f"`{code_of(ref.node)}.at` with these arguments has no `.at[]` counterpart"))
                 continue
-            build = partial(_ufunc_at, method=method, jnp=jnp)
+            index = args[1].value
+            values, _ = self.analysis.dataflow._values(index) if isinstance(index, cst.Name) else (None, None)
+            list_name = bool(values) and all(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values)
+            build = partial(_ufunc_at, method=method, jnp=jnp, list_name=list_name)
             line, fix, requires, reason = _statement_fix(self.analysis, call, args[0].value, build)
             if fix is None:
                 yield self.report(call, ufunc=code_of(ref.node), outcome=_left(reason))
@@ -726,9 +754,11 @@ class UfuncAt(Rule):
                                   outcome=_converted(f"`.at[...].{method}(...)`"))
 
 
-def _ufunc_at(new_call: cst.Call, method: str, jnp: str):
+def _ufunc_at(new_call: cst.Call, method: str, jnp: str, list_name: bool = False):
     """np.add.at(x, idx, v) -> x.at[idx].add(v); a tuple of index arrays indexes each axis."""
     target, index, values = (a.value for a in new_call.args)
+    if list_name:  # a name bound to a list: .at[] refuses lists
+        index = updates.jnp_call(jnp, "asarray", index)
     parts = list(index.elements) if isinstance(index, cst.Tuple) else [cst.Element(index)]
     elements = _with_commas([cst.SubscriptElement(slice=cst.Index(p.value)) for p in parts])
     return target, updates.at_update(target, elements, method, _array_literal(values, jnp), jnp)
