@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -27,6 +27,7 @@ from libcst.metadata import (
 )
 
 from np2jax.catalog import api_policy, api_table
+from np2jax.tree import ModuleContext, resolve
 
 MODULE_ROOTS = ("numpy", "scipy")
 JNP_DEFAULT_ALIAS = "jnp"
@@ -166,6 +167,11 @@ class ModuleAnalysis:
     uses_numpy: bool
     dataflow: "_Dataflow"
     mutators: list[MutatorFunction]
+    # calls of other modules' functions rewritten to return their argument (NJ209)
+    external_calls: list  # (call, argument name, qualified name) to assign back
+    external_refusals: list  # (node, qualified name, reason)
+    tree_references: dict  # qualified name -> how many references this file makes
+    context: ModuleContext
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         """1-based line and column of a node."""
@@ -173,11 +179,10 @@ class ModuleAnalysis:
         return code_range.start.line, code_range.start.column + 1
 
 
-def analyze(module: cst.Module, external_names: frozenset = frozenset()) -> ModuleAnalysis:
-    """`external_names`: identifiers other files of the converted tree use; a function
-    named there may have callers this file cannot rewrite."""
+def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> ModuleAnalysis:
+    """`context`: what the other files of the converted tree mean for this one (np2jax.tree)."""
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    collector = _Collector()
+    collector = _Collector(context)
     wrapper.visit(collector)
     positions = wrapper.resolve(PositionProvider)
     parents = wrapper.resolve(ParentNodeProvider)
@@ -185,7 +190,8 @@ def analyze(module: cst.Module, external_names: frozenset = frozenset()) -> Modu
     dataflow = _Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         _plan(ref, parents, collector)
-    mutators = dataflow.mutator_functions(wrapper.module, external_names)
+    mutators = dataflow.mutator_functions(wrapper.module, context)
+    external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)
     for ref in collector.refs:  # needs every plan: which arrays are JAX depends on them
         if ref.keep == KEEP_OUT and ref.call is not None and ref.out_arg is not None:
             if dataflow.out_call_convertible(ref) is None:
@@ -222,6 +228,10 @@ def analyze(module: cst.Module, external_names: frozenset = frozenset()) -> Modu
         jnp_alias=_choose_jnp_alias(collector),
         dataflow=dataflow,
         mutators=mutators,
+        external_calls=external_calls,
+        external_refusals=external_refusals,
+        tree_references=dict(Counter(q for _, q in collector.tree_refs)),
+        context=context,
         uses_numpy=collector.imports_numpy or bool(collector.refs),
     )
 
@@ -484,8 +494,10 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: "_Collector") -> bool
 class _Collector(cst.CSTVisitor):
     METADATA_DEPENDENCIES = (QualifiedNameProvider, ParentNodeProvider, ScopeProvider)
 
-    def __init__(self) -> None:
+    def __init__(self, context: ModuleContext = ModuleContext()) -> None:
         super().__init__()
+        self.context = context
+        self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
         policy = api_policy()
         self._in_place_methods = frozenset(policy["in_place_methods"])
         self._in_place_attributes = frozenset(policy["in_place_attributes"])
@@ -559,7 +571,10 @@ class _Collector(cst.CSTVisitor):
         chain = _dotted_chain(node)
         if chain is None or self._in_annotation(node):
             return
-        qualname = _numpy_qualname(self.get_metadata(QualifiedNameProvider, node, set()))
+        names = self.get_metadata(QualifiedNameProvider, node, set())
+        if self.context.external_mutators:
+            self._tree_reference(node, names)
+        qualname = _numpy_qualname(names)
         if qualname is None:
             return
         target = node
@@ -579,6 +594,18 @@ class _Collector(cst.CSTVisitor):
         self.ref_by_node[target] = ref
         if qualname in self._wide_dtype_names:
             self.wide_dtypes.append(DtypeUse(target, _code(target)))
+
+    def _tree_reference(self, node, names) -> None:
+        """A reference to a function of another module of the tree that is rewritten to
+        return its argument: its calls here must assign the result."""
+        if len(names) != 1:
+            return
+        (name,) = names
+        if name.source is not QualifiedNameSource.IMPORT:
+            return
+        qualname = resolve(name.name, self.context.name, self.context.is_package)
+        if self.context.mutator_parameter(qualname) is not None:
+            self.tree_refs.append((node, qualname))
 
     def _in_annotation(self, node) -> bool:
         """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""
@@ -915,18 +942,18 @@ class _Dataflow:
         return shuffles
 
     # functions that change an argument in place
-    def mutator_functions(self, module: cst.Module, external_names: frozenset) -> list:
+    def mutator_functions(self, module: cst.Module, context: ModuleContext) -> list:
         found = []
         for statement in module.body:
             if isinstance(statement, cst.FunctionDef):
-                fact = self._mutator(statement, module, external_names)
+                fact = self._mutator(statement, module, context)
                 if fact is not None:
                     found.append(fact)
                     if fact.refused is None:
                         self.fresh_params[fact.param] = fact.node
         return found
 
-    def _mutator(self, function: cst.FunctionDef, module, external_names):
+    def _mutator(self, function: cst.FunctionDef, module, context):
         params = [p for p in function.params.params] + list(function.params.kwonly_params) \
             + list(function.params.posonly_params)
         by_name = {p.name.value: p for p in params}
@@ -959,10 +986,10 @@ class _Dataflow:
             return None
         param = by_name[mutated[0]] if mutated else by_name[sorted(other)[0]]
         fact = MutatorFunction(function, param, writes.get(param.name.value, []), [], None)
-        fact.refused = self._mutator_refusal(function, fact, mutated, other, scope, module, external_names)
+        fact.refused = self._mutator_refusal(function, fact, mutated, other, scope, module, context)
         return fact
 
-    def _mutator_refusal(self, function, fact, mutated, other, scope, module, external_names):
+    def _mutator_refusal(self, function, fact, mutated, other, scope, module, context):
         name, param = function.name.value, fact.param.name.value
         if other:
             return f"`{param}` is changed by a method, an out= or an in-place function"
@@ -974,8 +1001,10 @@ class _Dataflow:
         function.body.visit(finder)
         if finder.value_returned or finder.yields:
             return "it already returns a value (or yields), so it cannot return the array too"
-        if name in external_names:
-            return f"`{name}` is used by another module of the tree, whose callers are not rewritten"
+        exported = name in context.exported_mutators  # its calls elsewhere are rewritten too
+        if name in context.external_names and not exported:
+            return (f"`{name}` is used by another module of the tree, where not every use is "
+                    "a call that can assign the result")
         if name in self.collector.exported_names or name.startswith("__"):
             return f"`{name}` is public API (listed in __all__), with callers the tool cannot see"
         if fact.param.star:
@@ -985,7 +1014,7 @@ class _Dataflow:
                 return f"`{param}` is rebound inside the function"
         for access in self._nested_accesses(scope, param):
             return f"`{param}` is used by a nested function"
-        return self._call_sites(function, fact)
+        return self._call_sites(function, fact, exported)
 
     def _nested_accesses(self, scope, name):
         for assignment in scope.assignments[name] if scope is not None and name in scope.assignments else ():
@@ -993,7 +1022,7 @@ class _Dataflow:
                 if self.scopes.get(access.node) is not scope:
                     yield access
 
-    def _call_sites(self, function: cst.FunctionDef, fact) -> str | None:
+    def _call_sites(self, function: cst.FunctionDef, fact, exported: bool = False) -> str | None:
         """Every reference to the function must be a call statement whose argument for the
         parameter is a plain name the caller alone holds (NumPy changed the caller's array
         in place, so its other holders saw the change; a rebinding would not show it them)."""
@@ -1005,25 +1034,44 @@ class _Dataflow:
         params = list(function.params.params)
         position = params.index(fact.param) if fact.param in params else None
         for access in assignments[0].references:
-            call = self.parents.get(access.node)
-            if not (isinstance(call, cst.Call) and call.func is access.node):
-                return f"`{name}` is used other than by calling it (as a callback?), so not every caller can be rewritten"
-            argument = _argument_for(call, position, fact.param.name.value)
-            if argument is None:
-                return f"a call of `{name}` passes the argument through * or ** or leaves it out"
-            if self.expression_statement_line(call) is None:
-                return f"a call of `{name}` uses its result or shares its line"
-            if not isinstance(argument, cst.Name):
-                return f"`{_code(call)}` passes `{_code(argument)}`, which cannot be assigned back"
-            # A JAX array: `n += 1` on an int argument changes nothing for the caller, so
-            # `x = f(x)` would be wrong there.
-            reason = self.unconvertible_because(argument, call)
+            argument, reason = self.assignable_call(access.node, name, position, fact.param.name.value)
             if reason is not None:
-                return f"at `{_code(call)}`: {reason}"
-            fact.call_sites.append((call, argument))
-        if not fact.call_sites:
+                return reason
+            fact.call_sites.append((self.parents.get(access.node), argument))
+        if not fact.call_sites and not exported:
             return f"`{name}` is never called in this file, so its callers are elsewhere"
         return None
+
+    def assignable_call(self, reference, name: str, position, param: str):
+        """(argument, None) when `reference` is the function of a call statement whose
+        argument for `param` is a name holding a private JAX array, else (None, reason)."""
+        call = self.parents.get(reference)
+        if not (isinstance(call, cst.Call) and call.func is reference):
+            return None, f"`{name}` is used other than by calling it (as a callback?), so not every caller can be rewritten"
+        argument = _argument_for(call, position, param)
+        if argument is None:
+            return None, f"a call of `{name}` passes the argument through * or ** or leaves it out"
+        if self.expression_statement_line(call) is None:
+            return None, f"a call of `{name}` uses its result or shares its line"
+        if not isinstance(argument, cst.Name):
+            return None, f"`{_code(call)}` passes `{_code(argument)}`, which cannot be assigned back"
+        # A JAX array: `n += 1` on an int argument changes nothing for the caller, so
+        # `x = f(x)` would be wrong there.
+        reason = self.unconvertible_because(argument, call)
+        if reason is not None:
+            return None, f"at `{_code(call)}`: {reason}"
+        return argument, None
+
+    def external_call_sites(self, tree_refs, context: ModuleContext):
+        calls, refusals = [], []
+        for node, qualname in tree_refs:
+            position, param = context.mutator_parameter(qualname)
+            argument, reason = self.assignable_call(node, qualname, position, param)
+            if reason is None:
+                calls.append((self.parents.get(node), argument, qualname))
+            else:
+                refusals.append((node, qualname, reason))
+        return calls, refusals
 
     # functional updates
     def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,

@@ -7,16 +7,16 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from np2jax.config import Config
 from np2jax.files import InputFile, SourceError, discover, read_source, write_atomic
 from np2jax.findings import Finding
 from np2jax.pipeline import FileResult, process
+from np2jax.tree import Tree
 
 __all__ = ["Config", "FileResult", "RunResult", "convert_source", "check_source",
            "convert_paths", "check_paths"]
@@ -69,37 +69,66 @@ class RunResult:
         return Counter(c.code for c in self.changes)
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True):
+    """Process the files as one tree: functions rewritten to return their argument (NJ209)
+    and their calls in other modules are rewritten together, or not at all."""
     sources = {}
     for item in files:
         try:
             sources[item.path] = read_source(item.path)
         except SourceError as exc:
             run.errors.append(exc)
-    # A name another file of the tree also uses may be a function called from there, whose
-    # calls this file's conversion cannot rewrite (NJ209 checks it).
-    words = {path: set(_IDENTIFIER.findall(source.text)) for path, source in sources.items()}
-    files_using = Counter(word for found in words.values() for word in found)
+    tree = Tree.of(files, sources)
+    failed: set[Path] = set()
+    accepted = _cross_module_mutators(files, sources, tree, config, failed)
+    while True:
+        results = {}
+        for item in files:
+            if item.path in sources and item.path not in failed:
+                result = _process_one(item, sources[item.path], config, rewrite,
+                                      tree.context(item.path, accepted), run, failed)
+                if result is not None:
+                    results[item.path] = result
+        unsettled = tree.unsettled(accepted, results, failed)
+        if not unsettled:
+            break
+        accepted = {q: p for q, p in accepted.items() if q not in unsettled}
     for item in files:
-        if item.path not in sources:
+        if item.path in results:
+            run.files.append(results[item.path])
+            yield item, sources[item.path], results[item.path]
+
+
+def _cross_module_mutators(files, sources, tree: Tree, config: Config, failed: set) -> dict:
+    """Functions that change an argument and are used by other files of the tree, which
+    could be rewritten if all their calls there can be: qualified name -> (position, name)."""
+    found = {}
+    for item in files:
+        if item.path not in sources or len(tree.names) < 2:
             continue
-        source = sources[item.path]
-        external = frozenset(w for w in words[item.path] if files_using[w] > 1)
+        context = tree.context(item.path, {})
+        context = replace(context, exported_mutators=context.external_names)
         try:
-            result = process(source.text, config, str(item.path), rewrite, external)
-        except SourceError as exc:
-            run.errors.append(exc)
+            result = process(sources[item.path].text, config, str(item.path), False, context)
+        except Exception:  # reported when the file is processed for real
             continue
-        except Exception as exc:  # a bug in np2jax must not cost the rest of the batch
-            run.errors.append(SourceError(
-                str(item.path), f"internal error ({type(exc).__name__}: {exc}); the file was "
-                "left untouched; please report it with this file"))
-            continue
-        run.files.append(result)
-        yield item, source, result
+        for name, parameter in result.mutators.items():
+            if name in context.external_names:
+                found[f"{tree.names[item.path]}.{name}"] = parameter
+    return found
+
+
+def _process_one(item, source, config, rewrite, context, run, failed):
+    try:
+        return process(source.text, config, str(item.path), rewrite, context)
+    except SourceError as exc:
+        run.errors.append(exc)
+    except Exception as exc:  # a bug in np2jax must not cost the rest of the batch
+        run.errors.append(SourceError(
+            str(item.path), f"internal error ({type(exc).__name__}: {exc}); the file was "
+            "left untouched; please report it with this file"))
+    failed.add(item.path)
+    return None
 
 
 def check_paths(paths: list[Path], config: Config) -> RunResult:

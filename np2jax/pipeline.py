@@ -11,6 +11,7 @@ from np2jax.config import Config
 from np2jax.files import may_use_numpy
 from np2jax.findings import Finding
 from np2jax.parse import parse
+from np2jax.tree import ModuleContext
 
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 
@@ -22,6 +23,11 @@ class FileResult:
     converted: str
     findings: list[Finding] = field(default_factory=list)  # what conversion leaves to you
     changes: list[Finding] = field(default_factory=list)  # what conversion rewrote
+    # for the tree's cross-module check (np2jax.tree): the keys of the applied fixes, and
+    # how many references to other modules' rewritten functions this file makes
+    applied_keys: list = field(default_factory=list)
+    tree_references: dict = field(default_factory=dict)
+    mutators: dict = field(default_factory=dict)  # function name -> (position, param), rewritable
 
     @property
     def changed(self) -> bool:
@@ -48,13 +54,13 @@ def _silenced(silenced, line: int, code: str) -> bool:
 
 
 def process(text: str, config: Config, path: str = "<string>", rewrite: bool = True,
-            external_names: frozenset = frozenset()) -> FileResult:
+            context: ModuleContext = ModuleContext()) -> FileResult:
     """Convert `text`; the result carries the new text, the changes and the findings.
     With rewrite=False (check) the fixes are only listed, and the text stays as it was."""
     if not may_use_numpy(text):
         return FileResult(path, text, text)
     module = parse(text, path)
-    analysis = analyze(module, external_names)
+    analysis = analyze(module, context)
     if not analysis.uses_numpy:
         return FileResult(path, text, text)
     silenced = suppressions(text)
@@ -88,7 +94,16 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
         findings=sorted(f for r, f in kept if r.fix is None or (
             id(r) not in applied_ids and r.report_if_unfixed)),
         changes=sorted(f for r, f in kept if id(r) in applied_ids),
+        applied_keys=[r.key for r in applied if r.key is not None],
+        tree_references=analysis.tree_references,
+        mutators={m.node.name.value: (_position(m), m.param.name.value)
+                  for m in analysis.mutators if m.refused is None},
     )
+
+
+def _position(mutator) -> int | None:
+    params = list(mutator.node.params.params)
+    return params.index(mutator.param) if mutator.param in params else None
 
 
 def _applicable(fixes: list[Report], dropped: set) -> list[Report]:

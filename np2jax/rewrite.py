@@ -75,7 +75,15 @@ def remove_unused_imports(module: cst.Module) -> cst.Module:
             referenced[key] = referenced.get(key, False) or bool(assignment.references)
     if all(referenced.values()):
         return module
-    return wrapper.module.visit(_DropAliases(referenced))
+    pruned = wrapper.module.visit(_DropAliases(referenced))
+    if pruned.body and not module.code.startswith("\n"):
+        # the import that opened the file is gone: do not open with its blank lines
+        first = pruned.body[0]
+        kept = list(first.leading_lines)
+        while kept and kept[0].comment is None:
+            kept.pop(0)
+        pruned = pruned.with_changes(body=[first.with_changes(leading_lines=kept), *pruned.body[1:]])
+    return pruned
 
 
 class _DropAliases(cst.CSTTransformer):

@@ -36,6 +36,7 @@ class Report:
     # list argument on NumPy), is what it fixed still a problem to report?
     report_if_unfixed: bool = True
     unfixed_message: str | None = None  # the message when the fix is dropped
+    key: tuple | None = None  # what the fix stands for across files (np2jax.tree checks it)
 
 
 class Rule:
@@ -53,7 +54,7 @@ class Rule:
         raise NotImplementedError
 
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
-               report_if_unfixed: bool = True, **fields) -> Report:
+               report_if_unfixed: bool = True, key: tuple | None = None, **fields) -> Report:
         message = self.doc().message.format(**fields)
         if isinstance(requires, cst.CSTNode):
             requires = (requires,)
@@ -61,7 +62,7 @@ class Rule:
         if fix is not None and "outcome" in fields:
             unfixed = self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED})
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
-                      report_if_unfixed, unfixed)
+                      report_if_unfixed, unfixed, key)
 
 
 def code_of(node: cst.CSTNode) -> str:

@@ -381,13 +381,29 @@ class MutatedArgument(Rule):
                 continue
             lines = [self.analysis.dataflow.expression_statement_line(call) for call, _ in fact.call_sites]
             yield self.report(fact.node, fix=partial(_return_param, param=fact.param.name.value),
-                              requires=tuple(lines), outcome=_converted(
+                              requires=tuple(lines), key=("def", fields["function"]), outcome=_converted(
                                   f"a function returning `{fields['param']}`, and its "
                                   f"{len(lines)} call(s) assign the result"), **fields)
             for (call, argument), line in zip(fact.call_sites, lines):
                 yield self.report(line, fix=partial(_assign_back, name=argument.value),
                                   requires=(fact.node,), outcome=_converted(
                                       f"`{argument.value} = {code_of(call)}`"), **fields)
+        yield from self._external_calls()
+
+    def _external_calls(self):
+        """Calls of another module's function rewritten to return its argument: they assign
+        the result; the tree checks that the function and all its calls were rewritten."""
+        dataflow = self.analysis.dataflow
+        for call, argument, qualname in self.analysis.external_calls:
+            line = dataflow.expression_statement_line(call)
+            param = self.analysis.context.mutator_parameter(qualname)[1]
+            yield self.report(line, fix=partial(_assign_back, name=argument.value),
+                              requires=dataflow.binding_refs(argument), key=("call", qualname),
+                              function=qualname, param=param, outcome=_converted(
+                                  f"`{argument.value} = {code_of(call)}`, since it now returns it"))
+        for node, qualname, reason in self.analysis.external_refusals:
+            param = self.analysis.context.mutator_parameter(qualname)[1]
+            yield self.report(node, function=qualname, param=param, outcome=_left(reason))
 
     def _write_refused(self, fact) -> str | None:
         for write in fact.writes:

@@ -1,0 +1,113 @@
+"""What one file's conversion needs to know about the other files of the converted tree.
+
+A function that changes its argument in place (NJ209) is rewritten to return it, and every
+call assigns the result. When its calls are in other modules, the definition and all those
+calls must be rewritten together, or none of them: the tree is converted with the set of
+such functions assumed rewritable, then each is checked (definition rewritten, every call
+rewritten) and the ones that failed are dropped, until nothing changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class ModuleContext:
+    """The tree as one file sees it."""
+
+    name: str = ""  # the module's dotted name ("" for a lone source text)
+    is_package: bool = False  # an __init__.py: relative imports start from the package itself
+    external_names: frozenset = frozenset()  # identifiers other files of the tree use
+    # functions of other modules rewritten to return their argument: qualified name ->
+    # (position of the parameter, its name); calls to them here must assign the result
+    external_mutators: tuple = ()
+    # functions of this module rewritten together with their calls in other modules
+    exported_mutators: frozenset = frozenset()
+
+    def mutator_parameter(self, qualname: str):
+        return dict(self.external_mutators).get(qualname)
+
+
+def module_name(path: Path, relative: Path) -> str:
+    """`pkg/sub/mod.py` -> "pkg.sub.mod"; a package's __init__.py is the package itself.
+    The folders above the given root that are packages (have __init__.py) are included."""
+    parts = list(relative.with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    root = path.resolve().parent
+    for _ in range(len(relative.parts) - 1):
+        root = root.parent
+    while (root / "__init__.py").exists():
+        parts.insert(0, root.name)
+        root = root.parent
+    return ".".join(parts)
+
+
+def resolve(qualname: str, module: str, is_package: bool) -> str:
+    """libcst writes relative imports with leading dots (".mod.f"): make them absolute."""
+    if not qualname.startswith("."):
+        return qualname
+    dots = len(qualname) - len(qualname.lstrip("."))
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    base = package[: len(package) - (dots - 1)] if dots > 1 else package
+    return ".".join([*base, qualname.lstrip(".")]) if qualname.lstrip(".") else ".".join(base)
+
+
+@dataclass
+class Tree:
+    """Module names and shared identifiers of the files converted together."""
+
+    names: dict[Path, str] = field(default_factory=dict)
+    words: dict[Path, set] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, files, sources) -> "Tree":
+        tree = cls()
+        for item in files:
+            if item.path in sources:
+                tree.names[item.path] = module_name(item.path, item.relative)
+                tree.words[item.path] = set(_IDENTIFIER.findall(sources[item.path].text))
+        return tree
+
+    def context(self, path: Path, accepted: dict[str, tuple]) -> ModuleContext:
+        using = Counter(word for found in self.words.values() for word in found)
+        own = self.names.get(path, "")
+        return ModuleContext(
+            name=own, is_package=path.name == "__init__.py",
+            external_names=frozenset(w for w in self.words.get(path, ()) if using[w] > 1),
+            external_mutators=tuple(sorted((q, p) for q, p in accepted.items()
+                                           if q.rsplit(".", 1)[0] != own)),
+            exported_mutators=frozenset(q.rsplit(".", 1)[1] for q in accepted
+                                        if q.rsplit(".", 1)[0] == own),
+        )
+
+    def defining_path(self, qualname: str) -> Path | None:
+        module = qualname.rsplit(".", 1)[0]
+        return next((p for p, n in self.names.items() if n == module), None)
+
+    def unsettled(self, accepted: dict, results: dict, failed: set) -> set[str]:
+        """The accepted functions whose rewrite did not happen everywhere it had to: the
+        definition, and every reference from other files as a call assigning the result."""
+        bad = set()
+        for qualname in accepted:
+            module, name = qualname.rsplit(".", 1)
+            defining = self.defining_path(qualname)
+            result = results.get(defining)
+            if result is None or ("def", name) not in result.applied_keys:
+                bad.add(qualname)
+                continue
+            total = 0
+            for path, other in results.items():
+                references = other.tree_references.get(qualname, 0)
+                total += references
+                if references != other.applied_keys.count(("call", qualname)):
+                    bad.add(qualname)
+            if total == 0 or any(name in self.words.get(path, ()) for path in failed):
+                bad.add(qualname)  # mentioned elsewhere, but never as a call we understood
+        return bad

@@ -1,0 +1,121 @@
+"""Converting a tree: a function that changes its argument in place (NJ209) is rewritten
+with all its calls in other modules, or not at all."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from np2jax.api import Config, convert_paths
+from np2jax.verify.compare import compare_values
+
+OPS = """
+import numpy as np
+
+
+def normalize(v):
+    v /= v.sum()
+
+
+def clip_negative(m):
+    m[m < 0] = 0.0
+"""
+
+APP = """
+import numpy as np
+
+from pkg.ops import normalize
+from . import ops
+
+
+def main():
+    p = np.arange(1.0, 5.0)
+    normalize(p)
+    q = np.linspace(-1.0, 1.0, 5)
+    ops.clip_negative(q)
+    return {"p": p, "q": q}
+"""
+
+
+def _tree(root: Path, **modules: str) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def _run_main(root: Path):
+    """pkg.app.main() of the tree at root, in its own interpreter, as NumPy arrays."""
+    code = ("import pickle, sys; import numpy as np; sys.path.insert(0, sys.argv[1]); "
+            "from pkg.app import main; "
+            "sys.stdout.buffer.write(pickle.dumps({k: np.asarray(v) for k, v in main().items()}))")
+    done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, check=True)
+    return pickle.loads(done.stdout)
+
+
+def _convert(tmp_path: Path, **modules: str):
+    source = _tree(tmp_path / "src", **modules)
+    out = tmp_path / "out"
+    run = convert_paths([source], Config(), out=out)
+    return source, out, run
+
+
+def test_a_function_and_its_calls_in_other_modules_are_rewritten_together(tmp_path):
+    source, out, run = _convert(tmp_path, ops=OPS, app=APP)
+    ops = (out / "pkg" / "ops.py").read_text()
+    app = (out / "pkg" / "app.py").read_text()
+    assert "    v /= v.sum()\n    return v\n" in ops
+    assert "    m = jnp.where(m < 0, 0.0, m).astype(m.dtype)\n    return m\n" in ops
+    assert "p = normalize(p)" in app and "q = ops.clip_negative(q)" in app
+    assert run.findings == []
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_one_call_that_cannot_assign_back_stops_the_rewrite_everywhere(tmp_path):
+    other = """
+    import numpy as np
+
+    from pkg.ops import clip_negative
+
+
+    def run():
+        r = np.linspace(-2.0, 2.0, 5)
+        alias = r
+        clip_negative(r)
+        return alias
+    """
+    source, out, run = _convert(tmp_path, ops=OPS, app=APP, other=other)
+    ops = (out / "pkg" / "ops.py").read_text()
+    app = (out / "pkg" / "app.py").read_text()
+    assert "    m[m < 0] = 0.0\n" in ops and "return m" not in ops  # clip_negative left as it was
+    assert "    ops.clip_negative(q)\n" in app
+    assert "p = normalize(p)" in app  # normalize has no such caller: still rewritten
+    assert any(f.code == "NJ209" and "clip_negative" in f.message for f in run.findings)
+
+
+def test_a_suppressed_call_in_another_module_drops_the_whole_rewrite(tmp_path):
+    app = APP.replace("    normalize(p)\n", "    normalize(p)  # np2jax: ignore[NJ209]\n")
+    source, out, run = _convert(tmp_path, ops=OPS, app=app)
+    ops = (out / "pkg" / "ops.py").read_text()
+    assert "    v /= v.sum()\n\n" in ops and "return v" not in ops
+    assert "    normalize(p)  # np2jax: ignore[NJ209]\n" in (out / "pkg" / "app.py").read_text()
+
+
+def test_a_function_only_mentioned_elsewhere_is_not_rewritten(tmp_path):
+    app = """
+    import numpy as np
+
+
+    def main():
+        # normalize is documented here, but never called
+        return {"p": np.ones(2)}
+    """
+    source, out, run = _convert(tmp_path, ops=OPS, app=app)
+    assert "return v" not in (out / "pkg" / "ops.py").read_text()
