@@ -607,10 +607,36 @@ def _inplace_method(call: cst.Call, method: str, jnp: str):
         return (lambda new_call: (new_call.func.value, updates.jnp_call(
             jnp, "put", new_call.func.value, _array_literal(new_call.args[0].value, jnp),
             _array_literal(new_call.args[1].value, jnp), inplace=cst.Name("False")))), None
+    if method == "resize":
+        return _resize(call, jnp)
     reasons = {"partition": "JAX orders the partitions differently, and NumPy leaves the order unspecified",
-               "resize": "ndarray.resize pads with zeros in place, which is not rewritten",
                "itemset": "itemset is not rewritten"}
     return None, reasons.get(method, f"`.{method}(...)` is not rewritten")
+
+
+def _resize(call: cst.Call, jnp: str):
+    """x.resize(2, 3) or x.resize((2, 3)): ndarray.resize keeps the data in C order and pads
+    with zeros, which is jnp.pad(x.ravel(), (0, max(0, n - x.size)))[:n].reshape(shape)."""
+    args = [a for a in call.args if a.keyword is None and not a.star]
+    if any(a.keyword is not None and a.keyword.value != "refcheck" for a in call.args) or not args:
+        return None, "only `x.resize(shape)` with a literal shape is rewritten"
+    dims = list(args[0].value.elements) if len(args) == 1 and isinstance(args[0].value, (cst.Tuple, cst.List)) \
+        else args
+    if not all(isinstance(d.value, cst.Integer) for d in dims):
+        return None, "only `x.resize(shape)` with a literal shape is rewritten"
+    sizes = [int(d.value.value, 0) for d in dims]
+    total = 1
+    for size in sizes:
+        total *= size
+    shape = cst.parse_expression(f"({', '.join(map(str, sizes))}{',' if len(sizes) == 1 else ''})")
+
+    def build(new_call):
+        receiver = new_call.func.value
+        padding = cst.parse_expression(f"(0, max(0, {total} - {code_of(receiver)}.size))")
+        padded = updates.jnp_call(jnp, "pad", updates.call(updates.attr(receiver, "ravel")), padding)
+        cut = cst.Subscript(value=padded, slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=cst.Integer(str(total))))])
+        return receiver, updates.call(updates.attr(cut, "reshape"), shape)
+    return build, None
 
 
 class InPlaceMethod(Rule):
