@@ -73,7 +73,7 @@ def convert(
     paths: List[Path] = typer.Argument(..., help="Python files or folders to convert."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the converted tree under this folder."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the source files."),
-    diff: bool = typer.Option(False, "--diff", help="Print a unified diff and write nothing."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; alone, write nothing."),
     copy_other: bool = typer.Option(False, "--copy-other", help="With --out, also copy non-Python files."),
     output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
     select: Optional[List[str]] = SelectOption,
@@ -83,12 +83,15 @@ def convert(
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
 ) -> None:
-    """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff."""
+    """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
+    accompany --out)."""
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import findings_json, print_diff, print_errors, print_findings, summary_table, unified_diff
 
-    if sum(bool(x) for x in (out, in_place, diff)) != 1:
-        raise _fail("choose exactly one of --out DIR, --in-place or --diff")
+    if sum(bool(x) for x in (out, in_place)) > 1 or not (out or in_place or diff):
+        raise _fail("choose one of --out DIR or --in-place, or --diff alone (it writes nothing)")
+    if diff and in_place:
+        raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
     config = _load_config(paths, select, ignore, exclude, x64)

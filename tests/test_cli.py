@@ -240,3 +240,12 @@ def test_syntax_errors_are_placed_exactly(tmp_path):
 def test_check_json_summary_counts_checked_files(tmp_path):
     payload = json.loads(invoke("check", write(tmp_path / "a.py", INPLACE), "--format", "json").stdout)
     assert payload["summary"] == {"checked": 1, "failed": 0}
+
+
+def test_convert_diff_with_out_prints_the_diff_and_writes_the_tree(tmp_path):
+    source = write(tmp_path / "src" / "a.py", CLEAN)
+    result = invoke("convert", tmp_path / "src", "--out", tmp_path / "out", "--diff")
+    assert "+y = jnp.sum(jnp.array([1, 2]))" in result.output
+    assert (tmp_path / "out" / "a.py").read_text().startswith("import jax.numpy as jnp")
+    assert source.read_text() == CLEAN
+    assert invoke("convert", source, "--in-place", "--diff").exit_code == 2

@@ -592,9 +592,11 @@ def test_readme_quickstart_converts_and_verifies_the_example(tmp_path):
     quickstart = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     commands = [block.split("```", 1)[0].strip() for block in quickstart.split("```bash")[1:]]
     assert len(commands) == 2
-    assert commands[0].endswith("np2jax convert examples --out converted --verify")
-    done = _np2jax("convert", "examples", "--out", tmp_path / "converted", "--verify", cwd=ROOT)
+    assert commands[0].endswith("np2jax convert examples --out converted --diff --verify")
+    done = _np2jax("convert", "examples", "--out", tmp_path / "converted", "--diff", "--verify",
+                   cwd=ROOT)
     assert done.returncode == 1, done.stdout + done.stderr
+    assert "+import jax.numpy as jnp" in done.stdout  # the diff, before the report
     table = done.stdout.split("np2jax verify", 1)[1]
     row = next(line for line in table.splitlines() if "heat_and_stats.py" in line)
     assert " equal " in row
