@@ -684,6 +684,15 @@ class InPlaceMethod(Rule):
         return line, fix, dataflow.binding_refs(write.receiver), None
 
 
+def _not_in_place(name: str, jnp: str):
+    """np.put(a, i, v) / np.place(a, m, v) -> a = jnp.<name>(a, i, v, inplace=False)."""
+    def build(new_call):
+        target = new_call.args[0].value
+        rest = (_array_literal(a.value, jnp) for a in new_call.args[1:3])
+        return target, updates.jnp_call(jnp, name, target, *rest, inplace=cst.Name("False"))
+    return build
+
+
 def _inplace_function(qualname: str, call: cst.Call, jnp: str):
     """The builder for np.<function>(a, ...) as `a = <functional form>`, or the reason."""
     args = call.args
@@ -713,19 +722,9 @@ def _inplace_function(qualname: str, call: cst.Call, jnp: str):
     if qualname == "numpy.put" and len(positional) == 3 and not rest:
         if not _distinct_indices(positional[1]):
             return None, "the indices may repeat, and JAX does not define which value it keeps"
-        def build(new_call):
-            target = new_call.args[0].value
-            return target, updates.jnp_call(jnp, "put", target, _array_literal(new_call.args[1].value, jnp),
-                                            _array_literal(new_call.args[2].value, jnp),
-                                            inplace=cst.Name("False"))
-        return build, None
+        return _not_in_place("put", jnp), None
     if qualname == "numpy.place" and len(positional) == 3 and not rest:
-        def build(new_call):
-            target = new_call.args[0].value
-            return target, updates.jnp_call(jnp, "place", target, _array_literal(new_call.args[1].value, jnp),
-                                            _array_literal(new_call.args[2].value, jnp),
-                                            inplace=cst.Name("False"))
-        return build, None
+        return _not_in_place("place", jnp), None
     if qualname == "numpy.putmask" and len(positional) == 3 and not rest:
         def build(new_call):  # values repeat over the whole array, as np.resize repeats them
             target, mask, values = (a.value for a in new_call.args)
