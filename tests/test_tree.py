@@ -9,8 +9,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
-import pytest
 
 from np2jax.api import Config, convert_paths
 from np2jax.verify.compare import compare_values
