@@ -5,6 +5,13 @@ findings its `# expect:` header lists; converting the .out.py again changes noth
 both run: the .in.py under NumPy and the .out.py under JAX give equal results when the
 header says `# verdict: equal` (the default), and do not when it says `# verdict: fails`
 (which is only allowed for a case that expects a finding: never silently wrong).
+
+Outputs drawn from random numbers cannot agree exactly: a fixture names them in
+`STOCHASTIC = {name: tolerance}` (as the verifier's programs do), and those are compared by
+the verifier's statistics (moments within the tolerance, and a two-sample KS test over the
+draws); every other output exactly. Fixtures whose conversion makes jax.random keys also run
+twice under `jax_debug_key_reuse`: a key is never used twice, and the same seed gives the
+same numbers run to run.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from helpers import FIXTURES, header, run_main
 from np2jax.api import convert_source
 from np2jax.catalog import rule_docs
 from np2jax.config import Config
-from np2jax.verify.compare import compare_values
+from np2jax.verify.compare import compare_trees, compare_values
 
 CASES = sorted(FIXTURES.glob("*/*.in.py"))
 IDS = [f"{p.parent.name}/{p.name[:-6]}" for p in CASES]
@@ -55,6 +62,12 @@ def test_both_versions_run_and_agree(case):
     assert verdict in ("equal", "fails")
     reference = run_main(case)
     if verdict == "equal":
+        stochastic = _stochastic(text)
+        if stochastic:
+            problems = [o.problem() or o.note for o in compare_trees(
+                reference, run_main(_out(case)), stochastic=stochastic) if not o.equal]
+            assert not problems, problems
+            return
         assert compare_values("main()", reference, run_main(_out(case))) is None
         return
     assert _expected_codes(text), "a case whose conversion fails must expect a finding"
@@ -64,6 +77,38 @@ def test_both_versions_run_and_agree(case):
         return
     assert compare_values("main()", reference, converted) is not None, \
         "verdict says fails, but the converted program gives the same results"
+
+
+def _stochastic(text: str) -> dict:
+    """The fixture's STOCHASTIC dict (evaluated from its assignment, like the verifier)."""
+    import ast
+
+    tree = ast.parse(text)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "STOCHASTIC" for t in node.targets):
+            names = {n.targets[0].id: ast.literal_eval(n.value) for n in tree.body
+                     if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)
+                     and isinstance(n.value, ast.Constant)}
+            return eval(compile(ast.Expression(node.value), "<STOCHASTIC>", "eval"), names)
+    return {}
+
+
+KEYED = [c for c in CASES if "jax.random.split(" in _out(c).read_text()
+         and "jax.random" not in c.read_text()]
+
+
+@pytest.mark.parametrize("case", KEYED, ids=[f"{p.parent.name}/{p.name[:-6]}" for p in KEYED])
+def test_converted_random_programs_are_deterministic_and_never_reuse_a_key(case):
+    import jax
+
+    previous = jax.config.jax_debug_key_reuse
+    jax.config.update("jax_debug_key_reuse", True)
+    try:
+        first, second = run_main(_out(case)), run_main(_out(case))
+    finally:
+        jax.config.update("jax_debug_key_reuse", previous)
+    assert compare_values("main()", first, second) is None
 
 
 def test_every_rule_has_at_least_five_fixture_pairs():

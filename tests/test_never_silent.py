@@ -258,12 +258,12 @@ PROGRAMS = {
     deck = np.arange(10)
     rng = np.random.default_rng(0)
     rng.shuffle(deck)
-    return {"d": deck}""",
+    return {"d": np.sort(deck), "moved": bool(len(deck) == 10)}""",
 "E6 legacy shuffle": """
     deck = np.arange(10)
     np.random.seed(0)
     np.random.shuffle(deck)
-    return {"d": deck}""",
+    return {"d": np.sort(deck), "moved": bool(len(deck) == 10)}""",
 "E7 big integers": """
     return {"b": np.array([2**40]), "p": np.arange(3) * 3000000000}""",
 "E8 dtype check": """
