@@ -44,6 +44,9 @@ class Draw:
     method: str  # the NumPy name: "normal", "shuffle", ...
     statement: cst.CSTNode  # the statement before which the split goes
     shuffle: bool = False
+    # a function drawing from a module-level state: it declares `global <key>`, so its
+    # draws advance the module's key at call time, as they advanced NumPy's state
+    function: cst.FunctionDef | None = None
 
 
 @dataclass(eq=False)
@@ -65,7 +68,13 @@ class RandomState:
         found = [self.binding if self.binding is not None else self.anchor]
         for draw in self.draws:
             found += [draw.call, draw.statement]
+        found += self.functions
         return list(dict.fromkeys(found))
+
+    @property
+    def functions(self) -> list:
+        """The functions that draw from this module-level state and declare its key global."""
+        return list(dict.fromkeys(d.function for d in self.draws if d.function is not None))
 
 
 def random_states(analysis: ModuleAnalysis) -> list[RandomState]:
@@ -211,10 +220,14 @@ class _Finder:
         scope = self.scopes.get(call.func if isinstance(call.func, cst.Name) else call)
         if isinstance(scope, ComprehensionScope) or self._in_lambda(call):
             return f"{shown} draws inside a comprehension or lambda, where no split line can go"
+        function = None
         if scope is not state.scope:
-            return (f"{shown} draws in another function than the one holding the state; a key "
-                    "parameter would have to be threaded through every call (not done)")
-        if state.binding is not None and self.flow._position(call) < self.flow._position(state.binding):
+            function = self._module_state_function(scope, state)
+            if function is None:
+                return (f"{shown} draws in another function than the one holding the state; only "
+                        "a state made at module level is shared with functions (as a global key)")
+        if function is None and state.binding is not None \
+                and self.flow._position(call) < self.flow._position(state.binding):
             return f"{shown} draws before the state is seeded"
         bound = bind(call, entry)
         if isinstance(bound, str):
@@ -225,7 +238,7 @@ class _Finder:
         statement = self._statement(call)
         if isinstance(statement, str):
             return f"{shown} {statement}"
-        draw = Draw(call, method, statement, shuffle=method == "shuffle")
+        draw = Draw(call, method, statement, shuffle=method == "shuffle", function=function)
         if draw.shuffle:
             reason = self._shuffle(call, bound)
             if reason is not None:
@@ -234,6 +247,15 @@ class _Finder:
         if reason is not None:
             return reason
         state.draws.append(draw)
+        return None
+
+    def _module_state_function(self, scope, state: RandomState):
+        """The function drawing from a state seeded at module level, which can own the key as
+        a global (None when the state is not a seeded module-level one)."""
+        if not isinstance(state.scope, GlobalScope) or state.binding is None:
+            return None
+        if isinstance(scope, FunctionScope) and isinstance(scope.node, cst.FunctionDef):
+            return scope.node
         return None
 
     def _shape_known(self, entry: dict, bound: dict) -> str | None:

@@ -92,6 +92,12 @@ class NumpyRandomKeys(Rule):
                 yield self.report(draw.call, fix=_draw_fix(draw, subkey_of[draw.call], jnp, alone),
                                   imports=with_jnp if uses_jnp else imports, requires=requires,
                                   name=code_of(draw.call.func), outcome=CONVERTED)
+        for state in states:  # functions drawing from a module-level key declare it global
+            for function in state.functions:
+                yield self.report(function, fix=_declared_global(state.key),
+                                  requires=tuple(group[state]), name=function.name.value,
+                                  outcome=f"converted: `{function.name.value}` declares "
+                                          f"`global {state.key}` and splits it before each draw")
         anchors = {s.anchor: s for s in states if s.binding is None}
         for statement, pairs in by_statement.items():
             states_here = list(dict.fromkeys(s for s, _ in pairs))
@@ -113,6 +119,18 @@ class NumpyRandomKeys(Rule):
                     [f"{state.key} = jax.random.key({UNSEEDED_SEED})"], False),
                     imports=imports, requires=tuple(group[state]), name="np.random",
                     outcome=CONVERTED)
+
+
+def _declared_global(key: str):
+    """`global key` as the function's first statement (after its docstring)."""
+    def fix(function: cst.FunctionDef):
+        body = list(function.body.body)
+        docstring = bool(body) and isinstance(body[0], cst.SimpleStatementLine) and \
+            isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString)
+        at = 1 if docstring else 0
+        body.insert(at, cst.parse_statement(f"global {key}\n"))
+        return function.with_changes(body=function.body.with_changes(body=body))
+    return fix
 
 
 def _replaced(line: str):
