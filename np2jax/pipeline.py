@@ -82,6 +82,9 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
                                          doc.severity, report.fix is not None)))
     applied = _applicable([r for r, _ in kept if r.fix is not None], dropped)
     applied_ids = {id(r) for r in applied}
+    fixed = {r.node for r in applied}
+    # A finding about a conversion (it has `requires` but no fix) stands only if it happened.
+    kept = [(r, f) for r, f in kept if r.fix is not None or all(n in fixed for n in r.requires)]
     kept = [(r, f) if r.fix is None or id(r) in applied_ids else
             (r, replace(f, message=r.unfixed_message or f.message, fixable=False)) for r, f in kept]
     new_module = analysis.module

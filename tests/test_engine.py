@@ -359,3 +359,12 @@ def test_code_the_analysis_cannot_see_through_is_reported_not_guessed(dynamic):
     assert "x[0] = 1.0" in result.converted
     assert any(f.code == "NJ201" and "through which the array may be changed unseen" in f.message
                for f in result.findings)
+
+
+def test_a_finding_about_a_conversion_goes_when_the_conversion_is_suppressed():
+    source = "import numpy as np\nrng = np.random.default_rng()\nx = rng.normal(size=3)\n"
+    assert "NJ302" in codes(source)  # converted with an explicit seed: says so
+    suppressed = source.replace("size=3)", "size=3)  # np2jax: ignore[NJ302]")
+    result = convert_source(suppressed)
+    assert "default_rng()" in result.converted
+    assert not any("jax.random.key(0)" in f.message for f in result.findings)

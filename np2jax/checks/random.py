@@ -83,8 +83,9 @@ class NumpyRandomKeys(Rule):
                                   requires=requires, name=name, outcome=CONVERTED)
             if state.seed is None:
                 node = state.binding.body[0] if state.binding is not None else state.draws[0].call
+                # about the conversion: shown only if the state is converted (requires)
                 yield self.report(node, name=code_of(node) if state.binding is None else name,
-                                  outcome=UNSEEDED)
+                                  outcome=UNSEEDED, requires=requires)
             for draw in state.draws:
                 uses_jnp = "{jnp}" in random_table()["draws"][draw.method]["template"]
                 parent = self.analysis.parents.get(draw.call)
