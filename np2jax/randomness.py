@@ -316,7 +316,7 @@ class _Finder:
 
     def _statement(self, call):
         """The statement a split line can precede, or why there is none (a str)."""
-        node, parent = call, self.parents.get(call)
+        parent = self.parents.get(call)
         while parent is not None:
             if isinstance(parent, cst.BaseSmallStatement):
                 line = self.parents.get(parent)
@@ -333,7 +333,7 @@ class _Finder:
                 return parent
             if isinstance(parent, cst.BaseCompoundStatement):
                 return "is in a compound statement header"
-            node, parent = parent, self.parents.get(parent)
+            parent = self.parents.get(parent)
         return "is not inside a statement"
 
     def _top_level(self, line, scope) -> bool:
