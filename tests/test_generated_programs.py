@@ -1,0 +1,289 @@
+"""Generated NumPy programs: np2jax never crashes on them, its output parses, converting is
+idempotent, and a program converted WITHOUT ANY FINDING computes the same results.
+
+A hypothesis strategy writes small modules from the patterns of NUMPY_TO_JAX.md: array
+creation (np.arange/zeros/ones/linspace), in-place writes of every kind (x[i] = v, slices,
+masks, augmented ops, fancy indices with repeats, out=, sort/fill, np.add.at, np.copyto),
+aliases and views (b = a, b = a[1:], b = a.T, np.asarray(a)), lists as arguments,
+functions that change their argument, loops over range and if/else on scalars. Each
+program is `def main(): ... return {...}` returning every array it made. Some programs keep
+every array private (np2jax must convert them), others alias (np2jax must refuse them).
+
+CI runs 300 derandomized examples per test. NP2JAX_LONG=1 raises that to 5000 (and
+NP2JAX_EXAMPLES=N to any N), for a long hunt:
+
+    NP2JAX_LONG=1 python -m pytest -q tests/test_generated_programs.py -s
+
+With -s, the equal-results test prints its tallies (converted without findings / with
+findings / unchanged, and how the programs with findings ran).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from np2jax.api import convert_source
+from np2jax.files import SourceError
+from np2jax.verify.compare import compare_values
+
+EXAMPLES = int(os.environ.get("NP2JAX_EXAMPLES") or (5000 if os.environ.get("NP2JAX_LONG") else 300))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+CREATORS = ["np.arange({n}.0)", "np.zeros({n})", "np.ones({n})", "np.linspace(0.0, 1.0, {n})",
+            "np.arange({n})", "np.array([{values}])"]
+SCALARS = ["0.5", "2.0", "-1.0", "3", "0"]
+
+
+@st.composite
+def programs(draw, private_only: bool = False):
+    """A module source text. `private_only`: no aliases, views or mutating helpers, so
+    every write is into a fresh private array (the case np2jax converts)."""
+    lengths: dict[str, int] = {}  # array name -> length (1-D arrays only)
+    helpers: list[str] = []
+    body: list[str] = []
+    counter = iter(range(1000))
+
+    def scalar():
+        return draw(st.sampled_from(SCALARS))
+
+    def index(n):
+        return draw(st.integers(-n, n - 1))
+
+    def new_name():
+        return f"a{next(counter)}"
+
+    def pick(minimum=1):
+        names = [k for k, n in lengths.items() if n >= minimum]
+        return draw(st.sampled_from(sorted(names))) if names else None
+
+    def create(indent):
+        n = draw(st.integers(3, 6))
+        name = new_name()
+        values = ", ".join(draw(st.sampled_from(["1.0", "2.5", "-3.0", "0.0", "4.0"]))
+                           for _ in range(n))
+        expr = draw(st.sampled_from(CREATORS)).format(n=n, values=values)
+        body.append(f"{indent}{name} = {expr}")
+        lengths[name] = n
+
+    def write(indent, x):
+        n = lengths[x]
+        same = sorted(k for k, m in lengths.items() if m == n)
+        kind = draw(st.sampled_from([
+            "item", "slice", "step", "mask", "aug_item", "aug_slice", "aug_all", "fancy_set",
+            "fancy_aug", "out", "sort", "fill", "add_at", "copyto", "aug_array", "ellipsis",
+            "neg_slice", "np_sort_call"]))
+        v = scalar()
+        i = index(n)
+        op = draw(st.sampled_from(["+=", "-=", "*="]))
+        repeated = [index(n) for _ in range(draw(st.integers(1, 4)))]
+        if kind == "item":
+            return f"{indent}{x}[{i}] = {v}"
+        if kind == "slice":
+            lo = draw(st.integers(0, n - 1))
+            return f"{indent}{x}[{lo}:{draw(st.integers(lo, n))}] = {v}"
+        if kind == "step":
+            return f"{indent}{x}[::2] = {v}"
+        if kind == "neg_slice":
+            return f"{indent}{x}[-2:] = {v}"
+        if kind == "ellipsis":
+            return f"{indent}{x}[...] = {v}"
+        if kind == "mask":
+            cmp = draw(st.sampled_from([">", "<", "=="]))
+            return f"{indent}{x}[{x} {cmp} {scalar()}] = {v}"
+        if kind == "aug_item":
+            return f"{indent}{x}[{i}] {op} {v}"
+        if kind == "aug_slice":
+            return f"{indent}{x}[1:] {op} {v}"
+        if kind == "aug_all":
+            return f"{indent}{x} {op} {v}"
+        if kind == "aug_array":
+            return f"{indent}{x} {op} {draw(st.sampled_from(same))}"
+        if kind == "fancy_set":
+            return f"{indent}{x}[{repeated}] = {v}"
+        if kind == "fancy_aug":
+            return f"{indent}{x}[{repeated}] {op} {v}"
+        if kind == "out":
+            fn = draw(st.sampled_from(["np.add", "np.multiply", "np.maximum", "np.subtract"]))
+            return f"{indent}{fn}({x}, {draw(st.sampled_from(same + [v]))}, out={x})"
+        if kind == "sort":
+            return f"{indent}{x}.sort()"
+        if kind == "np_sort_call":
+            return f"{indent}{x} = np.sort({x})"
+        if kind == "fill":
+            return f"{indent}{x}.fill({v})"
+        if kind == "add_at":
+            return f"{indent}np.add.at({x}, {repeated}, {v})"
+        return f"{indent}np.copyto({x}, {draw(st.sampled_from(same))})"
+
+    def alias(indent, x):
+        n = lengths[x]
+        kind = draw(st.sampled_from(["same", "slice", "T", "asarray", "copy", "reshape"]))
+        y = new_name()
+        if kind == "same":
+            body.append(f"{indent}{y} = {x}")
+        elif kind == "slice":
+            body.append(f"{indent}{y} = {x}[1:]")
+            n -= 1
+        elif kind == "T":
+            body.append(f"{indent}{y} = {x}.T")
+        elif kind == "asarray":
+            body.append(f"{indent}{y} = np.asarray({x})")
+        elif kind == "reshape":
+            body.append(f"{indent}{y} = {x}.reshape(-1)")
+        else:
+            body.append(f"{indent}{y} = {x}.copy()")
+        lengths[y] = n
+
+    def helper_call(indent, x):
+        name = f"h{len(helpers)}"
+        stmt = draw(st.sampled_from(["v[0] = 9.0", "v += 1.0", "v[1:] *= 2.0", "v.sort()",
+                                     "v[v > 1.0] = 0.0"]))
+        returns = draw(st.booleans())
+        helpers.append(f"def {name}(v):\n    {stmt}\n" + ("    return v\n" if returns else ""))
+        if returns and draw(st.booleans()):
+            y = new_name()
+            body.append(f"{indent}{y} = {name}({x})")
+            lengths[y] = lengths[x]
+        else:
+            body.append(f"{indent}{name}({x})")
+
+    def reads(indent, x):
+        kind = draw(st.sampled_from(["sum_list", "max_tuple", "arith", "maximum_list"]))
+        y = new_name()
+        n = lengths[x]
+        if kind == "sum_list":
+            body.append(f"{indent}{y} = np.sum([{x}[0], {scalar()}, 1.5]) + {x}")
+        elif kind == "max_tuple":
+            body.append(f"{indent}{y} = np.max(({x}[0], {x}[-1])) * {x}")
+        elif kind == "maximum_list":
+            values = ", ".join(draw(st.sampled_from(SCALARS)) for _ in range(n))
+            body.append(f"{indent}{y} = np.maximum({x}, [{values}])")
+        else:
+            body.append(f"{indent}{y} = {x} * {scalar()} + 1")
+        lengths[y] = n
+
+    def statement(indent, depth):
+        x = pick()
+        if x is None:
+            return create(indent)
+        choices = ["create", "write", "write", "write", "reads"]
+        if not private_only:
+            choices += ["alias", "alias", "helper"]
+        if depth < 1:
+            choices += ["loop", "if"]
+        kind = draw(st.sampled_from(choices))
+        if kind == "create":
+            create(indent)
+        elif kind == "write":
+            body.append(write(indent, x))
+        elif kind == "reads":
+            reads(indent, x)
+        elif kind == "alias":
+            alias(indent, x)
+        elif kind == "helper":
+            helper_call(indent, x)
+        elif kind == "loop":
+            k = min(lengths[x], draw(st.integers(1, 3)))
+            body.append(f"{indent}for i in range({k}):")
+            stmt = draw(st.sampled_from([f"{x}[i] = {x}[i] + i", f"{x}[i] += 1.0",
+                                         f"{x}[i] = i * 2", f"{x} *= 1.5"]))
+            body.append(f"{indent}    {stmt}")
+        else:
+            body.append(f"{indent}if {x}[0] > {scalar()}:")
+            body.append(write(indent + "    ", x))
+            body.append(f"{indent}else:")
+            body.append(write(indent + "    ", x))
+
+    create("    ")
+    for _ in range(draw(st.integers(1, 7))):
+        statement("    ", 0)
+    names = ", ".join(f'"{k}": {k}' for k in sorted(lengths))
+    body.append(f"    return {{{names}}}")
+    return "import numpy as np\n\n\n" + "\n\n".join(helpers + ["def main():\n" + "\n".join(body) + "\n"])
+
+
+def _run(source: str):
+    namespace: dict = {"__name__": "_generated"}
+    exec(compile(source, "<generated>", "exec"), namespace)
+    return namespace["main"]()
+
+
+_KINDS = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
+
+
+def _difference(reference, got) -> str | None:
+    """compare_values, plus: an array's dtype kind (bool, integer, float) must not change."""
+    problem = compare_values("main()", reference, got)
+    if problem is not None:
+        return problem
+    for key, value in reference.items():
+        if isinstance(value, np.ndarray):
+            other = np.asarray(got[key])
+            if _KINDS.get(value.dtype.kind) != _KINDS.get(other.dtype.kind):
+                return f"{key}: dtype {value.dtype} became {other.dtype}"
+    return None
+
+
+def _convert(source: str):
+    try:
+        return convert_source(source)
+    except SourceError:
+        return None
+
+
+TALLY: Counter = Counter()
+
+
+def _check_equal(source: str):
+    result = _convert(source)  # any exception but SourceError fails the test
+    assert result is not None, f"a generated program must parse:\n{source}"
+    compile(result.converted, "<converted>", "exec")
+    if result.changed:
+        again = convert_source(result.converted).converted
+        assert again == result.converted, f"not idempotent:\n{result.converted}\n---\n{again}"
+    try:
+        with np.errstate(all="ignore"):
+            reference = _run(source)
+    except Exception:  # noqa: BLE001 - NumPy refuses the program (a casting rule): not a case
+        TALLY["numpy raises"] += 1
+        assume(False)
+    try:
+        got = _run(result.converted)
+        problem = _difference(reference, got)
+    except Exception as exc:  # noqa: BLE001 - a crash is a difference too
+        problem = f"{type(exc).__name__}: {exc}"
+    if not result.changed:
+        TALLY["unchanged"] += 1
+    elif result.findings:
+        TALLY["converted with findings"] += 1
+        TALLY["  ... and equal" if problem is None else "  ... and differs or raises"] += 1
+    else:
+        TALLY["converted without findings"] += 1
+    assert problem is None or result.findings, (
+        f"SILENT difference: {problem}\n--- original\n{source}\n--- converted\n{result.converted}")
+
+
+@st.composite
+def any_program(draw):
+    return draw(programs(private_only=draw(st.booleans())))
+
+
+@SETTINGS
+@given(any_program())
+def test_generated_programs(source):
+    """Every invariant on each program (one conversion serves all four, to keep CI short):
+    no crash but SourceError, the output parses, converting twice equals converting once,
+    and a conversion without findings runs equal."""
+    _check_equal(source)
+
+
+def test_zz_print_tallies():
+    """Prints the tallies of the two equal-results tests (seen with -s)."""
+    print("\ngenerated programs:", dict(sorted(TALLY.items())))
