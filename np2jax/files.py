@@ -101,7 +101,9 @@ def discover(paths: list[Path], config: Config) -> tuple[list[InputFile], list[S
     errors: list[SourceError] = []
     for root in paths:
         if not root.exists():
-            errors.append(SourceError(str(root), "no such file or directory"))
+            problem = "broken symbolic link, or a link loop" if root.is_symlink() \
+                else "no such file or directory"
+            errors.append(SourceError(str(root), problem))
             continue
         if root.is_file():
             candidates = [(root, Path(root.name))]
@@ -110,7 +112,12 @@ def discover(paths: list[Path], config: Config) -> tuple[list[InputFile], list[S
         for path, relative in candidates:
             if config.excluded(relative) or config.excluded(path):
                 continue
-            found.setdefault(path.resolve(), InputFile(path, relative))
+            try:
+                resolved = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # a link loop or a dangling link inside the tree
+                errors.append(SourceError(str(path), "broken symbolic link, or a link loop"))
+                continue
+            found.setdefault(resolved, InputFile(path, relative))
     return sorted(found.values(), key=lambda f: str(f.path)), errors
 
 

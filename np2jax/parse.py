@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -10,6 +11,14 @@ from np2jax.files import SourceError
 
 
 def parse(text: str, path: str) -> cst.Module:
+    # CPython's parser first: it refuses runaway nesting with a SyntaxError, where libcst's
+    # native parser can crash the whole process (about 1500 nested parentheses).
+    try:
+        compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        raise SourceError(path, f"syntax error: {error.msg}", error.lineno) from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise SourceError(path, f"cannot parse: {type(error).__name__}: {error}") from None
     try:
         return cst.parse_module(text)
     except cst.ParserSyntaxError as exc:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field, replace
 
 from np2jax.analyze import analyze
 from np2jax.checks import Report, all_rules
 from np2jax.config import Config
-from np2jax.files import may_use_numpy
+from np2jax.files import SourceError, may_use_numpy
 from np2jax.findings import Finding
 from np2jax.parse import parse
 from np2jax.tree import ModuleContext
@@ -53,10 +54,27 @@ def _silenced(silenced, line: int, code: str) -> bool:
     return codes is None or any(code.startswith(c) for c in codes)
 
 
+# libcst's visitors recurse once per nesting level: a valid 1000-term sum needs more than
+# Python's default 1000 frames (Python-to-Python calls do not grow the C stack in 3.11+).
+RECURSION_LIMIT = 20_000
+
+
 def process(text: str, config: Config, path: str = "<string>", rewrite: bool = True,
             context: ModuleContext = ModuleContext()) -> FileResult:
     """Convert `text`; the result carries the new text, the changes and the findings.
     With rewrite=False (check) the fixes are only listed, and the text stays as it was."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
+    try:
+        return _process(text, config, path, rewrite, context)
+    except RecursionError:
+        raise SourceError(path, "expressions nested too deeply to analyze") from None
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _process(text: str, config: Config, path: str, rewrite: bool,
+             context: ModuleContext) -> FileResult:
     if not may_use_numpy(text):
         return FileResult(path, text, text)
     module = parse(text, path)
