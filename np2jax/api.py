@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -99,6 +100,9 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
             yield item, sources[item.path], results[item.path]
 
 
+_TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+
+
 def _cross_module_mutators(files, sources, tree: Tree, config: Config, failed: set) -> dict:
     """Functions that change an argument and are used by other files of the tree, which
     could be rewritten if all their calls there can be: qualified name -> (position, name)."""
@@ -107,6 +111,9 @@ def _cross_module_mutators(files, sources, tree: Tree, config: Config, failed: s
         if item.path not in sources or len(tree.names) < 2:
             continue
         context = tree.context(item.path, {})
+        defined = set(_TOP_LEVEL_DEF.findall(sources[item.path].text))
+        if not defined & context.external_names:
+            continue  # no function another file could call: nothing to discover here
         context = replace(context, exported_mutators=context.external_names)
         try:
             result = process(sources[item.path].text, config, str(item.path), False, context)
