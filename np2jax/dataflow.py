@@ -546,10 +546,25 @@ class Dataflow:
                 continue
             if isinstance(value, str):
                 continue
-            for ref in self.collector.refs:
-                if ref.converted and _contains(value, ref.node):
-                    found.append(ref.node)
+            found.extend(self._converted_refs_in(value))
         return tuple(found)
+
+    def _converted_refs_in(self, value: cst.CSTNode) -> list:
+        """The converted API reference nodes inside `value`: one walk, cached per value."""
+        cache = self.__dict__.setdefault("_refs_in", {})
+        if value not in cache:
+            converted = {ref.node for ref in self.collector.refs if ref.converted}
+            found: list = []
+
+            class _Find(cst.CSTVisitor):
+                def on_visit(self, node) -> bool:
+                    if node in converted:
+                        found.append(node)
+                    return True
+
+            value.visit(_Find())
+            cache[value] = found
+        return cache[value]
 
     def collector_class_of(self, node):
         parent = self.parents.get(node)
@@ -791,12 +806,6 @@ def _is_sequence_value(value) -> bool:
         return True
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
         and value.func.value in ("list", "tuple")
-
-
-def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    if tree is node:
-        return True
-    return any(_contains(child, node) for child in tree.children)
 
 
 class _Returns(cst.CSTVisitor):
