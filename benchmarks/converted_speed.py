@@ -61,9 +61,13 @@ SMALL_SIZES = {
     "game_of_life": {"SIZE": 32, "GENERATIONS": 10},
 }
 
-# (rtol, atol) where float32 against NumPy's float64 drifts past the verifier's float32
-# default over a long time loop: 100 leapfrog steps move positions of size ~1 by ~5e-5.
-TOLERANCES = {"nbody": (1e-3, 1e-4)}
+# (rtol, atol) for programs whose float32 results drift past the verifier's float32 default
+# (rtol 2e-5, atol 1e-6) from NumPy's float64 by accumulated rounding alone, as the hand-written
+# JAX shows: 100 leapfrog steps move positions of size ~1 by ~5e-5 (nbody), 100 epochs move
+# weights of size ~0.1 by ~2e-4 (mlp_training), means of 2500 points of size ~10 differ by
+# ~6e-5 (kmeans), sums over 0.8 million pixels by ~2e-5 relative (image_filter).
+FLOAT32_DRIFT = (1e-3, 1e-3)
+TOLERANCES = {name: FLOAT32_DRIFT for name in ("image_filter", "kmeans", "mlp_training", "nbody")}
 
 TARGET_MEDIAN_SPEEDUP = 1.0
 TARGET_LOOP_SPEEDUP = 3.0
@@ -227,29 +231,31 @@ def device_table(runs: list[ProgramRun], device: str) -> Table:
 
 
 def summary(runs: list[ProgramRun], device: str) -> dict:
-    """The targets of the benchmark, each with its figure and whether it is met (None: no
-    figure, e.g. without --jit)."""
+    """The targets, each with its figures, the programs that miss it (None: no figure, the
+    variant failed or differs) and whether it is met (None: nothing measured, e.g. no --jit)."""
     jit = {r.name: r.speedup("jit", device) for r in runs}
+    vs_hand = {}
+    for run in runs:
+        jit_s, hand_s = run.steady("jit", device), run.steady("hand", device)
+        vs_hand[run.name] = jit_s / hand_s if jit_s and hand_s else None
     measured = [v for v in jit.values() if v is not None]
-    loop = {name: v for name, v in jit.items() if name in LOOP_HEAVY}
-    vs_hand = {r.name: (r.steady("jit", device) / r.steady("hand", device)
-                        if r.steady("jit", device) and r.steady("hand", device) else None)
-               for r in runs}
-    median = statistics.median(measured) if measured and len(measured) == len(runs) else None
-    loop_ok = all(v is not None and v >= TARGET_LOOP_SPEEDUP for v in loop.values())
-    hand_ok = all(v is not None and v <= TARGET_HAND_RATIO for v in vs_hand.values())
-    complete = all(v is not None for v in jit.values())
-    targets = {
-        "median jit speed-up >= 1x": {"value": median, "met": None if median is None else median >= TARGET_MEDIAN_SPEEDUP},
-        "loop-heavy jit speed-up >= 3x": {"value": loop, "met": loop_ok if complete else None},
-        "jit within 1.25x of hand JAX": {"value": vs_hand, "met": hand_ok if complete else None},
+    median = statistics.median(measured) if measured else None
+    checks = {
+        f"median jit speed-up >= {TARGET_MEDIAN_SPEEDUP:g}x": (
+            {"median": median}, [] if median is None or median >= TARGET_MEDIAN_SPEEDUP else ["median"]),
+        f"loop-heavy jit speed-up >= {TARGET_LOOP_SPEEDUP:g}x": (
+            {n: v for n, v in jit.items() if n in LOOP_HEAVY},
+            [n for n, v in jit.items() if n in LOOP_HEAVY and (v is None or v < TARGET_LOOP_SPEEDUP)]),
+        f"jit time within {TARGET_HAND_RATIO:g}x of hand JAX": (
+            vs_hand, [n for n, v in vs_hand.items() if v is None or v > TARGET_HAND_RATIO]),
     }
     if device != "cpu":
-        targets["jit speed-up >= 10x on GPU"] = {
-            "value": jit, "met": all(v is not None and v >= 10 for v in jit.values()) if complete else None}
+        checks["jit speed-up >= 10x on a GPU"] = (jit, [n for n, v in jit.items() if v is None or v < 10])
+    targets = {name: {"values": values, "missed_by": misses, "met": None if not measured else not misses}
+               for name, (values, misses) in checks.items()}
     hand = [v for v in (r.speedup("hand", device) for r in runs) if v is not None]
     eager = [v for v in (r.speedup("eager", device) for r in runs) if v is not None]
-    return {"targets": targets,
+    return {"targets": targets, "jit measured": f"{len(measured)} of {len(runs)}",
             "median hand JAX speed-up": statistics.median(hand) if hand else None,
             "median eager speed-up": statistics.median(eager) if eager else None}
 
@@ -259,16 +265,15 @@ def summary_lines(runs: list[ProgramRun], device: str) -> list[str]:
     lines = []
     for target, state in found["targets"].items():
         if state["met"] is None:
-            lines.append(f"{target}: {jit_or_unavailable(runs, 'not measured (a jit variant failed)')}")
+            lines.append(f"{target}: {jit_or_unavailable(runs, 'no jit variant ran and agreed')}")
             continue
-        value = state["value"]
-        if isinstance(value, dict):
-            misses = [f"{name} {v:.2g}x" if v is not None else f"{name} -" for name, v in value.items()
-                      if v is None or (v < TARGET_LOOP_SPEEDUP if "loop" in target else
-                                       v > TARGET_HAND_RATIO if "hand" in target else v < 10)]
-            shown = "met" if state["met"] else "missed: " + ", ".join(misses)
+        values = state["values"]
+        if "median" in values:
+            shown = (f"{values['median']:.2g}x over the {found['jit measured']} programs whose jit "
+                     f"variant ran and agreed: {'met' if state['met'] else 'missed'}")
         else:
-            shown = f"{value:.2g}x, {'met' if state['met'] else 'missed'}"
+            misses = [f"{n} {_ratio(values[n])}" for n in state["missed_by"]]
+            shown = "met" if state["met"] else "missed by " + ", ".join(misses)
         lines.append(f"{target}: {shown}")
     for key in ("median eager speed-up", "median hand JAX speed-up"):
         if found[key] is not None:

@@ -12,7 +12,7 @@ ITERATIONS = 30
 def make_points(n, dim, k):
     i = np.arange(n)
     centres = 10.0 * np.sin(np.arange(k * dim).reshape(k, dim) * 1.3)
-    spread = np.sin(np.outer(i, np.arange(1, dim + 1)) * 0.37) * 1.5
+    spread = np.sin(np.outer(i, np.arange(1, dim + 1)) * 0.37) * 0.8
     return centres[i % k] + spread
 
 

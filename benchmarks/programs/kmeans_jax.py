@@ -14,7 +14,7 @@ ITERATIONS = 30
 def make_points(n, dim, k):
     i = jnp.arange(n)
     centres = 10.0 * jnp.sin(jnp.arange(k * dim).reshape(k, dim) * 1.3)
-    spread = jnp.sin(jnp.outer(i, jnp.arange(1, dim + 1)) * 0.37) * 1.5
+    spread = jnp.sin(jnp.outer(i, jnp.arange(1, dim + 1)) * 0.37) * 0.8
     return centres[i % k] + spread
 
 
