@@ -298,13 +298,18 @@ def problem_lines(runs: list[ProgramRun]) -> list[str]:
 
 
 def finding_lines(runs: list[ProgramRun]) -> list[str]:
+    """Each finding once: [eager] for the plain conversion, [jit] for those only --jit adds."""
     lines = []
     for run in runs:
+        seen = set()
         for variant in ("eager", "jit"):
             conversion = run.conversions.get(variant)
             for finding in conversion.findings if conversion else ():
-                lines.append(f"{run.name}.py:{finding.get('line')} [{variant}] {finding.get('code')} "
-                             f"{finding.get('name')}: {finding.get('message')}")
+                key = (finding.get("line"), finding.get("code"), finding.get("message"))
+                if key not in seen:
+                    seen.add(key)
+                    lines.append(f"{run.name}.py:{finding.get('line')} [{variant}] {finding.get('code')} "
+                                 f"{finding.get('name')}: {finding.get('message')}")
     return lines
 
 
