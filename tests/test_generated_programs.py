@@ -24,7 +24,6 @@ import os
 from collections import Counter
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
