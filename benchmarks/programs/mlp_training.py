@@ -32,7 +32,7 @@ def main():
     W2 = np.sin(np.arange(N_HIDDEN * N_CLASSES)).reshape(N_HIDDEN, N_CLASSES) * 0.1
     b2 = np.zeros(N_CLASSES)
     losses = []
-    for epoch in range(EPOCHS):
+    for _ in range(EPOCHS):
         h = np.maximum(X @ W1 + b1, 0.0)
         p = softmax(h @ W2 + b2)
         losses.append(-np.mean(np.log(p[np.arange(N_SAMPLES), y] + 1e-12)))
