@@ -17,6 +17,7 @@ variant that ran agrees with NumPy, 1 when one differs or fails, 2 on bad argume
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import shutil
@@ -158,21 +159,18 @@ def convert(original: Path, out: Path, jit: bool) -> Conversion | None:
 
 
 def run_program(name: str, workdir: Path, options: VerifyOptions, devices, small: bool,
-                jit_available: list) -> ProgramRun:
+                try_jit: bool) -> ProgramRun:
+    """Convert (eager, and with --jit unless an earlier program found it missing), then
+    verify each variant against the original."""
     sizes = SMALL_SIZES.get(name, {}) if small else {}
     original = copy_program(PROGRAMS / f"{name}.py", workdir / "numpy" / f"{name}.py", sizes)
     hand = copy_program(PROGRAMS / f"{name}_jax.py", workdir / "hand" / f"{name}.py", sizes)
     run = ProgramRun(name)
     rtol, atol = TOLERANCES.get(name, (None, None))
-    options = VerifyOptions(**{**options.__dict__, "rtol": rtol, "atol": atol})
+    options = dataclasses.replace(options, rtol=rtol, atol=atol)
     targets = {"hand": hand}
     for variant, jit in (("eager", False), ("jit", True)):
-        if variant == "jit" and jit_available and not jit_available[0]:
-            run.conversions[variant] = None
-            continue
-        conversion = convert(original, workdir / variant, jit)
-        if variant == "jit" and not jit_available:
-            jit_available.append(conversion is not None)
+        conversion = convert(original, workdir / variant, jit) if try_jit or not jit else None
         run.conversions[variant] = conversion
         if conversion is not None and conversion.ok:
             targets[variant] = workdir / variant / original.name
@@ -352,12 +350,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"converted_speed.py: {exc}", file=sys.stderr)
         return 2
     small = args.size == "small"
-    runs, jit_available = [], []
+    runs, try_jit = [], True
     workdir = Path(tempfile.mkdtemp(prefix="np2jax-speed-"))
     try:
         for name in names:
             console.print(f"[dim]{name}...[/dim]")
-            runs.append(run_program(name, workdir, options, devices, small, jit_available))
+            runs.append(run_program(name, workdir, options, devices, small, try_jit))
+            try_jit = runs[-1].conversions["jit"] is not None
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     device_names = [d for d, _ in devices]
