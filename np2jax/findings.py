@@ -24,7 +24,7 @@ class Finding:
         return (self.path, self.cell or 0, self.line, self.col, self.code, self.name,
                 self.message, self.severity, self.fixable)
 
-    def __lt__(self, other: "Finding") -> bool:
+    def __lt__(self, other: Finding) -> bool:
         return self._order() < other._order()
 
     def as_dict(self) -> dict:
