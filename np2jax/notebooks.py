@@ -2,14 +2,14 @@
 
 The code cells of a notebook share one namespace and run in order, so they are analysed as
 one module: joined in order, each cell after a marker statement, with IPython's magics,
-shell escapes and help lines (`%time`, `!pip list`, `x?`) replaced by `pass` placeholders
-that are put back byte for byte afterwards. The converted module is split back into its
-cells at the markers; when the markers or placeholders did not survive where they were,
-the notebook is refused rather than written. The body of a `%%time` or `%%capture` cell
-is converted like any cell; a cell run by another cell magic (`%%timeit`, `%%bash`, ...)
-is kept as it is and not analysed. Markdown and raw cells, the notebook's
-and the cells' metadata are kept; a code cell whose source changed loses its outputs and
-execution count, which no longer match it.
+shell escapes and help lines (`%time f(x)`, `!pip list`, `x?`) replaced by placeholder
+statements (see _placeholder) that are put back byte for byte afterwards. The converted
+module is split back into its cells at the markers; when the markers or placeholders did
+not survive where they were, the notebook is refused rather than written. The body of a
+`%%time` or `%%capture` cell is converted like any cell; a cell run by another cell magic
+(`%%timeit`, `%%bash`, ...) is kept as it is and not analysed. Markdown and raw cells, the
+notebook's and the cells' metadata are kept; a code cell whose source changed loses its
+outputs and execution count, which no longer match it.
 
 Findings and errors name the cell, counted from 1 over all cells (markdown too), and the
 line in it: `nb.ipynb:cell 3:2:5: NJ201 ...`.
@@ -40,7 +40,13 @@ _NO_PYTHON_MAGICS = frozenset((
     "matplotlib", "pip", "conda", "load_ext", "reload_ext", "unload_ext", "autoreload",
     "aimport", "config", "cd", "pwd", "ls", "env", "who", "whos", "who_ls", "history",
     "lsmagic", "magic", "precision", "xmode", "alias", "bookmark", "dhist", "pdb",
-    "automagic", "autocall", "colors", "doctest_mode"))
+    "automagic", "autocall", "colors", "doctest_mode",
+    # cell magics whose body is not Python run in the notebook
+    "bash", "sh", "script", "writefile", "file", "html", "HTML", "markdown", "latex",
+    "javascript", "js", "svg", "perl", "ruby", "python2", "python3", "pypy", "sx", "system"))
+# A cell of its own before the first code cell when that one is opaque, for the imports the
+# conversion adds at the top; a statement, or the first marker would be the docstring.
+_HEADER, _HEADER_LINE = -1, "pass  # np2jax-header"
 _HELP = re.compile(r"^[\w.*\[\]]+\?{1,2}$")  # obj?  np.sum??  np.*load*?
 _MAGIC_ASSIGNMENT = re.compile(r"^[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]")  # x = !ls
 _COMPILE_FLAGS = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # IPython runs `await x`
@@ -97,7 +103,8 @@ def _is_python(data: dict) -> bool:
 
 # Cell magics whose body runs as an ordinary cell, in the notebook's namespace: the body is
 # converted (the magic line is kept like a line magic). Other cell magics run their body
-# elsewhere (%%timeit in a function, %%bash in a shell): such cells are kept as they are.
+# elsewhere (%%timeit in a function, %%bash in a shell): such a cell is kept as it is, and
+# stands in the analysis as one magic that uses the names of its body (see _placeholder).
 _PYTHON_CELL_MAGICS = ("time", "capture")
 
 
@@ -141,6 +148,7 @@ class _Joined:
     codes: list[str] = field(default_factory=list)  # each joined cell's source as it was
     pieces: list[str] = field(default_factory=list)  # ... and as joined (placeholders in)
     magics: list[_Magic] = field(default_factory=list)  # by placeholder number
+    opaque: set[int] = field(default_factory=set)  # cells standing as one magic
 
     def add(self, index: int, code: str, prepared: str) -> None:
         if self.cells:
@@ -169,22 +177,14 @@ def _prepare(code: str, path: str, index: int, joined: _Joined) -> str:
     lines = _lines(code)
     at = 0
     while at < len(lines):
-        body = lines[at].rstrip("\r\n")
-        if not _is_magic(body):
+        if not _is_magic(lines[at].rstrip("\r\n")):
             out.append(lines[at])
             at += 1
             continue
         group = [lines[at]]
         while group[-1].rstrip("\r\n").endswith("\\") and at + len(group) < len(lines):
             group.append(lines[at + len(group)])
-        indent = body[: len(body) - len(body.lstrip())]
-        for offset, line in enumerate(group):
-            text = line.rstrip("\r\n")
-            number = len(joined.magics)
-            statement = _placeholder(number, "".join(group)) if offset == 0 else "pass"
-            placeholder = f"{indent}{statement}  # np2jax-magic-{number}"
-            joined.magics.append(_Magic(text, placeholder, index))
-            out.append(placeholder + line[len(text):])
+        out.extend(_placeholders(group, index, joined))
         at += len(group)
     prepared = "".join(out)
     error = _syntax_error(prepared)
@@ -193,6 +193,21 @@ def _prepare(code: str, path: str, index: int, joined: _Joined) -> str:
             raise SourceError(path, f"syntax error: {error.msg}", error.lineno, cell=index + 1)
         raise SourceError(path, f"cannot parse: {type(error).__name__}: {error}", cell=index + 1)
     return prepared
+
+
+def _placeholders(group: list[str], index: int, joined: _Joined) -> list[str]:
+    """The lines of one magic as placeholder lines, at the indentation of its first line."""
+    first = group[0].rstrip("\r\n")
+    indent = first[: len(first) - len(first.lstrip())]
+    out = []
+    for offset, line in enumerate(group):
+        text = line.rstrip("\r\n")
+        number = len(joined.magics)
+        statement = _placeholder(number, "".join(group)) if offset == 0 else "pass"
+        placeholder = f"{indent}{statement}  # np2jax-magic-{number}"
+        joined.magics.append(_Magic(text, placeholder, index))
+        out.append(placeholder + line[len(text):])
+    return out
 
 
 def _placeholder(number: int, magic: str) -> str:
@@ -226,13 +241,19 @@ def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrit
     data = load_notebook(text, path)
     if not may_use_numpy(text) or not _is_python(data):
         return FileResult(path, text, text)
-    joined = _Joined()
-    for index, cell in enumerate(data["cells"]):
-        if cell["cell_type"] == "code" and not _is_opaque(cell_text(cell)):
-            code = cell_text(cell)
-            joined.add(index, code, _prepare(code, path, index, joined))
-    if not joined.cells:
+    codes = [(index, cell_text(cell)) for index, cell in enumerate(data["cells"])
+             if cell["cell_type"] == "code"]
+    if all(_is_opaque(code) for _, code in codes):
         return FileResult(path, text, text)
+    joined = _Joined()
+    if _is_opaque(codes[0][1]):
+        joined.add(_HEADER, "", _HEADER_LINE)  # what goes before the first cell must not go into it
+    for index, code in codes:
+        if _is_opaque(code):
+            joined.opaque.add(index)
+            joined.add(index, code, "".join(_placeholders(_lines(code), index, joined)))
+        else:
+            joined.add(index, code, _prepare(code, path, index, joined))
     try:
         result = process("".join(joined.lines), config, path, rewrite, context or ModuleContext())
     except SourceError as exc:
@@ -301,6 +322,8 @@ def _split(converted: str, joined: _Joined, path: str) -> dict[int, str]:
         for at, line in enumerate(lines):
             text = line.rstrip("\r\n")
             match = _PLACEHOLDER_LINE.match(text)
+            if match is None and index in joined.opaque:
+                raise refuse(f"code was added to cell {index + 1}, run by a cell magic")
             if match:
                 number = int(match.group(1))
                 magic = joined.magics[number] if number < len(joined.magics) else None
@@ -314,6 +337,13 @@ def _split(converted: str, joined: _Joined, path: str) -> dict[int, str]:
         new_codes[index] = "".join(lines).rstrip("\r\n") + code[len(code.rstrip("\r\n")):]
     if len(restored) != len(joined.magics):
         raise refuse("a magic line went missing")
+    header = new_codes.pop(_HEADER, "")
+    if header:  # imports the conversion added: to the first cell not run by a cell magic
+        if not header.endswith(_HEADER_LINE):
+            raise refuse("code was added after the start of the first cell")
+        added = header[: -len(_HEADER_LINE)].rstrip("\r\n")
+        first = next(index for index in joined.cells if index not in joined.opaque | {_HEADER})
+        new_codes[first] = added + "\n\n" + new_codes[first] if added else new_codes[first]
     return new_codes
 
 

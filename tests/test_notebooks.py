@@ -294,3 +294,24 @@ def test_a_notebook_of_another_language_is_left_alone():
                        "nbformat": 4, "nbformat_minor": 5})
     result = convert_source(text, path="r.ipynb")
     assert result.converted == text and not result.findings
+
+
+def test_cells_of_other_cell_magics_are_kept_and_seen_as_uses():
+    """A %%bash cell first: the imports go to the next cell, not above `%%bash`. A %%timeit
+    cell runs code np2jax does not convert: the names it uses count as used there, so the
+    write into `x` after it is left (with the reason), not rewritten behind its back."""
+    notebook = {"cells": [
+        code("%%bash\necho start\n\necho more", 1),
+        code("import numpy as np\nx = np.zeros(3)\nv = np.sum([1, 2])", 2),
+        code("%%timeit\nx.sum()", 3),
+        code("x[0] = 1.0", 4),
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    result = convert_source(json.dumps(notebook), path="nb.ipynb")
+    cells = json.loads(result.converted)["cells"]
+    assert [source(c) for c in cells] == [
+        "%%bash\necho start\n\necho more",
+        "import jax.numpy as jnp\n\nx = jnp.zeros(3)\nv = jnp.sum(jnp.array([1, 2]))",
+        "%%timeit\nx.sum()", "x[0] = 1.0"]
+    assert (cells[0]["execution_count"], cells[2]["execution_count"]) == (1, 3)  # not cleared
+    (finding,) = [f for f in result.findings if f.code == "NJ201"]
+    assert (finding.cell, finding.line) == (4, 1) and "%%timeit" in finding.message
