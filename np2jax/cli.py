@@ -159,12 +159,14 @@ def _verify_converted(paths: list[Path], config: Config, out: Path, written: lis
     pairs = []
     for item in files:
         target = out / item.relative
-        if target.resolve() in targets and is_notebook(item.path):
+        if target.resolve() not in targets:
+            continue
+        if is_notebook(item.path):
             if not quiet:
                 _console(stderr=True).print(f"note: {item.path}: notebooks are not verified "
                                             "(--verify runs Python files)", markup=False,
                                             highlight=False, soft_wrap=True)
-        elif target.resolve() in targets:
+        else:
             root = item.path.parents[len(item.relative.parts) - 1]
             pairs.append(Pair(item.path, target, root, out, item.relative.as_posix()))
     try:
