@@ -162,6 +162,17 @@ class _Joined:
         self.pieces.append("".join(lines))
         self.lines.extend(lines)
 
+    def magic_column(self, line: int, col: int) -> int:
+        """A column in the joined module's line -> in the cell's line: on a magic's
+        placeholder, where the name found there stands in the magic (`%timeit np.sum(x)`)."""
+        match = _PLACEHOLDER_LINE.match(self.lines[line - 1].rstrip("\r\n"))
+        if match is None:
+            return col
+        magic = self.magics[int(match.group(1))]
+        name = _IDENTIFIER.match(magic.placeholder, col - 1)
+        found = re.search(rf"\b{name.group()}\b", magic.line) if name else None
+        return found.start() + 1 if found else len(magic.line) - len(magic.line.lstrip()) + 1
+
     def locate(self, line: int) -> tuple[int, int]:
         """Joined line -> (cell number counted from 1, line in the cell)."""
         at = max(bisect.bisect_right(self.starts, line) - 1, 0)
@@ -266,7 +277,8 @@ def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrit
         cell, line = joined.locate(finding.line)
         message = _PLACEHOLDER_CALL.sub(
             lambda m: joined.magics[int(m.group(1))].line.strip(), finding.message)
-        return replace(finding, line=line, cell=cell, message=message)
+        return replace(finding, line=line, cell=cell, message=message,
+                       col=joined.magic_column(finding.line, finding.col))
 
     converted = text
     if rewrite and result.changed:

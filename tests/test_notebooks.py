@@ -170,6 +170,9 @@ def test_a_magic_that_runs_python_hides_nothing_from_the_analysis():
     assert source(cells[1]).endswith("normalize(p)\n%time normalize(p)\n%timeit np.sum(p)")
     nj209 = [f for f in result.findings if f.code == "NJ209"]
     assert nj209 and nj209[0].cell == 1
+    # the magic keeps NumPy: said where it is used, at its column in the magic
+    (nj102,) = [f for f in result.findings if f.code == "NJ102"]
+    assert (nj102.cell, nj102.line, nj102.col) == (2, 4, 9)
     assert "_np2jax_magic_" not in " ".join(f.message for f in result.findings)
 
 
