@@ -318,3 +318,20 @@ def test_cells_of_other_cell_magics_are_kept_and_seen_as_uses():
     assert (cells[0]["execution_count"], cells[2]["execution_count"]) == (1, 3)  # not cleared
     (finding,) = [f for f in result.findings if f.code == "NJ201"]
     assert (finding.cell, finding.line) == (4, 1) and "%%timeit" in finding.message
+
+
+def test_a_notebook_calls_a_function_of_the_tree_rewritten_to_return_its_argument(tmp_path):
+    """NJ209 across the tree: the module's function returns its argument and the
+    notebook's call assigns the result, both or neither."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ops.py").write_text("import numpy as np\n\n\ndef normalize(p):\n    p /= p.sum()\n")
+    write(src / "use.ipynb", {"cells": [
+        code("import numpy as np\nfrom ops import normalize", 1),
+        code("p = np.ones(4)\nnormalize(p)\ntotal = float(p.sum())", 2),
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    result = invoke("convert", src, "--in-place")
+    assert result.exit_code == 0, result.output
+    assert "    return p\n" in (src / "ops.py").read_text()
+    cells = json.loads((src / "use.ipynb").read_text())["cells"]
+    assert source(cells[1]) == "p = jnp.ones(4)\np = normalize(p)\ntotal = float(p.sum())"
