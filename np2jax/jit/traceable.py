@@ -341,7 +341,7 @@ class _Walker:
             self.refuse(target, f"the loop target `{code_of(target)}` is not a plain name")
 
     # --- expressions ------------------------------------------------------------------
-    def expr(self, node: cst.BaseExpression) -> str:  # noqa: C901 - one case per node type
+    def expr(self, node: cst.BaseExpression) -> str:
         ref = self.m.refs_by_node.get(node)
         if ref is not None:
             return self.api_value(node, ref)
@@ -384,9 +384,9 @@ class _Walker:
                                   "(`is`/`in`), which a tracer answers differently")
             if len(node.comparisons) > 1 and any(k not in _PYTHON for k in kinds):
                 self.refuse(node, f"the chained comparison `{code_of(node)}` needs a Python bool")
-            result = None
-            for kind in kinds:
-                result = _arith(result, kind) if result is not None else kind
+            result = kinds[0]
+            for kind in kinds[1:]:
+                result = _arith(result, kind)
             return STATIC if result == LIST else result
         if isinstance(node, cst.IfExp):
             self.need_static(node.test, "the test of the conditional expression")
@@ -420,7 +420,7 @@ class _Walker:
     def name(self, node: cst.Name) -> str:
         name = node.value
         if name in self.env or name in self.bound:
-            return self.env.get(name) or (None if not self.record else UNKNOWN)
+            return self.env.get(name)  # None: not known yet (settling) or unbound
         if name in ("True", "False", "None"):
             return STATIC
         if name in self.m.functions:
@@ -563,6 +563,9 @@ class _Walker:
 
     def subscript(self, node: cst.Subscript) -> str:
         base = self.expr(node.value)
+        if node.value in self.m.refs_by_node:  # np.mgrid[...], np.r_[...]: arrays
+            self.index(node)
+            return ARRAY
         if base in _MAY_BE_ARRAY:
             self.index(node)
             return base
@@ -631,7 +634,7 @@ class _Walker:
 
 def _arith(a: str | None, b: str | None) -> str | None:
     if a is None or b is None:
-        return a if b is None else b
+        return None  # an operand not known yet (while settling): nor is the result
     if UNKNOWN in (a, b) or LIST in (a, b):
         return UNKNOWN
     if ARRAY in (a, b):
@@ -689,8 +692,10 @@ def _bound_names(function: cst.FunctionDef) -> set:
                 _collect(node.name.name, names)
 
         def visit_FunctionDef(self, node):
+            if node is function:
+                return True
             names.add(node.name.value)
-            return node is function
+            return False
 
         def visit_ClassDef(self, node):
             names.add(node.name.value)
@@ -773,7 +778,8 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict]:
         elif isinstance(statement.params.star_arg, cst.Param) or statement.params.star_kwarg:
             why = "it takes `*args` or `**kwargs`"
         elif name in analysis.context.external_names:
-            why = "other files of the tree use it, and their calls are not checked"
+            why = (f"another file of the tree uses the name `{name}`, and calls from other "
+                   "files are not checked")
         elif _yields(statement):
             why = "it is a generator"
         if why is None:
@@ -798,15 +804,19 @@ def _module_bindings(statement) -> list:
                     getattr(small, "names", None), cst.ImportStar):
                 for alias in small.names:
                     names.add((alias.evaluated_alias or alias.evaluated_name).split(".")[0])
-            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
-                    and isinstance(small.value.func, cst.Attribute):
-                _collect(_store_base(small.value.func.value), names)  # x.sort() rebinds x
+            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                # x.sort(), np.copyto(x, y), np.add(a, b, out=x): converted to rebind x
+                call = small.value
+                if isinstance(call.func, cst.Attribute):
+                    _collect(_store_base(call.func.value), names)
+                for arg in call.args:
+                    _collect(_store_base(arg.value), names)
+                names.update(n + "\0" for n in set(names))  # counted twice: never a constant
+                return [n.rstrip("\0") for n in names]
         return list(names)
     # compound statements at module level: count every name they may bind
     for node in _walk(statement):
-        if isinstance(node, (cst.AssignTarget,)):
-            _collect(_store_base(node.target), names)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
             _collect(_store_base(node.target), names)
         elif isinstance(node, cst.For):
             _collect(node.target, names)
@@ -1005,12 +1015,12 @@ def _judge(m: _Module, name: str, params: dict) -> JitPlan:
     sites = m.__dict__.get("sites", {}).get(name, [])
     if "__problem__" in passed:
         return JitPlan(function, False, passed["__problem__"])
-    if not sites:
-        return JitPlan(function, False, "no call in this file shows what it is called with "
-                                        "(arrays, or lists, strings and other Python values)")
     escaped = _escapes(m, function, sites)
     if escaped is not None:
         return JitPlan(function, False, escaped)
+    if not sites:
+        return JitPlan(function, False, "no call in this file shows what it is called with "
+                                        "(arrays, or lists, strings and other Python values)")
     for param in _params(function):
         pname = param.name.value
         kind = passed.get(pname)
@@ -1032,8 +1042,9 @@ def _judge(m: _Module, name: str, params: dict) -> JitPlan:
         return JitPlan(function, False, "it returns no array")
     for node, kind in walker.returns:
         if kind not in _MAY_BE_ARRAY and not _returns_none(node):
-            return JitPlan(function, False, f"`{code_of(node).strip()}` returns a Python value, "
-                                            "which jax.jit would turn into an array")
+            what = ("a Python value, which jax.jit would turn into an array" if kind == STATIC
+                    else "a value the analysis cannot show to be arrays")
+            return JitPlan(function, False, f"`{code_of(node).strip()}` returns {what}")
     if _falls_off_end(function) and any(not _returns_none(n) for n, _ in walker.returns):
         return JitPlan(function, False, "some paths return an array and others None")
     static = tuple(p.name.value for p in _params(function)
