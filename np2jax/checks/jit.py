@@ -35,7 +35,8 @@ class CompilableFunction(Rule):
             yield self.report(plan.function, function=plan.function.name.value,
                               outcome=f"is compiled with `{decorator}`",
                               fix=lambda node, d=decorator: _decorate(node, d),
-                              imports=imports, requires=plan.requires)
+                              imports=imports, requires=plan.requires + tuple(
+                                  r.node for r in plan.rewrites))
 
 
 class UncompiledFunction(Rule):
@@ -50,3 +51,28 @@ class UncompiledFunction(Rule):
             if not plan.compiled:
                 yield self.report(plan.function.name, function=plan.function.name.value,
                                   reason=plan.reason)
+
+
+class _CompiledRewrite(Rule):
+    """A rewrite inside a function NJ501 compiles; it stands or falls with the decoration."""
+
+    def run(self):
+        if not self.config.jit:
+            return
+        from np2jax.jit import jit_plans
+
+        for plan in jit_plans(self.analysis):
+            for rewrite in plan.rewrites:
+                if rewrite.code == self.code:
+                    yield self.report(rewrite.node, spelled=rewrite.spelled,
+                                      function=plan.function.name.value, fix=rewrite.fix,
+                                      imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
+                                      requires=(plan.function,), report_if_unfixed=False)
+
+
+class PrintInCompiledFunction(_CompiledRewrite):
+    code = "NJ503"
+
+
+class MaskReduction(_CompiledRewrite):
+    code = "NJ504"

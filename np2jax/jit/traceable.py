@@ -17,6 +17,7 @@ values only (these become static_argnames, which keeps Python semantics for them
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -58,6 +59,9 @@ STATIC_BUILTINS = frozenset({
 })
 HOST_CONVERSIONS = frozenset({"int", "float", "bool", "complex", "str", "repr", "format",
                               "round", "list", "tuple"})
+# Reductions over a mask selection, and their form with `where` (max/min fill with the
+# opposite extreme of the array: the result is the same whenever the selection is not empty).
+MASK_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "max", "min"})
 UNROLL_LIMIT = 10_000  # a known loop count above this would unroll into too big a program
 
 
@@ -84,6 +88,16 @@ class CallSite:
 
 
 @dataclass
+class Rewrite:
+    """A change the compiled function needs: `fix` applies to `node` as converted so far."""
+
+    code: str
+    node: cst.CSTNode
+    fix: object
+    spelled: str
+
+
+@dataclass
 class JitPlan:
     """The verdict on one module-level function."""
 
@@ -92,6 +106,7 @@ class JitPlan:
     reason: str = ""  # why it is left uncompiled
     static: tuple = ()  # static_argnames, in parameter order
     requires: tuple = ()  # nodes whose conversion the compiled function relies on
+    rewrites: tuple = ()  # the Rewrites it needs
 
 
 @dataclass
@@ -128,6 +143,7 @@ class _Walker:
         self.calls: list[CallSite] = []
         self.violation: _Violation | None = None
         self.requires: list = []
+        self.rewrites: list[Rewrite] = []  # what must change for jit to compile the body
         self.returns: list = []  # classes of returned values
         self.record = False
 
@@ -139,7 +155,7 @@ class _Walker:
             if self.env == before:
                 break
         self.record = True
-        self.calls, self.requires, self.returns = [], [], []
+        self.calls, self.requires, self.returns, self.rewrites = [], [], [], []
         try:
             self.block(body)
         except _Stop:
@@ -255,8 +271,7 @@ class _Walker:
             if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
                 return  # a docstring
             if isinstance(value, cst.Call) and _is_builtin(value.func, "print", self):
-                self.expr(value)
-                self.refuse(node, "it prints (under jit a print runs once, while compiling)")
+                self.print_call(value)
                 return
             self.expr(value)
             self.refuse(node, f"`{code_of(value)}` is called for its effect, which under jit "
@@ -468,6 +483,11 @@ class _Walker:
                     return self.user_call(node, name)
                 if name in STATIC_BUILTINS or name in ("len", "abs", "print"):
                     return self.builtin_call(node, name)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) \
+                and func.attr.value in MASK_REDUCTIONS:
+            kind = self.mask_reduction(node, func.attr.value)
+            if kind is not None:
+                return kind
         if isinstance(func, cst.Attribute):
             receiver = self.expr(func.value)
             method = func.attr.value
@@ -522,6 +542,42 @@ class _Walker:
                 self.expr(arg.value)
             else:
                 self.need_static(arg.value, f"the argument of `.{method}()`")
+        return ARRAY
+
+    def print_call(self, node: cst.Call) -> None:
+        """print(...) of arrays becomes jax.debug.print, which prints on every call."""
+        kinds = []
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                self.refuse(node, "it prints with keywords or `*args` (under jit a print "
+                                  "runs once, while compiling)")
+            literal = isinstance(arg.value, cst.SimpleString) and \
+                arg.value.prefix.lower() in ("", "r")
+            kinds.append("text" if literal else self.expr(arg.value))
+        if not any(k in _MAY_BE_ARRAY for k in kinds) or \
+                any(k not in _MAY_BE_ARRAY and k != "text" for k in kinds):
+            self.refuse(node, "it prints Python values (under jit a print runs once, while "
+                              "compiling)")
+        if self.record:
+            self.rewrites.append(Rewrite("NJ503", node, _debug_print, code_of(node)))
+
+    def mask_reduction(self, node: cst.Call, method: str) -> str | None:
+        """x[mask].sum() with a mask computed elementwise from x itself: the same reduction
+        over x with the mask as `where` (the shape no longer depends on the values)."""
+        subscript = node.func.value
+        base = subscript.value
+        if not (isinstance(base, cst.Name) and len(subscript.slice) == 1 and not node.args
+                and isinstance(subscript.slice[0].slice, cst.Index)
+                and self.expr(base) == ARRAY):
+            return None
+        mask = subscript.slice[0].slice.value
+        if not (_reads_only(mask, base.value, self.m.refs_by_node)
+                and self.m.analysis.dataflow.mask_of(mask, base)):
+            return None
+        self.expr(mask)
+        if self.record:
+            self.rewrites.append(Rewrite("NJ504", node, _masked(method, self.m.analysis.jnp_alias),
+                                         code_of(node)))
         return ARRAY
 
     def builtin_call(self, node: cst.Call, name: str) -> str:
@@ -1050,7 +1106,8 @@ def _judge(m: _Module, name: str, params: dict) -> JitPlan:
     static = tuple(p.name.value for p in _params(function)
                    if classes[p.name.value] == STATIC and p.name.value in passed
                    and passed[p.name.value] is not None)
-    return JitPlan(function, True, static=static, requires=tuple(walker.requires))
+    return JitPlan(function, True, static=static, requires=tuple(walker.requires),
+                   rewrites=tuple(walker.rewrites))
 
 
 def _returns_none(node: cst.Return) -> bool:
@@ -1092,3 +1149,47 @@ def _escapes(m: _Module, function: cst.FunctionDef, sites: list) -> str | None:
                 return (f"it is used as a value on line {line} (passed or stored), so its "
                         "arguments cannot be checked")
     return None
+
+
+def _reads_only(node: cst.CSTNode, name: str, refs_by_node: dict) -> bool:
+    """Whether the only names `node` reads are `name` and NumPy references (so the mask is
+    computed from the very array it selects from, as bound at this point)."""
+    if node in refs_by_node:
+        return True
+    if isinstance(node, cst.Name):
+        return node.value == name
+    if isinstance(node, (cst.Lambda, cst.NamedExpr)):
+        return False
+    return all(_reads_only(child, name, refs_by_node) for child in node.children
+               if isinstance(child, (cst.BaseExpression, cst.Arg, cst.ComparisonTarget)))
+
+
+def _masked(method: str, jnp: str):
+    def fix(call: cst.Call) -> cst.BaseExpression:
+        subscript = call.func.value
+        array, mask = subscript.value, subscript.slice[0].slice.value
+        if method in ("max", "min"):
+            fill = cst.parse_expression(f"{jnp}.{'min' if method == 'max' else 'max'}(a)")
+            fill = fill.with_changes(args=[cst.Arg(array)])
+            where = cst.parse_expression(f"{jnp}.where(m, a, f)").with_changes(
+                args=[cst.Arg(mask), cst.Arg(array), cst.Arg(fill)])
+            return cst.parse_expression(f"{jnp}.{method}(w)").with_changes(args=[cst.Arg(where)])
+        return cst.parse_expression(f"{jnp}.{method}(a, where=m)").with_changes(
+            args=[cst.Arg(array), cst.Arg(mask, keyword=cst.Name("where"),
+                                          equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                                cst.SimpleWhitespace("")))])
+    return fix
+
+
+def _debug_print(call: cst.Call) -> cst.Call:
+    """print("loss", x) -> jax.debug.print("loss {}", x): text inlined, arrays as {}."""
+    pieces, arrays = [], []
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, cst.SimpleString) and value.prefix.lower() in ("", "r"):
+            pieces.append(str(value.evaluated_value).replace("{", "{{").replace("}", "}}"))
+        else:
+            pieces.append("{}")
+            arrays.append(cst.Arg(value))
+    text = cst.SimpleString(json.dumps(" ".join(pieces), ensure_ascii=False))
+    return cst.Call(func=cst.parse_expression("jax.debug.print"), args=[cst.Arg(text), *arrays])
