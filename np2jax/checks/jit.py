@@ -76,3 +76,7 @@ class PrintInCompiledFunction(_CompiledRewrite):
 
 class MaskReduction(_CompiledRewrite):
     code = "NJ504"
+
+
+class ArrayIf(_CompiledRewrite):
+    code = "NJ505"

@@ -194,7 +194,8 @@ class _Walker:
             for small in node.body:
                 self.small(small, node)
         elif isinstance(node, cst.If):
-            self.need_static(node.test, "the `if` test")
+            if not self.array_if(node):
+                self.need_static(node.test, "the `if` test")
             self.block(node.body)
             if node.orelse is not None:
                 if isinstance(node.orelse, cst.If):
@@ -543,6 +544,43 @@ class _Walker:
             else:
                 self.need_static(arg.value, f"the argument of `.{method}()`")
         return ARRAY
+
+    def array_if(self, node: cst.If) -> bool:
+        """`if c: return a / else: return b` (or one assignment to the same name in each
+        branch) on a 0-d array `c`: becomes jnp.where(c, a, b) when a and b provably have
+        the same shape and dtype (the same array, or float expressions of it)."""
+        if self.expr(node.test) not in _MAY_BE_ARRAY:
+            return False
+        branches = _if_else_values(node)
+        if branches is None or not self.scalar_test(node.test):
+            return False
+        kind, target, first, second = branches
+        likes = [_like(v, self) for v in (first, second)]
+        if likes[0] is None or likes[0] != likes[1]:
+            return False
+        if self.record:
+            fix = _where_statement(kind, target, self.m.analysis.jnp_alias)
+            self.rewrites.append(Rewrite("NJ505", node, fix, f"if {code_of(node.test)}: ..."))
+        return True
+
+    def scalar_test(self, test: cst.BaseExpression) -> bool:
+        """Whether the `if` test is provably 0-d: a comparison of full reductions and numbers."""
+        if isinstance(test, cst.Comparison):
+            if len(test.comparisons) != 1 or isinstance(
+                    test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                return False
+            return all(self.scalar_operand(o) for o in (test.left, test.comparisons[0].comparator))
+        return isinstance(test, cst.Call) and _full_reduction(test, self) is not None \
+            and _full_reduction(test, self)[1] in ("any", "all")
+
+    def scalar_operand(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            node = node.expression
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if self.expr(node) == STATIC and not isinstance(node, (cst.Tuple, cst.List)):
+            return isinstance(node, cst.Name)  # a static number passed in (a threshold)
+        return isinstance(node, cst.Call) and _full_reduction(node, self) is not None
 
     def print_call(self, node: cst.Call) -> None:
         """print(...) of arrays becomes jax.debug.print, which prints on every call."""
@@ -1193,3 +1231,112 @@ def _debug_print(call: cst.Call) -> cst.Call:
             arrays.append(cst.Arg(value))
     text = cst.SimpleString(json.dumps(" ".join(pieces), ensure_ascii=False))
     return cst.Call(func=cst.parse_expression("jax.debug.print"), args=[cst.Arg(text), *arrays])
+
+
+# Elementwise float functions: on an array of any dtype they give the float dtype JAX
+# promotes it to (the same for every such function).
+_FLOAT_UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt",
+                           "tanh", "sinh", "cosh", "arctan", "log2", "log10"})
+_FULL_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "any", "all"})
+_FLOAT_REDUCTIONS = frozenset({"mean", "std", "var"})
+
+
+def _full_reduction(call: cst.Call, walker) -> tuple | None:
+    """(array name, reduction) for `x.sum()` / `np.sum(x)` with no other argument: 0-d."""
+    if isinstance(call.func, cst.Attribute) and call.func.value not in walker.m.refs_by_node:
+        if call.args or call.func.attr.value not in _FULL_REDUCTIONS:
+            return None
+        array = call.func.value
+        name = call.func.attr.value
+    else:
+        ref = walker.m.refs_by_call.get(call)
+        if ref is None or not ref.converted or len(call.args) != 1 or call.args[0].keyword \
+                or call.args[0].star:
+            return None
+        name = ref.qualname.rsplit(".", 1)[-1]
+        if ref.qualname not in {f"numpy.{n}" for n in _FULL_REDUCTIONS}:
+            return None
+        array = call.args[0].value
+    if isinstance(array, cst.Name) and walker.env.get(array.value) == ARRAY:
+        return array.value, name
+    return None
+
+
+def _like(node: cst.BaseExpression, walker) -> tuple | None:
+    """(array name, "same") for the array itself, (array name, "float") for an elementwise
+    float expression of it (float literals, `/`, float functions, its mean/std): such
+    expressions all have the array's shape and the same dtype. None: not proven."""
+    if isinstance(node, cst.Name):
+        return (node.value, "same") if walker.env.get(node.value) == ARRAY else None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _like(node.expression, walker)
+        return inner if inner is not None and inner[1] == "float" else None
+    if isinstance(node, cst.Call):
+        ref = walker.m.refs_by_call.get(node)
+        if ref is not None and ref.converted and len(node.args) == 1 and not node.args[0].keyword \
+                and ref.qualname.rsplit(".", 1)[-1] in _FLOAT_UFUNCS \
+                and ref.qualname.startswith("numpy."):
+            inner = _like(node.args[0].value, walker)
+            return (inner[0], "float") if inner is not None else None
+        return None
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(
+            node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+        return None
+    left, right = _like(node.left, walker), _like(node.right, walker)
+    if left is not None and right is not None:
+        return (left[0], "float") if left[0] == right[0] and "float" in (left[1], right[1]) \
+            or (left[0] == right[0] and isinstance(node.operator, cst.Divide)) else None
+    array, other = (left, node.right) if left is not None else (right, node.left)
+    if array is None:
+        return None
+    if isinstance(other, cst.UnaryOperation) and isinstance(other.operator, cst.Minus):
+        other = other.expression
+    if isinstance(other, cst.Float):
+        return array[0], "float"
+    if isinstance(other, cst.Integer) and isinstance(node.operator, cst.Divide) and left is not None:
+        return array[0], "float"
+    if isinstance(other, cst.Call):
+        reduced = _full_reduction(other, walker)
+        if reduced is not None and reduced[0] == array[0] and (
+                reduced[1] in _FLOAT_REDUCTIONS or isinstance(node.operator, cst.Divide)):
+            return array[0], "float"
+    return None
+
+
+def _if_else_values(node: cst.If):
+    """("return", None, a, b) or ("assign", name, a, b) for an if/else of single returns, or
+    of single assignments to the same name; None for any other shape."""
+    if node.orelse is None or not isinstance(node.orelse, cst.Else):
+        return None
+    first, second = _single(node.body), _single(node.orelse.body)
+    if first is None or second is None:
+        return None
+    if isinstance(first, cst.Return) and isinstance(second, cst.Return) \
+            and first.value is not None and second.value is not None:
+        return "return", None, first.value, second.value
+    if isinstance(first, cst.Assign) and isinstance(second, cst.Assign) \
+            and len(first.targets) == len(second.targets) == 1 \
+            and isinstance(first.targets[0].target, cst.Name) \
+            and isinstance(second.targets[0].target, cst.Name) \
+            and first.targets[0].target.value == second.targets[0].target.value:
+        return "assign", first.targets[0].target.value, first.value, second.value
+    return None
+
+
+def _single(block) -> cst.BaseSmallStatement | None:
+    statements = block.body
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) \
+            or len(statements[0].body) != 1:
+        return None
+    return statements[0].body[0]
+
+
+def _where_statement(kind: str, target: str | None, jnp: str):
+    def fix(node: cst.If) -> cst.SimpleStatementLine:
+        _, _, first, second = _if_else_values(node)
+        where = cst.parse_expression(f"{jnp}.where(c, a, b)").with_changes(
+            args=[cst.Arg(node.test), cst.Arg(first), cst.Arg(second)])
+        small = cst.Return(where) if kind == "return" else cst.Assign(
+            [cst.AssignTarget(cst.Name(target))], where)
+        return cst.SimpleStatementLine([small], leading_lines=node.leading_lines)
+    return fix
