@@ -182,3 +182,15 @@ def test_check_and_convert_accept_jit_and_the_config_key(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.np2jax]\njit = "yes"\n')
     with pytest.raises(Exception, match="jit must be true or false"):
         load_config(tmp_path)
+
+
+@pytest.mark.parametrize("case", ["text_and_array", "several_arrays"])
+def test_debug_print_prints_what_print_printed(case, capsys):
+    import jax
+
+    original = FIXTURES / "print-of-array" / f"{case}.in.py"
+    run_main(original)
+    expected = capsys.readouterr().out
+    run_main(original.with_name(f"{case}.out.py"))
+    jax.effects_barrier()
+    assert capsys.readouterr().out == expected

@@ -525,7 +525,7 @@ class _Walker:
                 kinds.append(self.need_static(arg.value, f"the argument `{code_of(arg.value)}` "
                                                          f"of `{code_of(node.func)}`, which must "
                                                          "be a Python value,"))
-        if short in STATIC_RESULTS and all(k == STATIC for k in kinds):
+        if short in STATIC_RESULTS:  # a shape, a dtype, a flag: Python values even for tracers
             return STATIC
         return ARRAY
 
@@ -591,6 +591,10 @@ class _Walker:
                                   "runs once, while compiling)")
             literal = isinstance(arg.value, cst.SimpleString) and \
                 arg.value.prefix.lower() in ("", "r")
+            if literal and ("{" in arg.value.value or "}" in arg.value.value):
+                # jax.debug.print does not format a text that opens with an escaped brace
+                self.refuse(node, "it prints text with braces, which jax.debug.print reads "
+                                  "as a format")
             kinds.append("text" if literal else self.expr(arg.value))
         if not any(k in _MAY_BE_ARRAY for k in kinds) or \
                 any(k not in _MAY_BE_ARRAY and k != "text" for k in kinds):
@@ -973,7 +977,12 @@ def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
     """The verdict on every module-level function (cached on the analysis)."""
     cache = analysis.__dict__.setdefault("_jit_plans", [])
     if not cache:
-        cache.extend(_plan_module(analysis))
+        try:
+            cache.extend(_plan_module(analysis))
+        except Exception as exc:  # noqa: BLE001 - a bug here must not cost the conversion
+            cache.extend(JitPlan(s, False, f"the jit analysis failed on this file (an np2jax "
+                                           f"bug, please report it): {type(exc).__name__}: {exc}")
+                         for s in analysis.module.body if isinstance(s, cst.FunctionDef))
     return cache
 
 
@@ -1225,7 +1234,7 @@ def _debug_print(call: cst.Call) -> cst.Call:
     for arg in call.args:
         value = arg.value
         if isinstance(value, cst.SimpleString) and value.prefix.lower() in ("", "r"):
-            pieces.append(str(value.evaluated_value).replace("{", "{{").replace("}", "}}"))
+            pieces.append(str(value.evaluated_value))  # no braces: refused before
         else:
             pieces.append("{}")
             arrays.append(cst.Arg(value))
