@@ -194,3 +194,16 @@ def test_debug_print_prints_what_print_printed(case, capsys):
     run_main(original.with_name(f"{case}.out.py"))
     jax.effects_barrier()
     assert capsys.readouterr().out == expected
+
+
+def test_check_with_jit_does_not_import_jax():
+    import subprocess
+    import sys
+
+    code = ("import sys; from pathlib import Path; from np2jax.api import check_paths; "
+            "from np2jax.config import Config; "
+            f"run = check_paths([Path({str(FIXTURES / 'compilable-function')!r})], Config(jit=True)); "
+            "assert any(p.code == 'NJ502' for p in run.problems); "
+            "print(any(m == 'jax' or m.startswith('jax.') for m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
