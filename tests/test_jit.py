@@ -207,3 +207,14 @@ def test_check_with_jit_does_not_import_jax():
             "print(any(m == 'jax' or m.startswith('jax.') for m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_suppressing_a_rewrite_the_function_needs_keeps_it_eager():
+    source = (FIXTURES / "if-on-array-value" / "return_branches.in.py").read_text().replace(
+        "if x.max() > 1.0:", "if x.max() > 1.0:  # np2jax: ignore[NJ505]")
+    result = convert_source(source, JIT)
+    assert "jax.jit" not in result.converted and "jnp.where" not in result.converted
+    assert any(f.code == "NJ501" and "suppressed" in f.message for f in result.findings)
+    ignored = convert_source(source.replace("  # np2jax: ignore[NJ505]", ""),
+                             Config(jit=True, ignore=("NJ501",)))
+    assert "jax.jit" not in ignored.converted and "jnp.where" not in ignored.converted
