@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from np2jax.analyze import ModuleAnalysis
+from np2jax.checks import code_of
 
 STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
 _MAY_BE_ARRAY = (ARRAY, MIXED)
@@ -73,10 +74,6 @@ def join(a: str | None, b: str | None) -> str | None:
     if a in (STATIC, ARRAY, MIXED) and b in (STATIC, ARRAY, MIXED):
         return MIXED
     return UNKNOWN
-
-
-def code_of(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 @dataclass
