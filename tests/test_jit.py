@@ -218,3 +218,33 @@ def test_suppressing_a_rewrite_the_function_needs_keeps_it_eager():
     ignored = convert_source(source.replace("  # np2jax: ignore[NJ505]", ""),
                              Config(jit=True, ignore=("NJ501",)))
     assert "jax.jit" not in ignored.converted and "jnp.where" not in ignored.converted
+
+
+def test_a_function_without_parameters_needs_no_call_site():
+    """main() is called from outside: with no parameter there is nothing to infer, so it is
+    compiled when it returns arrays only; with parameters it still needs a call site."""
+    verdicts = _verdicts("""
+        import numpy as np
+        def main():
+            x = np.linspace(0.0, 1.0, 5)
+            return {"x": x * 2, "pair": (x.sum(), x.max())}
+        def entry(n):
+            return np.ones(n)
+        """)
+    assert verdicts["main"] == "compiled"
+    assert "no call in this file" in verdicts["entry"]
+
+
+@pytest.mark.parametrize("returned", ['{"n": 3.0, "x": x}', "total", '{"total": total}'])
+def test_a_function_without_parameters_returning_python_numbers_is_refused(returned):
+    """Uncalled here, its caller is outside: a Python number must not come back as an array."""
+    verdicts = _verdicts(f"""
+        import numpy as np
+        def main():
+            x = np.ones(3)
+            total = 0.0
+            for _ in range(3):
+                total = total + x.sum()
+            return {returned}
+        """)
+    assert verdicts["main"] != "compiled"

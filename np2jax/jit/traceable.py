@@ -295,7 +295,7 @@ class _Walker:
                      if not isinstance(e, cst.StarredElement)]
             if len(kinds) != len(value.elements) or not kinds:
                 return UNKNOWN
-            return ARRAY if all(k in _MAY_BE_ARRAY for k in kinds) else UNKNOWN
+            return _pytree(kinds)
         if isinstance(value, cst.Dict):
             kinds = []
             for element in value.elements:
@@ -303,7 +303,7 @@ class _Walker:
                         element.key, (cst.SimpleString, cst.Integer)):
                     return UNKNOWN
                 kinds.append(self.returned(element.value))
-            return ARRAY if kinds and all(k in _MAY_BE_ARRAY for k in kinds) else UNKNOWN
+            return _pytree(kinds) if kinds else UNKNOWN
         if isinstance(value, cst.Name) and value.value == "None":
             return STATIC
         return self.expr(value)
@@ -652,6 +652,8 @@ class _Walker:
         if name not in self.m.compiled:
             self.refuse(node, f"it calls `{name}`, which is left uncompiled")
             return UNKNOWN
+        if self.record:  # traced inline: it must be compiled too (its rewrites applied)
+            self.requires.append(function)
         if self.function is not None and name == self.function.name.value:
             self.refuse(node, "it calls itself")
         return ARRAY
@@ -725,6 +727,14 @@ class _Walker:
                 self._comp_bind(element.value, kind)
         else:
             self.refuse(target, "the comprehension target is not a plain name")
+
+
+def _pytree(kinds: list) -> str:
+    """The class of a tuple or dict of these: ARRAY when all are arrays, MIXED when some may
+    be Python values (jax.jit would return those as arrays)."""
+    if all(k == ARRAY for k in kinds):
+        return ARRAY
+    return MIXED if all(k in _MAY_BE_ARRAY for k in kinds) else UNKNOWN
 
 
 def _arith(a: str | None, b: str | None) -> str | None:
@@ -1118,7 +1128,9 @@ def _judge(m: _Module, name: str, params: dict) -> JitPlan:
     escaped = _escapes(m, function, sites)
     if escaped is not None:
         return JitPlan(function, False, escaped)
-    if not sites:
+    # A function without parameters (main()) needs no call site: there is nothing to infer.
+    entry = not sites and not _params(function)
+    if not sites and not entry:
         return JitPlan(function, False, "no call in this file shows what it is called with "
                                         "(arrays, or lists, strings and other Python values)")
     for param in _params(function):
@@ -1141,6 +1153,11 @@ def _judge(m: _Module, name: str, params: dict) -> JitPlan:
     if not any(kind in _MAY_BE_ARRAY for _, kind in walker.returns):
         return JitPlan(function, False, "it returns no array")
     for node, kind in walker.returns:
+        if entry and kind == MIXED:
+            # uncalled here, so called from outside: a Python number it may return must
+            # stay one, not come back from jax.jit as an array
+            return JitPlan(function, False, f"`{code_of(node).strip()}` may return Python "
+                                            "numbers, which jax.jit would turn into arrays")
         if kind not in _MAY_BE_ARRAY and not _returns_none(node):
             what = ("a Python value, which jax.jit would turn into an array" if kind == STATIC
                     else "a value the analysis cannot show to be arrays")
