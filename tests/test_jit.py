@@ -248,3 +248,105 @@ def test_a_function_without_parameters_returning_python_numbers_is_refused(retur
             return {returned}
         """)
     assert verdicts["main"] != "compiled"
+
+
+def _loop_verdicts(source: str, config: Config = JIT) -> list[str]:
+    result = convert_source(textwrap.dedent(source), config)
+    return [f.message for f in result.changes + result.findings if f.code == "NJ506"]
+
+
+def test_a_loop_carrying_arrays_runs_as_one_compiled_fori_loop():
+    """The converted loop is a real XLA loop (a `scan` or `while` in the jaxpr), not unrolled, and
+    computes what the NumPy loop computed."""
+    import importlib.util
+
+    import jax
+    import numpy as np
+
+    case = FIXTURES / "loop-carrying-state" / "two_carried_arrays.out.py"
+    assert "jax.lax.fori_loop" in case.read_text()
+    spec = importlib.util.spec_from_file_location("_fori_case", case)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.linspace(0.0, 1.0, 60).reshape(20, 3)
+    jaxpr = str(jax.make_jaxpr(module.running.__wrapped__, static_argnums=1)(x, 20))
+    assert ("scan" in jaxpr or "while" in jaxpr) and jaxpr.count("dynamic_slice") < 10
+    expected = run_main(FIXTURES / "loop-carrying-state" / "two_carried_arrays.in.py")
+    np.testing.assert_allclose(module.main()["out"], expected["out"], rtol=1e-5)
+
+
+def test_a_literal_count_beyond_the_unroll_limit_compiles_as_a_fori_loop():
+    source = """
+        import numpy as np
+        def main():
+            u = np.zeros(8)
+            for _ in range(20000):
+                u[1:] += 1e-4
+            return {"u": u}
+        """
+    result = convert_source(textwrap.dedent(source), JIT)
+    assert "@jax.jit" in result.converted and "jax.lax.fori_loop(0, 20000," in result.converted
+    refused = convert_source(textwrap.dedent(source), Config(jit=True, ignore=("NJ506",)))
+    assert "jax.jit" not in refused.converted  # unrolled 20000 times: left eager
+
+
+@pytest.mark.parametrize("body, reason", [
+    (["u += 1.0", "if i > 3:", "    continue"], "`continue` inside it"),
+    (["u += 1.0", "if i > 3:", "    return u"], "`return` inside it"),
+    (["w = u * 2", "u += w"], None),  # w: a temporary of each iteration
+    (["u += 1.0", "last = u.sum()"], "first bound inside it"),
+    (["u = u[:2]"], "rebinds the carried `u`"),
+    (["u[:i] = 0.0"], "counter `i` traced"),
+])
+def test_loop_refusals_name_the_reason(body, reason):
+    tail = "return u, last" if "last = u.sum()" in body else "return u"
+    body = "\n                ".join(body)
+    messages = _loop_verdicts(f"""
+        import numpy as np
+        def f(n):
+            u = np.ones(4)
+            for i in range(n):
+                {body}
+            {tail}
+        def main():
+            return {{"u": f(30)}}
+        """)
+    assert len(messages) == 1
+    if reason is None:
+        assert "becomes `jax.lax.fori_loop`, carrying `u`" in messages[0]
+    else:
+        assert "stays a Python loop" in messages[0] and reason in messages[0]
+
+
+def test_nested_and_stepped_loops():
+    messages = _loop_verdicts("""
+        import numpy as np
+        def f(n):
+            u = np.ones(4)
+            for i in range(0, n, 2):
+                u += 1.0
+            for j in range(n):
+                for k in range(n):
+                    u *= 0.5
+            return u
+        def main():
+            return {"u": f(30)}
+        """)
+    assert any("has a step" in m for m in messages)
+    assert any("`for j in range(n)`" in m and "fori_loop`, carrying `u`" in m for m in messages)
+    assert not any("for k" in m for m in messages)  # nested: stays Python, no finding
+
+
+def test_with_x64_a_widening_update_keeps_the_python_loop():
+    source = """
+        import numpy as np
+        def f(x, n):
+            u = np.zeros(3, dtype=np.float32)
+            for _ in range(n):
+                u += x
+            return u
+        def main():
+            return {"u": f(np.ones(3), 30)}
+        """
+    assert "fori_loop" in _loop_verdicts(source)[0]
+    assert "--x64" in _loop_verdicts(source, Config(jit=True, x64=True))[0]

@@ -80,3 +80,35 @@ class MaskReduction(_CompiledRewrite):
 
 class ArrayIf(_CompiledRewrite):
     code = "NJ505"
+
+
+class LoopCarryingState(Rule):
+    """for i in range(n) in a compiled function: lax.fori_loop, or why it stays Python."""
+
+    code = "NJ506"
+
+    def run(self):
+        if not self.config.jit:
+            return
+        from np2jax.jit import jit_plans
+
+        for plan in jit_plans(self.analysis):
+            if not plan.compiled:
+                continue
+            for loop in plan.loops:
+                reason = loop.reason
+                if not reason and loop.widens and self.config.x64:
+                    reason = ("with --x64 an update `x += y` of a carried array may widen its "
+                              "dtype (float32 + float64), which fori_loop refuses")
+                if reason:
+                    yield self.report(loop.node, spelled=loop.spelled,
+                                      function=plan.function.name.value,
+                                      outcome=f"stays a Python loop, unrolled while compiling: "
+                                              f"{reason}", requires=(plan.function,))
+                    continue
+                carried = ", ".join(f"`{name}`" for name in loop.carried)
+                yield self.report(loop.node, spelled=loop.spelled,
+                                  function=plan.function.name.value,
+                                  outcome=f"becomes `jax.lax.fori_loop`, carrying {carried}",
+                                  fix=loop.fix, imports=[("jax", None)],
+                                  requires=(plan.function,), report_if_unfixed=False)

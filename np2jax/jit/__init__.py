@@ -8,6 +8,6 @@ arrays or hashable Python values. Anything it cannot classify leaves the functio
 (eager JAX), with the reason.
 """
 
-from np2jax.jit.traceable import JitPlan, jit_plans
+from np2jax.jit.traceable import JitPlan, LoopVerdict, jit_plans
 
-__all__ = ["JitPlan", "jit_plans"]
+__all__ = ["JitPlan", "LoopVerdict", "jit_plans"]

@@ -64,6 +64,10 @@ HOST_CONVERSIONS = frozenset({"int", "float", "bool", "complex", "str", "repr", 
 # opposite extreme of the array: the result is the same whenever the selection is not empty).
 MASK_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "max", "min"})
 UNROLL_LIMIT = 10_000  # a known loop count above this would unroll into too big a program
+# A `for` over range() with at most this many iterations (a literal count) stays a Python
+# loop, unrolled while tracing (cheap to compile, and XLA fuses across the iterations);
+# other counts become lax.fori_loop when the loop allows it (NJ506).
+FORI_MIN_COUNT = 16
 
 
 def join(a: str | None, b: str | None) -> str | None:
@@ -95,6 +99,19 @@ class Rewrite:
 
 
 @dataclass
+class LoopVerdict:
+    """A `for ... in range(...)` of a compiled function: its lax.fori_loop rewrite (`fix`,
+    applied to the loop as converted so far), or why it stays a Python loop (`reason`)."""
+
+    node: cst.For
+    spelled: str
+    fix: object = None
+    reason: str = ""
+    carried: tuple = ()
+    widens: bool = False  # a carried array is updated by `x += <array>` (dtype may promote)
+
+
+@dataclass
 class JitPlan:
     """The verdict on one module-level function."""
 
@@ -104,6 +121,7 @@ class JitPlan:
     static: tuple = ()  # static_argnames, in parameter order
     requires: tuple = ()  # nodes whose conversion the compiled function relies on
     rewrites: tuple = ()  # the Rewrites it needs
+    loops: tuple = ()  # LoopVerdicts of its top-level range() loops
 
 
 @dataclass
@@ -142,6 +160,9 @@ class _Walker:
         self.requires: list = []
         self.rewrites: list[Rewrite] = []  # what must change for jit to compile the body
         self.returns: list = []  # classes of returned values
+        self.loops: list[LoopVerdict] = []
+        self.counter: str | None = None  # a fori_loop counter (a 0-d integer tracer)
+        self.probing = False  # walking a loop body to see whether it can become fori_loop
         self.record = False
 
     # --- driving ----------------------------------------------------------------------
@@ -153,6 +174,7 @@ class _Walker:
                 break
         self.record = True
         self.calls, self.requires, self.returns, self.rewrites = [], [], [], []
+        self.loops = []
         try:
             self.block(body)
         except _Stop:
@@ -225,8 +247,16 @@ class _Walker:
             for arg in iterable.args:
                 self.need_static(arg.value, "the range bound")
             count = _literal_count(iterable, self)
+            verdict = None
+            if self.check and self.record and not self.probing and self.function is not None:
+                verdict = self.fori_verdict(node, count)
+                if verdict is not None:
+                    self.loops.append(verdict)
             if count is not None and count > UNROLL_LIMIT:
-                self.refuse(node, f"the loop would unroll {count} times while compiling")
+                if verdict is not None and verdict.fix is not None:
+                    self.requires.append(node)  # compiles only as a fori_loop
+                else:
+                    self.refuse(node, f"the loop would unroll {count} times while compiling")
             kind = STATIC
         else:
             kind = self.expr(iterable)
@@ -242,6 +272,88 @@ class _Walker:
         self.block(node.body)
         if node.orelse is not None:
             self.block(node.orelse.body)
+
+    def fori_verdict(self, node: cst.For, count: int | None) -> LoopVerdict | None:
+        """Whether this top-level `for i in range(...)` can become lax.fori_loop: the state it
+        carries from one iteration to the next (names it updates and reads again, or that
+        are read after it) must be arrays whose shape and dtype cannot change, and its body
+        must trace with the counter as a 0-d integer array. None: a small literal count or a
+        nested loop, which stay Python loops without a word."""
+        top = self.function.body.body
+        if count is not None and count <= FORI_MIN_COUNT or not any(s is node for s in top):
+            return None
+        verdict = LoopVerdict(node, f"for {code_of(node.target)} in {code_of(node.iter)}")
+        verdict.reason = self._fori_refusal(node, top, verdict)
+        if not verdict.reason:
+            verdict.fix = _ForiLoopFix(verdict.carried, self._fresh("loop_body"),
+                                     self._fresh("carry"))
+        return verdict
+
+    def _fresh(self, base: str) -> str:
+        taken = self.bound | set(self.m.functions) | set(self.m.globals) | {
+            loop.fix.name for loop in self.loops if loop.fix is not None}
+        name, number = base, 1
+        while name in taken or name in _names_in(self.function):
+            number += 1
+            name = f"{base}_{number}"
+        return name
+
+    def _fori_refusal(self, node: cst.For, top: list, verdict: LoopVerdict) -> str:
+        args = node.iter.args
+        if len(args) not in (1, 2) or any(a.keyword is not None or a.star for a in args):
+            return "its range has a step (fori_loop counts by one)"
+        if node.orelse is not None:
+            return "it has an `else` clause"
+        if not isinstance(node.target, cst.Name):
+            return "its target is not a plain name"
+        exit_ = _loop_exit(node.body)
+        if exit_ is not None:
+            return (f"`{exit_}` inside it (fori_loop runs every iteration; an early exit "
+                    "would need a flag and lax.while_loop)")
+        counter = node.target.value
+        index = next(i for i, s in enumerate(top) if s is node)
+        read_after = _names_in(top[index + 1:])
+        bound_before = _stored_names(top[:index]) | set(self.params)
+        stores = _loop_stores(node.body)
+        if counter in read_after:
+            return f"the counter `{counter}` is read after the loop, which fori_loop does not set"
+        if counter in stores:
+            return f"it assigns to its counter `{counter}`"
+        carried = []
+        for name, kinds in stores.items():
+            if name not in read_after and (kinds == {"loop"} or _assigned_first(node.body, name)):
+                continue  # a temporary of one iteration (an inner loop's counter included)
+            carried.append(name)
+            if name not in bound_before:
+                return f"`{name}` is first bound inside it and read again later"
+            kind = self.env.get(name)
+            if kind != ARRAY:
+                what = {LIST: "a Python list", STATIC: "a Python value",
+                        MIXED: "a Python value before it and an array after"}.get(
+                            kind, "a value the analysis cannot classify")
+                return (f"it carries `{name}`, {what} (fori_loop carries arrays of a fixed "
+                        "shape and dtype)")
+            if kinds & {"plain", "loop"}:
+                return (f"it rebinds the carried `{name}` (`{name} = ...`), whose shape or "
+                        "dtype may then change (fori_loop needs them fixed; in-place updates "
+                        f"`{name}[...] = ...`, `{name} += ...` keep them)")
+            verdict.widens |= "widening" in kinds
+        if not carried:
+            return "it carries no array from one iteration to the next"
+        probe = _Walker(self.m, self.function, self.params, check=True)
+        probe.env, probe.bound = dict(self.env), self.bound
+        probe.env[counter] = ARRAY
+        probe.record = probe.probing = True
+        probe.counter = counter
+        try:
+            probe.block(node.body)
+        except _Stop:
+            pass
+        if probe.violation is not None:
+            return (f"with the counter `{counter}` traced (an array, as fori_loop passes it), "
+                    f"{probe.violation.reason}")
+        verdict.carried = tuple(carried)
+        return ""
 
     def small(self, node: cst.CSTNode, line: cst.SimpleStatementLine) -> None:
         if isinstance(node, cst.Assign):
@@ -680,6 +792,9 @@ class _Walker:
             for part in (piece.lower, piece.upper, piece.step):
                 if part is not None:
                     (self.need_static(part, "the slice bound") if need else self.expr(part))
+        elif need and self.counter is not None and isinstance(piece.value, cst.Name) \
+                and piece.value.value == self.counter:
+            return  # the fori_loop counter: a 0-d integer, a dynamic index
         elif need:
             kind = self.expr(piece.value)
             if kind not in _PYTHON or kind == LIST:
@@ -1168,7 +1283,7 @@ def _judge(m: _Module, name: str, params: dict) -> JitPlan:
                    if classes[p.name.value] == STATIC and p.name.value in passed
                    and passed[p.name.value] is not None)
     return JitPlan(function, True, static=static, requires=tuple(walker.requires),
-                   rewrites=tuple(walker.rewrites))
+                   rewrites=tuple(walker.rewrites), loops=tuple(walker.loops))
 
 
 def _returns_none(node: cst.Return) -> bool:
@@ -1363,3 +1478,150 @@ def _where_statement(kind: str, target: str | None, jnp: str):
             [cst.AssignTarget(cst.Name(target))], where)
         return cst.SimpleStatementLine([small], leading_lines=node.leading_lines)
     return fix
+
+
+# --- for over range() -> lax.fori_loop ---------------------------------------------------
+
+
+class _Names(cst.CSTVisitor):
+    """Every name an expression or statement mentions (attribute names and keywords aside)."""
+
+    def __init__(self) -> None:
+        self.names: set = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def _names_in(nodes) -> set:
+    visitor = _Names()
+    for node in nodes if isinstance(nodes, (list, tuple)) else [nodes]:
+        node.visit(visitor)
+    return visitor.names
+
+
+def _stored_names(statements) -> set:
+    names: set = set()
+    for statement in statements:
+        for node in _walk(statement):
+            if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+                _collect(node.target, names)
+            elif isinstance(node, cst.For):
+                _collect(node.target, names)
+    return names
+
+
+def _loop_stores(body) -> dict:
+    """name -> how the loop body stores to it: "plain" (`x = ...`), "loop" (a for target),
+    "subscript" (`x[...] = ...`: the .at[] rewrite keeps shape and dtype), "augmented"
+    (`x += <Python value or array>`), "widening" too when the operand is not a literal."""
+    stores: dict = {}
+
+    def add(name: str, kind: str) -> None:
+        stores.setdefault(name, set()).add(kind)
+
+    def plain(target) -> None:
+        if isinstance(target, cst.Name):
+            add(target.value, "plain")
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                plain(element.value)
+        elif isinstance(target, cst.StarredElement):
+            plain(target.value)
+        else:
+            base = _store_base(target)
+            if isinstance(base, cst.Name):
+                add(base.value, "subscript")
+
+    for node in _walk(body):
+        if isinstance(node, cst.AssignTarget):
+            plain(node.target)
+        elif isinstance(node, cst.AnnAssign):
+            plain(node.target)
+        elif isinstance(node, cst.AugAssign):
+            if isinstance(node.target, cst.Name):
+                add(node.target.value, "augmented")
+                if not isinstance(node.value, (cst.Integer, cst.Float)):
+                    add(node.target.value, "widening")
+            else:
+                plain(node.target)
+        elif isinstance(node, cst.For):
+            loop_targets: set = set()
+            _collect(node.target, loop_targets)
+            for name in loop_targets:
+                add(name, "loop")
+        elif isinstance(node, cst.NamedExpr):
+            plain(node.target)
+    return stores
+
+
+def _assigned_first(body, name: str) -> bool:
+    """Whether each iteration binds `name` (a plain `name = ...` at the body's top level,
+    not reading it) before anything reads it: then it carries nothing between iterations."""
+    for statement in body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                        small.targets[0].target, cst.Name) \
+                        and small.targets[0].target.value == name:
+                    return name not in _names_in(small.value)
+                if name in _names_in(small):
+                    return False
+        elif name in _names_in(statement):
+            return False
+    return False
+
+
+def _loop_exit(body) -> str | None:
+    for node in _walk(body):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.Break):
+            return "break"
+        if isinstance(node, cst.Continue):
+            return "continue"
+        if isinstance(node, cst.Return):
+            return "return"
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return "yield"
+        if isinstance(node, cst.Raise):
+            return "raise"
+    return None
+
+
+class _ForiLoopFix:
+    """for i in range(a, b): <body>  ->
+         def loop_body(i, x): <body>; return x      (several: carry, unpacked and packed)
+         x = jax.lax.fori_loop(a, b, loop_body, x)"""
+
+    def __init__(self, carried: tuple, name: str, carry: str) -> None:
+        self.carried, self.name, self.carry = carried, name, carry
+
+    def __call__(self, loop: cst.For):
+        counter = loop.target.value
+        names = ", ".join(self.carried)
+        several = len(self.carried) > 1
+        parameter = self.carry if several else self.carried[0]
+        body = loop.body
+        statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [
+            cst.SimpleStatementLine(body.body)]
+        if several:
+            statements.insert(0, cst.parse_statement(f"{names} = {self.carry}\n"))
+        statements.append(cst.parse_statement(f"return {names}\n"))
+        function = cst.parse_statement(f"def {self.name}({counter}, {parameter}):\n    pass\n")
+        function = function.with_changes(
+            body=function.body.with_changes(body=statements), leading_lines=loop.leading_lines)
+        bounds = [code_of(a.value) for a in loop.iter.args]
+        start, stop = (["0"] + bounds)[-2:]
+        call = cst.parse_statement(
+            f"{names} = jax.lax.fori_loop({start}, {stop}, {self.name}, "
+            f"{'(' + names + ')' if several else names})\n")
+        return cst.FlattenSentinel([function, call])
