@@ -295,7 +295,9 @@ def test_a_literal_count_beyond_the_unroll_limit_compiles_as_a_fori_loop():
     (["u += 1.0", "if i > 3:", "    return u"], "`return` inside it"),
     (["w = u * 2", "u += w"], None),  # w: a temporary of each iteration
     (["u += 1.0", "last = u.sum()"], "first bound inside it"),
-    (["u = u[:2]"], "rebinds the carried `u`"),
+    (["u = u[:2]"], "is not elementwise in `u`"),
+    (["u = u @ np.eye(4)"], "is not elementwise in `u`"),
+    (["u = np.sin(u) * 0.5"], None),
     (["u[:i] = 0.0"], "counter `i` traced"),
 ])
 def test_loop_refusals_name_the_reason(body, reason):

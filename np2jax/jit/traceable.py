@@ -109,6 +109,7 @@ class LoopVerdict:
     reason: str = ""
     carried: tuple = ()
     widens: bool = False  # a carried array is updated by `x += <array>` (dtype may promote)
+    peeled: bool = False  # the first iteration runs before fori_loop (it settles the types)
 
 
 @dataclass
@@ -286,7 +287,7 @@ class _Walker:
         verdict.reason = self._fori_refusal(node, top, verdict)
         if not verdict.reason:
             verdict.fix = _ForiLoopFix(verdict.carried, self._fresh("loop_body"),
-                                     self._fresh("carry"))
+                                       self._fresh("carry"), verdict.peeled)
         return verdict
 
     def _fresh(self, base: str) -> str:
@@ -319,7 +320,7 @@ class _Walker:
             return f"the counter `{counter}` is read after the loop, which fori_loop does not set"
         if counter in stores:
             return f"it assigns to its counter `{counter}`"
-        carried = []
+        carried, rebound = [], []
         for name, kinds in stores.items():
             if name not in read_after and (kinds == {"loop"} or _assigned_first(node.body, name)):
                 continue  # a temporary of one iteration (an inner loop's counter included)
@@ -327,19 +328,22 @@ class _Walker:
             if name not in bound_before:
                 return f"`{name}` is first bound inside it and read again later"
             kind = self.env.get(name)
-            if kind != ARRAY:
-                what = {LIST: "a Python list", STATIC: "a Python value",
-                        MIXED: "a Python value before it and an array after"}.get(
-                            kind, "a value the analysis cannot classify")
+            if kind not in (ARRAY, MIXED):
+                what = {LIST: "a Python list", STATIC: "a Python value"}.get(
+                    kind, "a value the analysis cannot classify")
                 return (f"it carries `{name}`, {what} (fori_loop carries arrays of a fixed "
                         "shape and dtype)")
-            if kinds & {"plain", "loop"}:
-                return (f"it rebinds the carried `{name}` (`{name} = ...`), whose shape or "
-                        "dtype may then change (fori_loop needs them fixed; in-place updates "
-                        f"`{name}[...] = ...`, `{name} += ...` keep them)")
-            verdict.widens |= "widening" in kinds
+            if kinds & {"plain", "loop"} or kind == MIXED:
+                rebound.append(name)
+            else:
+                verdict.widens |= "widening" in kinds
         if not carried:
             return "it carries no array from one iteration to the next"
+        if rebound:
+            why = self._peel_refusal(node, counter, carried, rebound, stores)
+            if why:
+                return why
+            verdict.peeled = True
         probe = _Walker(self.m, self.function, self.params, check=True)
         probe.env, probe.bound = dict(self.env), self.bound
         probe.env[counter] = ARRAY
@@ -354,6 +358,56 @@ class _Walker:
                     f"{probe.violation.reason}")
         verdict.carried = tuple(carried)
         return ""
+
+    def _peel_refusal(self, node: cst.For, counter: str, carried: list, rebound: list,
+                      stores: dict) -> str:
+        """A carried value rebound each iteration (`x = r * x * (1 - x)`, or a Python number
+        `t = 0.0` then `t += a`) may change its shape or dtype in the first iteration only
+        when its new value is elementwise in itself and in values the loop does not change:
+        broadcasting and type promotion give the same result when applied again. The first
+        iteration is then run before fori_loop (peeled), the others inside it."""
+        changing = set(stores) | {counter}
+        if counter in _names_in(node.body):
+            return (f"it rebinds the carried `{rebound[0]}` and reads its counter "
+                    f"`{counter}` (the first iteration, run before fori_loop, would see a "
+                    "Python int)")
+        for name in rebound:
+            update = _single_update(node.body, name)
+            if update is None:
+                return (f"it rebinds the carried `{name}` other than by one `{name} = ...` "
+                        "(or `+=`) at the top of its body, so its shape or dtype may change")
+            if not self.elementwise(update, name, changing):
+                return (f"`{name}`'s new value `{code_of(update)}` is not elementwise in `{name}` "
+                        "and values the loop leaves alone, so its shape or dtype may change "
+                        "from one iteration to the next")
+        for name in carried:
+            if name in rebound:
+                continue
+            for statement in _statements_storing(node.body, name):
+                if _names_in(statement) & set(rebound):
+                    return (f"the update of `{name}` reads `{', '.join(rebound)}`, whose type "
+                            "is settled only after the first iteration")
+        return ""
+
+    def elementwise(self, node: cst.BaseExpression, name: str, changing: set) -> bool:
+        if not (_names_in(node) & changing):
+            return True  # computed from values the loop leaves alone: the same every time
+        if isinstance(node, cst.Name):
+            return node.value == name
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, (cst.Minus, cst.Plus)) and \
+                self.elementwise(node.expression, name, changing)
+        if isinstance(node, cst.BinaryOperation):
+            return not isinstance(node.operator, cst.MatrixMultiply) and \
+                self.elementwise(node.left, name, changing) and \
+                self.elementwise(node.right, name, changing)
+        if isinstance(node, cst.Call):
+            ref = self.m.refs_by_call.get(node)
+            return ref is not None and ref.converted and ref.qualname.startswith("numpy.") \
+                and ref.qualname.rsplit(".", 1)[-1] in _ELEMENTWISE \
+                and all(a.keyword is None and not a.star
+                        and self.elementwise(a.value, name, changing) for a in node.args)
+        return False
 
     def small(self, node: cst.CSTNode, line: cst.SimpleStatementLine) -> None:
         if isinstance(node, cst.Assign):
@@ -1602,8 +1656,8 @@ class _ForiLoopFix:
          def loop_body(i, x): <body>; return x      (several: carry, unpacked and packed)
          x = jax.lax.fori_loop(a, b, loop_body, x)"""
 
-    def __init__(self, carried: tuple, name: str, carry: str) -> None:
-        self.carried, self.name, self.carry = carried, name, carry
+    def __init__(self, carried: tuple, name: str, carry: str, peeled: bool) -> None:
+        self.carried, self.name, self.carry, self.peeled = carried, name, carry, peeled
 
     def __call__(self, loop: cst.For):
         counter = loop.target.value
@@ -1621,7 +1675,62 @@ class _ForiLoopFix:
             body=function.body.with_changes(body=statements), leading_lines=loop.leading_lines)
         bounds = [code_of(a.value) for a in loop.iter.args]
         start, stop = (["0"] + bounds)[-2:]
+        init = f"({names})" if several else names
+        if not self.peeled:
+            call = cst.parse_statement(
+                f"{names} = jax.lax.fori_loop({start}, {stop}, {self.name}, {init})\n")
+            return cst.FlattenSentinel([function, call])
+        # the first iteration settles the carried types; the bounds are Python ints
+        after = str(int(start) + 1) if start.isdigit() else f"({start}) + 1"
+        test = f"{stop} > 0" if start == "0" else f"{stop} > {start}"
         call = cst.parse_statement(
-            f"{names} = jax.lax.fori_loop({start}, {stop}, {self.name}, "
-            f"{'(' + names + ')' if several else names})\n")
+            f"if {test}:\n    {names} = jax.lax.fori_loop({after}, {stop}, {self.name}, "
+            f"{self.name}({start}, {init}))\n")
         return cst.FlattenSentinel([function, call])
+
+
+# Elementwise NumPy functions: the result's shape is the broadcast of the arguments', its
+# dtype a function of theirs that gives the same when applied again.
+_ELEMENTWISE = _FLOAT_UFUNCS | frozenset({"abs", "absolute", "square", "maximum", "minimum",
+                                          "negative", "fabs", "arcsin", "arccos", "arctanh",
+                                          "arcsinh", "arccosh", "exp2", "cbrt"})
+
+
+def _single_update(body, name: str) -> cst.BaseExpression | None:
+    """The new value of `name` when the body stores it exactly once, by a top-level
+    `name = value` or `name op= value` (as `name op value`); None otherwise."""
+    found = None
+    count = 0
+    for node in _walk(body):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            target_names: set = set()
+            _collect(_store_base(node.target), target_names)
+            if name in target_names:
+                count += 1
+    for statement in body.body:
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+            small = statement.body[0]
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                    small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
+                found = small.value
+            elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) \
+                    and small.target.value == name:
+                operator = type(small.operator).__name__.replace("Assign", "")
+                if not hasattr(cst, operator):
+                    return None
+                found = cst.BinaryOperation(cst.Name(name), getattr(cst, operator)(), small.value)
+    return found if count == 1 else None
+
+
+def _statements_storing(body, name: str) -> list:
+    statements = []
+    for node in _walk(body):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [
+                node.target]
+            names: set = set()
+            for target in targets:
+                _collect(_store_base(target), names)
+            if name in names:
+                statements.append(node)
+    return statements
