@@ -51,7 +51,7 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
-def _load_config(paths: list[Path], select, ignore, exclude, x64) -> Config:
+def _load_config(paths: list[Path], select, ignore, exclude, x64, no_cache=False) -> Config:
     start = paths[0] if paths else Path.cwd()
     try:
         base = load_config(start if start.exists() else Path.cwd())
@@ -59,13 +59,17 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64) -> Config:
         raise _fail(str(exc))
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
-                               x64=True if x64 else None)
+                               x64=True if x64 else None, cache=False if no_cache else None)
 
 
 SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
 IgnoreOption = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes (comma-separated).")
 ExcludeOption = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable).")
 X64Option = typer.Option(False, "--x64", help="Make converted programs enable jax_enable_x64.")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Files processed in parallel "
+                          "(default: one per CPU core; 1: no worker processes).")
+NoCacheOption = typer.Option(False, "--no-cache", help="Neither read nor store cached results "
+                             "(see `cache` in the guide).")
 
 
 @app.command()
@@ -80,6 +84,8 @@ def convert(
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
+    jobs: Optional[int] = JobsOption,
+    no_cache: bool = NoCacheOption,
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
 ) -> None:
@@ -94,9 +100,10 @@ def convert(
         raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
-    config = _load_config(paths, select, ignore, exclude, x64)
+    config = _load_config(paths, select, ignore, exclude, x64, no_cache)
     try:
-        run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other)
+        run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other,
+                            jobs=jobs)
     except ValueError as exc:
         raise _fail(str(exc))
     console = _console()
@@ -178,13 +185,15 @@ def check(
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
+    jobs: Optional[int] = JobsOption,
+    no_cache: bool = NoCacheOption,
 ) -> None:
     """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths
     from np2jax.report import findings_json, print_errors, print_findings, summary_table
 
-    config = _load_config(paths, select, ignore, exclude, x64)
-    run = check_paths(paths, config)
+    config = _load_config(paths, select, ignore, exclude, x64, no_cache)
+    run = check_paths(paths, config, jobs=jobs)
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(run.problems + (renames if show_fixes else []))
     console = _console()
