@@ -182,7 +182,7 @@ def _process_job(job: tuple) -> tuple[str, object]:
         return "done", process(text, config, path, rewrite, context)
     except SourceError as exc:
         return "error", (exc.path, exc.problem, exc.line)
-    except Exception as exc:  # a bug in np2jax must not cost the rest of the batch
+    except Exception as exc:  # noqa: BLE001 - a bug in np2jax must not cost the rest of the batch
         return "internal", _internal_error(exc)
 
 

@@ -52,7 +52,7 @@ class FileResult:
                 "mutators": self.mutators}
 
     @classmethod
-    def from_json(cls, data: dict, path: str, original: str) -> "FileResult":
+    def from_json(cls, data: dict, path: str, original: str) -> FileResult:
         converted = data["converted"]
         return cls(path, original, original if converted is None else converted,
                    findings=[Finding(path=path, **f) for f in data["findings"]],
