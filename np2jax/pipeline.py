@@ -6,13 +6,15 @@ import re
 import sys
 from dataclasses import replace
 
-from np2jax.analyze import analyze
-from np2jax.checks import Report, all_rules
+from typing import TYPE_CHECKING
+
 from np2jax.config import Config
 from np2jax.files import SourceError, may_use_numpy
 from np2jax.findings import FileResult, Finding
-from np2jax.parse import parse
 from np2jax.tree import ModuleContext
+
+if TYPE_CHECKING:
+    from np2jax.checks import Report
 
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 
@@ -59,6 +61,11 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
              context: ModuleContext) -> FileResult:
     if not may_use_numpy(text) and not _may_call_tree_mutator(text, context):
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
+    # libcst and the rules load only for a file that passes the pre-filter
+    from np2jax.analyze import analyze
+    from np2jax.checks import all_rules
+    from np2jax.parse import parse
+
     module = parse(text, path)
     analysis = analyze(module, context)
     if not analysis.uses_numpy and not analysis.tree_references:

@@ -205,18 +205,27 @@ def test_a_warm_recheck_does_not_load_libcst(tmp_path, cache_dir):
 
 
 def test_the_pre_filter_does_not_parse_files_without_numpy(monkeypatch):
-    from np2jax import pipeline
-
     def no_parse(*_):
         raise AssertionError("parsed")
 
-    monkeypatch.setattr(pipeline, "parse", no_parse)
+    monkeypatch.setattr("np2jax.parse.parse", no_parse)
     result = process(PLAIN, Config())
     assert result.converted == PLAIN and not result.findings
     with pytest.raises(AssertionError, match="parsed"):
         process("import scipy.linalg\n", Config())
     with pytest.raises(AssertionError, match="parsed"):
         process("np = __import__('numpy')\n", Config())
+
+
+def test_a_numpy_free_tree_is_checked_without_loading_libcst(tmp_path):
+    pkg = _tree(tmp_path, {"plain.py": PLAIN, "other.py": PLAIN.replace("add", "sub")})
+    script = ("import sys; from pathlib import Path; from np2jax.api import check_paths;"
+              "from np2jax.config import Config;"
+              "run = check_paths([Path(sys.argv[1])], Config(cache=False), jobs=1);"
+              "print(len(run.files), len(run.problems), 'libcst' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script, str(pkg)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.split() == ["3", "0", "False"]
 
 
 def test_a_file_without_numpy_calling_a_rewritten_function_is_analysed():
