@@ -145,11 +145,25 @@ class _Engine:
                 futures[i] = self.pool.submit(_process_job, jobs[i])
         except BrokenProcessPool:
             pass  # the files not submitted are reported below
+        lost = []
         for i in range(len(jobs)):
             try:
                 outcomes.append(futures[i].result())
-            except (BrokenProcessPool, KeyError) as exc:
-                outcomes.append(("internal", _internal_error(exc, "a worker process died")))
+            except (BrokenProcessPool, KeyError):
+                lost.append(i)
+                outcomes.append(None)
+        if lost:
+            # A worker died (a crash in native code) and took the pool's pending files with
+            # it: each of those runs again alone, so only the file that crashes fails.
+            self.close()
+            self.pool = None
+            for i in lost:
+                with ProcessPoolExecutor(max_workers=1) as alone:
+                    try:
+                        outcomes[i] = alone.submit(_process_job, jobs[i]).result()
+                    except BrokenProcessPool as exc:
+                        outcomes[i] = ("internal", _internal_error(
+                            exc, "the worker process processing it died"))
         return outcomes
 
     def close(self) -> None:

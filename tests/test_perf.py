@@ -99,6 +99,27 @@ def test_a_crash_in_a_worker_is_one_error_for_that_file(tmp_path, monkeypatch):
     assert sorted(Path(r.path).name for r in run.files) == ["__init__.py", "other.py", "plain.py"]
 
 
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
+                    reason="the failure is planted in this process; workers must inherit it")
+def test_a_worker_that_dies_costs_only_its_own_file(tmp_path, monkeypatch):
+    from np2jax import pipeline
+
+    real = pipeline.process
+
+    def dying(text, config, path, *args):
+        if path.endswith("lists.py"):
+            os._exit(3)  # as a crash in native code would
+        return real(text, config, path, *args)
+
+    monkeypatch.setattr(pipeline, "process", dying)
+    pkg = _tree(tmp_path, {"lists.py": LISTS, "plain.py": PLAIN, "other.py": LISTS.replace("sum", "prod")})
+    run = check_paths([pkg], Config(cache=False), jobs=2)
+    assert len(run.errors) == 1 and str(run.errors[0]).startswith(
+        f"{pkg / 'lists.py'}: internal error (the worker process processing it died)")
+    assert sorted(Path(r.path).name for r in run.files) == ["__init__.py", "other.py", "plain.py"]
+    assert {p.code for p in run.problems} == {"NJ110", "NJ401"}  # other.py's
+
+
 def test_a_cache_hit_processes_nothing_and_gives_the_same_result(tmp_path, cache_dir, computed):
     pkg = _tree(tmp_path, {"mod_a.py": MUTATOR, "mod_b.py": CALLER, "lists.py": LISTS})
     first = convert_paths([pkg], Config(), jobs=1)
