@@ -6,11 +6,18 @@ import tempfile
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.addoption("--long", action="store_true",
+                     help="Generated programs: thousands of examples instead of 300 (NP2JAX_LONG=1).")
+
+
 def pytest_configure(config):
     # results cached by np2jax must not outlive the test session nor come from another one
     os.environ["NP2JAX_CACHE_DIR"] = tempfile.mkdtemp(prefix="np2jax-test-cache-")
     config.addinivalue_line(
         "markers", "slow: builds a wheel or a venv; deselect with -m 'not slow'")
+    if config.getoption("--long"):
+        os.environ["NP2JAX_LONG"] = "1"  # read when test_generated_programs is imported
 
 
 @pytest.fixture(autouse=True)
