@@ -27,11 +27,17 @@ X64_LINE = 'jax.config.update("jax_enable_x64", True)'
 
 
 class _ApplyFixes(cst.CSTTransformer):
-    def __init__(self, fixes: dict[cst.CSTNode, list], tracked: set) -> None:
+    def __init__(self, fixes: dict[cst.CSTNode, list], tracked: set, walked: set) -> None:
         super().__init__()
         self.fixes = fixes
         self.tracked = tracked  # original nodes whose rewritten version is looked up later
+        self.walked = walked  # the nodes with a fixed or tracked node below them
         self.rewritten: dict[cst.CSTNode, object] = {}  # tracked or fixed node -> its result
+
+    def on_visit(self, node) -> bool:
+        # Only the statements that hold something to rewrite are walked into; the others
+        # are kept as they are (libcst still calls on_leave for the node itself).
+        return node in self.walked
 
     def on_leave(self, original_node, updated_node):
         for fix in self.fixes.get(original_node, ()):
@@ -56,7 +62,8 @@ def apply_fixes(analysis: ModuleAnalysis, reports: list[Report], x64: bool) -> c
     tracked = {statement for statement, _ in bindings}
     for statement in list(tracked):
         tracked.update(_ancestors(statement, analysis.parents))
-    applier = _ApplyFixes(fixes, tracked)
+    walked = {a for node in [*fixes, *tracked] for a in _ancestors(node, analysis.parents)}
+    applier = _ApplyFixes(fixes, tracked, walked)
     new_module = module.visit(applier)
     moved: dict = {}
     new_module = add_imports(new_module, needed, moved)
