@@ -74,6 +74,11 @@ class RunResult:
         return Counter(c.code for c in self.changes)
 
 
+# Below this much source text in a batch, worker processes cost more than they save (each
+# loads libcst, about 0.25 s of CPU): a pre-commit run over a few files stays in-process.
+PARALLEL_MIN_CHARS = 50_000
+
+
 class _Engine:
     """Runs np2jax.pipeline.process over batches of files: from the cache when it has the
     result, else in this process (jobs=1) or in a pool of worker processes. A file's result
@@ -113,7 +118,7 @@ class _Engine:
             else:
                 missing.append((path, text, context, key, memo_key))
         jobs = [(str(p), t, self.config, rewrite, c) for p, t, c, _, _ in missing]
-        for (path, text, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs)):
+        for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs)):
             if kind == "internal":
                 outcomes[path] = SourceError(str(path), value)
                 continue
@@ -123,7 +128,7 @@ class _Engine:
         return {path: outcomes[path] for path, _, _ in batch}
 
     def _compute(self, jobs: list[tuple]) -> list[tuple[str, object]]:
-        if self.jobs == 1 or len(jobs) < 2:
+        if self.jobs == 1 or len(jobs) < 2 or sum(len(j[1]) for j in jobs) < PARALLEL_MIN_CHARS:
             outcomes = [_process_job(job) for job in jobs]
         else:
             outcomes = self._in_workers(jobs)

@@ -43,6 +43,12 @@ def _summary(run):
             [str(e) for e in run.errors])
 
 
+@pytest.fixture(autouse=True)
+def _workers_even_for_small_trees(monkeypatch):
+    """The trees here are tiny: -j N must still use worker processes."""
+    monkeypatch.setattr(api, "PARALLEL_MIN_CHARS", 0)
+
+
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
@@ -62,6 +68,18 @@ def computed(monkeypatch):
 
     monkeypatch.setattr(api, "_process_job", spy)
     return seen
+
+
+def test_small_batches_stay_in_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(api, "PARALLEL_MIN_CHARS", 10_000)
+    pkg = _tree(tmp_path, {"lists.py": LISTS, "plain.py": PLAIN})
+    engine = api._Engine(Config(cache=False), rewrite=False, jobs=2)
+    engine.run([(p, p.read_text(), api.ModuleContext()) for p in sorted(pkg.glob("*.py"))])
+    assert engine.pool is None
+    big = [(pkg / f"big{i}.py", LISTS + "#" * 10_000, api.ModuleContext()) for i in range(2)]
+    assert all(not isinstance(o, Exception) for o in engine.run(big).values())
+    assert engine.pool is not None
+    engine.close()
 
 
 def test_jobs_2_gives_the_same_output_as_jobs_1(tmp_path):
