@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import sys
+import tempfile
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
@@ -34,7 +35,12 @@ def cache_dir() -> Path:
     explicit = os.environ.get("NP2JAX_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = Path.home() / ".cache"
+        except RuntimeError:  # no home folder to be found: a cache next to the temporary files
+            base = Path(tempfile.gettempdir())
     return Path(base) / "np2jax"
 
 
