@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from np2jax.config import Config
-from np2jax.files import InputFile, SourceError, discover, read_source, write_atomic
+from np2jax.files import InputFile, SourceError, discover, is_notebook, read_source, write_atomic
 from np2jax.findings import FileResult, Finding
 from np2jax.tree import ModuleContext, Tree
 
@@ -24,19 +24,27 @@ __all__ = ["Config", "FileResult", "RunResult", "convert_source", "check_source"
 
 
 def convert_source(text: str, config: Config | None = None, path: str = "<string>") -> FileResult:
-    """Convert one source text. Raises SourceError when it does not parse."""
-    from np2jax.pipeline import process
-
-    return process(text, config or Config(), path)
+    """Convert one source text (a notebook's JSON when `path` ends in .ipynb). Raises
+    SourceError when it does not parse."""
+    return _process_text(text, config or Config(), path)
 
 
 def check_source(text: str, config: Config | None = None, path: str = "<string>") -> list[Finding]:
     """What JAX cannot run as written in one source text: the findings convert would leave
     to you, and the problems it would fix (`fixable`); plain renames (severity info) are not
     problems."""
-    from np2jax.pipeline import process
+    return problems(_process_text(text, config or Config(), path, rewrite=False))
 
-    return problems(process(text, config or Config(), path, rewrite=False))
+
+def _process_text(text: str, config: Config, path: str, rewrite: bool = True,
+                  context: ModuleContext | None = None) -> FileResult:
+    if is_notebook(path):
+        from np2jax.notebooks import process_notebook
+
+        return process_notebook(text, config, path, rewrite, context)
+    from np2jax.pipeline import process  # libcst loads only when a file needs processing
+
+    return process(text, config, path, rewrite, context or ModuleContext())
 
 
 def problems(result: FileResult) -> list[Finding]:
@@ -179,7 +187,7 @@ class _Engine:
 def _at_path(outcome, path: str, text: str):
     """A memoised outcome for an identical file elsewhere in the tree, with its path."""
     if isinstance(outcome, SourceError):
-        return SourceError(path, outcome.problem, outcome.line)
+        return SourceError(path, outcome.problem, outcome.line, outcome.cell)
     if outcome.path == path:
         return outcome
     return FileResult.from_json(outcome.to_json(), path, text)
@@ -194,13 +202,11 @@ def _process_job(job: tuple) -> tuple[str, object]:
     """One file, in this process or a worker: ("done", FileResult), ("error", the
     SourceError's arguments) or ("internal", message) for a bug in np2jax (never cached).
     Plain values: they cross the process boundary."""
-    from np2jax.pipeline import process
-
     path, text, config, rewrite, context = job
     try:
-        return "done", process(text, config, path, rewrite, context)
+        return "done", _process_text(text, config, path, rewrite, context)
     except SourceError as exc:
-        return "error", (exc.path, exc.problem, exc.line)
+        return "error", (exc.path, exc.problem, exc.line, exc.cell)
     except Exception as exc:  # noqa: BLE001 - a bug in np2jax must not cost the rest of the batch
         return "internal", _internal_error(exc)
 
@@ -250,8 +256,8 @@ def _cross_module_mutators(files, sources, tree: Tree, engine: _Engine) -> dict:
     could be rewritten if all their calls there can be: qualified name -> (position, name)."""
     batch = []
     for item in files:
-        if item.path not in sources or len(tree.names) < 2:
-            continue
+        if item.path not in sources or len(tree.names) < 2 or is_notebook(item.path):
+            continue  # a notebook is no module: nothing imports its functions
         context = tree.context(item.path, {})
         defined = set(_TOP_LEVEL_DEF.findall(sources[item.path].text))
         if not defined & context.external_names:
@@ -333,6 +339,7 @@ def _copy_other_files(paths: list[Path], out: Path, config: Config, run: RunResu
             continue
         for path in sorted(root.rglob("*")):
             relative = path.relative_to(root)
-            if path.is_file() and path.suffix != ".py" and not config.excluded(relative):
+            if (path.is_file() and path.suffix != ".py" and not is_notebook(path)
+                    and not config.excluded(relative)):
                 (out / relative).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, out / relative)

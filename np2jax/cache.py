@@ -28,7 +28,7 @@ from np2jax.files import SourceError, write_atomic
 from np2jax.findings import FileResult
 from np2jax.tree import ModuleContext
 
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 2  # bump when the entry layout changes
 
 
 def cache_dir() -> Path:
@@ -81,14 +81,16 @@ class ResultCache:
         try:
             data = json.loads(self._entry(key).read_text(encoding="utf-8"))
             if "error" in data:
-                return SourceError(path, data["error"]["problem"], data["error"]["line"])
+                error = data["error"]
+                return SourceError(path, error["problem"], error["line"], error["cell"])
             return FileResult.from_json(data["result"], path, text)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def put(self, key: str, outcome: FileResult | SourceError) -> None:
         if isinstance(outcome, SourceError):
-            data = {"error": {"problem": outcome.problem, "line": outcome.line}}
+            data = {"error": {"problem": outcome.problem, "line": outcome.line,
+                              "cell": outcome.cell}}
         else:
             data = {"result": outcome.to_json()}
         try:
