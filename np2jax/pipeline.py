@@ -59,7 +59,7 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
 
 def _process(text: str, config: Config, path: str, rewrite: bool,
              context: ModuleContext) -> FileResult:
-    if not may_use_numpy(text) and not _may_call_tree_mutator(text, context):
+    if not may_use_numpy(text) and not may_call_tree_mutator(text, context):
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
     from np2jax.analyze import analyze
@@ -111,7 +111,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     )
 
 
-def _may_call_tree_mutator(text: str, context: ModuleContext) -> bool:
+def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:
     """A file without NumPy can still call another module's function that is rewritten to
     return its argument: its calls must then assign the result."""
     return any(qualname.rsplit(".", 1)[-1] in text for qualname, _ in context.external_mutators)

@@ -285,3 +285,18 @@ def test_no_tree_rewrite_leaves_a_numpy_free_caller_behind(tmp_path):
         assert "y = normalize(y)" in converted["user.py"]
     else:
         assert "x = normalize(x)" not in converted["mod_b.py"]
+
+
+def test_no_tree_rewrite_leaves_a_numpy_free_notebook_behind(tmp_path):
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+            "source": "from pkg.mod_b import main\nfrom pkg.mod_a import normalize\n"
+                      "y = main()\nnormalize(y)\n"}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    pkg = _tree(tmp_path, {"mod_a.py": MUTATOR, "mod_b.py": CALLER,
+                           "use.ipynb": json.dumps(notebook)})
+    converted = {Path(r.path).name: r.converted for r in
+                 convert_paths([pkg], Config(cache=False), jobs=1).files}
+    if "return v" in converted["mod_a.py"]:
+        assert "y = normalize(y)" in converted["use.ipynb"]
+    else:
+        assert "x = normalize(x)" not in converted["mod_b.py"]
