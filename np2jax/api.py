@@ -148,7 +148,8 @@ class _Engine:
         from concurrent.futures.process import BrokenProcessPool
 
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)))
+            self.pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)),
+                                            mp_context=_worker_context())
         # the biggest files first, so that no worker is left with one at the end
         order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
         futures = {}
@@ -171,7 +172,7 @@ class _Engine:
             self.close()
             self.pool = None
             for i in lost:
-                with ProcessPoolExecutor(max_workers=1) as alone:
+                with ProcessPoolExecutor(max_workers=1, mp_context=_worker_context()) as alone:
                     try:
                         outcomes[i] = alone.submit(_process_job, jobs[i]).result()
                     except BrokenProcessPool as exc:
@@ -182,6 +183,18 @@ class _Engine:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
+
+
+def _worker_context():
+    """fork where this process runs no other thread (the CLI): workers start at once with
+    what is loaded; spawn otherwise (the API called from a program that runs JAX, say),
+    since a fork of a multithreaded process can deadlock."""
+    import multiprocessing
+    import threading
+
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def _at_path(outcome, path: str, text: str):

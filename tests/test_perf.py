@@ -96,9 +96,39 @@ def test_jobs_2_gives_the_same_output_as_jobs_1(tmp_path):
     assert _summary(check_paths([pkg], config, jobs=1)) == _summary(check_paths([pkg], config, jobs=2))
 
 
-@pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
-                    reason="the failure is planted in this process; workers must inherit it")
-def test_a_crash_in_a_worker_is_one_error_for_that_file(tmp_path, monkeypatch):
+@pytest.fixture
+def forked_workers(monkeypatch):
+    """Failures planted in this process reach workers only through fork (and not through
+    spawn, which np2jax uses when this process runs threads, as it does once JAX ran)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    monkeypatch.setattr(api, "_worker_context", lambda: multiprocessing.get_context("fork"))
+
+
+def test_workers_fork_only_a_single_threaded_process():
+    import threading
+
+    assert api._worker_context().get_start_method() == (
+        "fork" if threading.active_count() == 1 else "spawn")
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert api._worker_context().get_start_method() == "spawn"
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_spawned_workers_give_the_same_output(tmp_path, monkeypatch):
+    monkeypatch.setattr(api, "_worker_context", lambda: multiprocessing.get_context("spawn"))
+    pkg = _tree(tmp_path, {"mod_a.py": MUTATOR, "mod_b.py": CALLER, "lists.py": LISTS})
+    config = Config(cache=False)
+    assert _summary(convert_paths([pkg], config, jobs=2)) == _summary(
+        convert_paths([pkg], config, jobs=1))
+
+
+def test_a_crash_in_a_worker_is_one_error_for_that_file(tmp_path, monkeypatch, forked_workers):
     from np2jax import pipeline
 
     real = pipeline.process
@@ -117,9 +147,7 @@ def test_a_crash_in_a_worker_is_one_error_for_that_file(tmp_path, monkeypatch):
     assert sorted(Path(r.path).name for r in run.files) == ["__init__.py", "other.py", "plain.py"]
 
 
-@pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
-                    reason="the failure is planted in this process; workers must inherit it")
-def test_a_worker_that_dies_costs_only_its_own_file(tmp_path, monkeypatch):
+def test_a_worker_that_dies_costs_only_its_own_file(tmp_path, monkeypatch, forked_workers):
     from np2jax import pipeline
 
     real = pipeline.process
