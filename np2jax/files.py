@@ -77,8 +77,9 @@ def write_atomic(path: Path, text: str, encoding: str = "utf-8", like: Path | No
             handle.flush()
             os.fsync(handle.fileno())
         source = like if like is not None and like.exists() else (path if path.exists() else None)
-        if source is not None:
-            os.chmod(tmp, source.stat().st_mode & 0o7777)
+        # mkstemp makes the file private (0600); a new file gets what open() would give it
+        os.chmod(tmp, source.stat().st_mode & 0o7777 if source is not None
+                 else 0o666 & ~_current_umask())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -86,6 +87,12 @@ def write_atomic(path: Path, text: str, encoding: str = "utf-8", like: Path | No
         except FileNotFoundError:
             pass
         raise
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    return mask
 
 
 @dataclass(frozen=True)

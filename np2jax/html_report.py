@@ -100,6 +100,7 @@ def render_html(run, verified=None, title: str = "np2jax convert") -> str:
     """The page for a convert run (np2jax.api.RunResult) and, optionally, its verification
     (np2jax.verify.VerifyRun): one string, nothing to fetch."""
     verdicts = {r.original: r for r in verified.results} if verified is not None else {}
+    anchors = _file_anchors([result.path for result in run.files])
     codes = set(run.changes_by_code()) | set(run.findings_by_code())
     docs = rule_docs()
     nav = [("summary", "Summary"), ("files", "Files"), ("rules", "Rules")]
@@ -111,8 +112,8 @@ def render_html(run, verified=None, title: str = "np2jax convert") -> str:
         "<nav>" + "".join(f'<a href="#{key}">{label}</a>' for key, label in nav) + "</nav>",
         "<main>",
         _summary(run, verified, docs),
-        _verification(verified) if verified is not None else "",
-        _files(run, verdicts),
+        _verification(verified, anchors) if verified is not None else "",
+        _files(run, verdicts, anchors),
         _rules(sorted(codes), docs),
         "</main>",
     ]
@@ -178,7 +179,7 @@ def _verify_devices(verified) -> list[str]:
     return devices
 
 
-def _verification(verified) -> str:
+def _verification(verified, anchors: dict[str, str]) -> str:
     from np2jax.verify.report import fmt_seconds, speedup
 
     devices = _verify_devices(verified)
@@ -195,7 +196,9 @@ def _verification(verified) -> str:
         outputs = (f"{len(differing)}/{len(names)} differ" if differing else str(len(names))) \
             if names else "-"
         numpy_s = result.numpy.steady_s if result.numpy else None
-        cells = [f'<a href="#{_file_id(result.original)}">{escape(result.label)}</a>',
+        name = escape(result.label)
+        cells = [f'<a href="#{anchors[result.original]}">{name}</a>'
+                 if result.original in anchors else name,
                  _verdict_badge(result.verdict), escape(outputs), _number(max_abs),
                  _number(max_rel), fmt_seconds(numpy_s)]
         for device in devices:
@@ -317,28 +320,37 @@ def _log_bar_chart(groups, title: str, label_w: int, bar_h: int) -> str:
 
 # -- files -------------------------------------------------------------------------------------
 
-def _file_id(path: str) -> str:
-    """A stable anchor for a file: its path with everything but letters and digits as '-'."""
-    return "file-" + "".join(c if c.isalnum() else "-" for c in path)
+def _file_anchors(paths: list[str]) -> dict[str, str]:
+    """path -> a readable, unique id: the path with everything but letters and digits as
+    '-' (a/b.py and a-b.py would meet: the second gets a number)."""
+    anchors: dict[str, str] = {}
+    for path in paths:
+        anchor = base = "file-" + "".join(c if c.isalnum() else "-" for c in path)
+        number = 1
+        while anchor in anchors.values():
+            number += 1
+            anchor = f"{base}-{number}"
+        anchors[path] = anchor
+    return anchors
 
 
-def _files(run, verdicts) -> str:
+def _files(run, verdicts, anchors: dict[str, str]) -> str:
     parts = ['<section id="files"><h2>Files</h2>']
     for result in run.files:
-        parts.append(_file_section(result, verdicts.get(result.path)))
+        parts.append(_file_section(result, verdicts.get(result.path), anchors[result.path]))
     if not run.files:
         parts.append('<p class="note">No file was converted.</p>')
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _file_section(result, verdict) -> str:
+def _file_section(result, verdict, anchor: str) -> str:
     docs = rule_docs()
     badges = ['<span class="badge changed">converted</span>' if result.changed
               else '<span class="badge">unchanged</span>']
     if verdict is not None:
         badges.append(_verdict_badge(verdict.verdict))
-    parts = [f'<section class="file" id="{_file_id(result.path)}">',
+    parts = [f'<section class="file" id="{anchor}">',
              f"<h3>{escape(result.path)} {' '.join(badges)}</h3>"]
     if result.findings:
         parts.append(f"<h4>Left for you ({len(result.findings)})</h4>"

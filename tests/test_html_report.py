@@ -3,8 +3,10 @@ in a real headless browser (Debian's chromium; .ci/run installs it), that it ren
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import stat
 import struct
 import subprocess
 import zlib
@@ -44,6 +46,7 @@ class Page(HTMLParser):
         super().__init__()
         self.ids, self.hrefs, self.sources, self.scripts, self.text = set(), [], [], [], []
         self.attribute_values: list[str] = []
+        self.duplicate_ids: list[str] = []
         self._in_script = False
         self.feed(text)
 
@@ -51,6 +54,7 @@ class Page(HTMLParser):
         self.attribute_values.extend(value or "" for _, value in attrs)
         attrs = dict(attrs)
         if "id" in attrs:
+            self.duplicate_ids.extend([attrs["id"]] if attrs["id"] in self.ids else [])
             self.ids.add(attrs["id"])
         if "href" in attrs:
             self.hrefs.append(attrs["href"])
@@ -103,6 +107,17 @@ def test_page_has_every_section_and_fetches_nothing(tmp_path):
     assert "@import" not in page_text and "url(" not in page_text  # nor from the stylesheet
 
 
+def test_every_file_has_its_own_anchor(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    for name in ("pkg/mod.py", "pkg-mod.py", "pkg_mod.py"):
+        (tmp_path / name).write_text(HOSTILE)
+    run = convert_paths([tmp_path], Config())
+    page = Page(render_html(run, _fake_verification(run)))
+    assert page.duplicate_ids == []
+    assert len([i for i in page.ids if i.startswith("file-")]) == 3
+    assert all(h[1:] in page.ids for h in page.hrefs)
+
+
 def test_summary_counts_rules_and_findings(tmp_path):
     run = convert_paths([_tree(tmp_path)], Config())
     text = " ".join(Page(render_html(run)).text)
@@ -153,14 +168,20 @@ def test_verification_table_and_charts(tmp_path):
     assert "1 ms" in text and "800 ms" in text and "400 us" in text
 
 
-def test_cli_writes_html_with_diff_only(tmp_path):
+@pytest.mark.parametrize("mode", ["--diff", "--in-place"])
+def test_cli_writes_html_without_verify(tmp_path, mode):
     src = _tree(tmp_path)
     report = tmp_path / "reports" / "run.html"
-    result = runner.invoke(app, ["convert", str(src), "--diff", "--html", str(report)])
+    result = runner.invoke(app, ["convert", str(src), mode, "--html", str(report)])
     assert result.exit_code == 1, result.output  # LEFT leaves a finding
     page = Page(report.read_text(encoding="utf-8"))
     assert {"summary", "files", "rules"} <= page.ids and "verification" not in page.ids
+    assert "jnp.zeros" in "".join(page.text)  # the diff is there either way
+    assert ("jnp" in (src / "hostile.py").read_text()) == (mode == "--in-place")
     assert not list(report.parent.glob(".*np2jax-tmp"))  # the atomic write cleaned up
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert stat.S_IMODE(report.stat().st_mode) == 0o666 & ~mask  # not mkstemp's private 0600
 
 
 def test_cli_html_that_cannot_be_written_is_an_error(tmp_path):
