@@ -30,7 +30,9 @@ body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-seri
 header { background: #1d2430; color: #fff; padding: 18px 32px; }
 header h1 { margin: 0; font-size: 22px; }
 header p { margin: 4px 0 0; color: #c9d1dd; }
-nav { padding: 8px 32px; background: var(--panel); border-bottom: 1px solid var(--line); }
+nav { padding: 8px 32px; background: var(--panel); border-bottom: 1px solid var(--line);
+      position: sticky; top: 0; z-index: 1; }
+[id] { scroll-margin-top: 48px; }  /* a followed link's target is not under the sticky nav */
 nav a { margin-right: 18px; }
 main { padding: 0 32px 48px; max-width: 1500px; }
 h2 { margin: 32px 0 12px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
@@ -443,7 +445,7 @@ def side_by_side(original: str, converted: str, context: int = CONTEXT_LINES) ->
     shown_to = 0  # old lines before this index are shown or announced as skipped
     for group in difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(context):
         if group[0][1] > shown_to:
-            rows.append(_skip_row(group[0][1] - shown_to))
+            rows.append(_gap(old, new, shown_to, group[0][1], group[0][3]))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 rows += [_row(i + 1, escape(old[i]), j + 1, escape(new[j]))
@@ -461,10 +463,18 @@ def side_by_side(original: str, converted: str, context: int = CONTEXT_LINES) ->
                                  right, "del", "ins"))
         shown_to = group[-1][2]
     if shown_to < len(old):
-        rows.append(_skip_row(len(old) - shown_to))
+        rows.append(_gap(old, new, shown_to, len(old), len(new)))
     return ('<table class="diff"><colgroup><col class="ln"><col><col class="ln"><col>'
             '</colgroup><tr><th colspan="2">original (NumPy)</th><th colspan="2">converted '
             f'(JAX)</th></tr>{"".join(rows)}</table>')
+
+
+def _gap(old, new, start: int, end: int, new_end: int) -> str:
+    """Unchanged old lines start..end (new lines up to new_end): one row that says how many,
+    or the line itself when it is only one (the row would take as much room)."""
+    if end - start == 1:
+        return _row(end, escape(old[end - 1]), new_end, escape(new[new_end - 1]))
+    return _skip_row(end - start)
 
 
 def _skip_row(count: int) -> str:

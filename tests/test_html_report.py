@@ -129,6 +129,17 @@ def test_summary_counts_rules_and_findings(tmp_path):
     assert "verification" not in Page(render_html(run)).ids  # no --verify, no section
 
 
+def test_files_that_failed_are_listed_with_their_reason(tmp_path):
+    src = _tree(tmp_path)
+    (src / "broken<1>.py").write_text("import numpy as np\ndef f(:\n")
+    run = convert_paths([src], Config())
+    assert run.counts()["failed"] == 1
+    page_text = render_html(run)
+    page = Page(page_text)
+    assert "errors" in page.ids and re.search(r"1\s*files failed", " ".join(page.text))
+    assert "broken&lt;1&gt;.py" in page_text and "broken<1>" not in page_text
+
+
 def test_user_text_is_escaped(tmp_path):
     run = convert_paths([_tree(tmp_path)], Config())
     page_text = render_html(run, _fake_verification(run))
@@ -149,10 +160,18 @@ def test_side_by_side_marks_changed_lines_and_characters():
     assert '<td class="ln empty"></td>' in changed[1] and "d = &lt;4&gt;" in changed[1]
 
 
+def test_side_by_side_shows_a_single_unchanged_line_instead_of_folding_it():
+    old = "".join(f"line{i}\n" for i in range(9))
+    table = side_by_side(old, old.replace("line0\n", "LINE0\n").replace("line8\n", "LINE8\n"),
+                         context=3)
+    assert "unchanged" not in table and "line4" in table  # 9 lines, 2 changed, 3 of context each
+
+
 def test_side_by_side_folds_long_unchanged_runs():
     old = "".join(f"line{i}\n" for i in range(40))
     table = side_by_side(old, old.replace("line20\n", "LINE20\n"), context=2)
-    assert "17 unchanged line(s)" in table  # lines 1..18 less the two of context above
+    # line20 changed: line18..line22 shown; line0..line17 and line23..line39 folded
+    assert "18 unchanged line(s)" in table and "17 unchanged line(s)" in table
     assert table.count('class="code del"') == 1
     assert "line0<" not in table and "line18" in table and "line23" not in table
 
