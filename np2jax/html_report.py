@@ -174,45 +174,23 @@ def _summary(run, verified, docs) -> str:
 
 # -- verification ------------------------------------------------------------------------------
 
-def _verify_devices(verified) -> list[str]:
-    devices = list(verified.devices)
-    for result in verified.results:
-        devices.extend(d for d in result.jax if d not in devices)
-    return devices
-
-
 def _verification(verified, anchors: dict[str, str]) -> str:
-    from np2jax.verify.report import fmt_seconds, speedup
+    """The verifier's table (the cells np2jax verify prints), each file linked to its
+    section, and a chart of the steady times."""
+    from np2jax.verify.report import table_columns, table_devices, table_row
 
-    devices = _verify_devices(verified)
-    head = ["file", "verdict", "outputs", "max abs err", "max rel err", "numpy"]
-    for device in devices:
-        head += [f"{device} first", f"{device} steady", f"{device} speed-up"]
+    devices = table_devices(verified)
     rows = []
     for result in verified.results:
-        numeric = [o for o in result.outputs if o.max_abs_err is not None and not o.stochastic]
-        max_abs = max((o.max_abs_err for o in numeric), default=None)
-        max_rel = max((o.max_rel_err for o in numeric if o.max_rel_err is not None), default=None)
-        names = {o.name for o in result.outputs}
-        differing = {o.name for o in result.outputs if not o.equal}
-        outputs = (f"{len(differing)}/{len(names)} differ" if differing else str(len(names))) \
-            if names else "-"
-        numpy_s = result.numpy.steady_s if result.numpy else None
-        name = escape(result.label)
-        cells = [f'<a href="#{anchors[result.original]}">{name}</a>'
-                 if result.original in anchors else name,
-                 _verdict_badge(result.verdict), escape(outputs), _number(max_abs),
-                 _number(max_rel), fmt_seconds(numpy_s)]
-        for device in devices:
-            timing = result.jax.get(device)
-            cells += ["-", "-", "-"] if timing is None else [
-                fmt_seconds(timing.first_call_s), fmt_seconds(timing.steady_s),
-                speedup(numpy_s, timing.steady_s)]
+        cells = [escape(cell) for cell in table_row(result, devices)]
+        if result.original in anchors:
+            cells[0] = f'<a href="#{anchors[result.original]}">{cells[0]}</a>'
+        cells[1] = _verdict_badge(result.verdict)
         rows.append("<tr>" + "".join(
             f'<td{" class=num" if i >= 2 else ""}>{cell}</td>' for i, cell in enumerate(cells))
             + "</tr>")
     header = "".join(f'<th{" class=num" if i >= 2 else ""}>{escape(h)}</th>'
-                     for i, h in enumerate(head))
+                     for i, h in enumerate(table_columns(devices)))
     problems = [f"{r.label}: {r.verdict}: {text}" for r in verified.results
                 for text in ([r.error] if r.verdict == "error" and r.error else
                              r.problems() if r.verdict == "differs" else [])]
@@ -231,10 +209,6 @@ def _verification(verified, anchors: dict[str, str]) -> str:
 
 def _verdict_badge(verdict: str) -> str:
     return f'<span class="badge {VERDICT_CLASSES.get(verdict, "")}">{escape(verdict)}</span>'
-
-
-def _number(value) -> str:
-    return "-" if value is None else f"{value:.2g}"
 
 
 # -- charts (inline SVG) -----------------------------------------------------------------------
@@ -387,6 +361,8 @@ def _message(text: str) -> str:
 
 
 def _verify_detail(result) -> str:
+    from np2jax.verify.report import fmt_error
+
     parts = []
     if result.error:
         parts.append(f'<p class="note">verify: {escape(result.verdict)}: '
@@ -397,7 +373,7 @@ def _verify_detail(result) -> str:
             f"<td>{_verdict_badge('equal' if o.equal else 'differs')}</td>"
             f"<td>{escape(str(o.shape) if o.shape is not None else '')}</td>"
             f"<td>{escape(o.dtype_original or '')} / {escape(o.dtype_converted or '')}</td>"
-            f'<td class="num">{_number(o.max_abs_err)}</td>'
+            f'<td class="num">{fmt_error(o.max_abs_err)}</td>'
             f"<td>{escape(o.note or '')}</td></tr>" for o in result.outputs)
         parts.append('<div class="columns"><table class="data outputs"><tr><th>output</th>'
                      "<th>device</th><th>result</th><th>shape</th><th>dtype numpy / jax</th>"
