@@ -276,7 +276,7 @@ def _log_bar_chart(groups, title: str, label_w: int, bar_h: int) -> str:
                       f'stroke="#e3e7ee"/><text x="{x:.1f}" y="{top - 10}" '
                       f'text-anchor="middle">{fmt_seconds(10.0 ** decade)}</text>')
     y = top
-    for (label, bars), group_h in zip(groups, heights):
+    for label, bars in groups:
         shapes.append(f'<text x="{label_w - 8}" y="{y + len(bars) * bar_h / 2 + 4:.1f}" '
                       f'text-anchor="end">{escape(label)}</text>')
         for name, seconds, colour in bars:
