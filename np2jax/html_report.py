@@ -15,6 +15,7 @@ from html import escape
 
 from np2jax import __version__
 from np2jax.catalog import rule_docs
+from np2jax.files import is_notebook
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 CONTEXT_LINES = 3  # unchanged lines shown around each change in a diff
@@ -71,7 +72,7 @@ section.file { border: 1px solid var(--line); border-radius: 8px; padding: 4px 1
                margin: 16px 0; }
 section.file h3 { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 16px; }
 .note { color: var(--muted); }
-table.diff { width: 100%; table-layout: fixed; border-collapse: collapse; font-size: 12.5px;
+table.diff { width: 100%; margin: 8px 0; table-layout: fixed; border-collapse: collapse; font-size: 12.5px;
              line-height: 1.45; border: 1px solid var(--line); }
 table.diff col.ln { width: 3.6em; }
 table.diff th { background: var(--panel); text-align: left; padding: 4px 8px;
@@ -337,7 +338,12 @@ def _file_section(result, verdict, anchor: str) -> str:
                      + _notes_table(result.changes, "changes", docs) + "</details>")
     if verdict is not None:
         parts.append(_verify_detail(verdict))
-    if result.changed:
+    if result.changed and is_notebook(result.path):  # the JSON's diff would be unreadable
+        from np2jax.notebooks import changed_cells
+
+        parts += [side_by_side(old, new, title=f"cell {number}: ")
+                  for number, old, new in changed_cells(result.original, result.converted)]
+    elif result.changed:
         parts.append(side_by_side(result.original, result.converted))
     else:
         parts.append('<p class="note">Nothing to rewrite: the file is the same after '
@@ -348,7 +354,8 @@ def _file_section(result, verdict, anchor: str) -> str:
 
 def _notes_table(notes, kind: str, docs) -> str:
     rows = "".join(
-        f'<tr><td class="num">{n.line}</td><td class="rule">{_rule_link(n.code, docs)}</td>'
+        f'<tr><td class="num">{"" if n.cell is None else f"cell {n.cell}:"}{n.line}</td>'
+        f'<td class="rule">{_rule_link(n.code, docs)}</td>'
         f'<td class="sev-{escape(n.severity)}">{escape(n.severity)}</td>'
         f"<td>{_message(n.message)}</td></tr>" for n in sorted(notes))
     return (f'<table class="data {kind}"><tr><th class="num">line</th><th>rule</th>'
@@ -413,7 +420,8 @@ def _row(old_no, old_html, new_no, new_html, old_class="", new_class="") -> str:
     return f"<tr>{side(old_no, old_html, old_class)}{side(new_no, new_html, new_class)}</tr>"
 
 
-def side_by_side(original: str, converted: str, context: int = CONTEXT_LINES) -> str:
+def side_by_side(original: str, converted: str, context: int = CONTEXT_LINES,
+                 title: str = "") -> str:
     """A two-column diff table: removed lines red on the left, added lines green on the right,
     changed characters darker; runs of unchanged lines beyond `context` collapse to one row."""
     old, new = original.splitlines(), converted.splitlines()
@@ -441,8 +449,8 @@ def side_by_side(original: str, converted: str, context: int = CONTEXT_LINES) ->
     if shown_to < len(old):
         rows.append(_gap(old, new, shown_to, len(old), len(new)))
     return ('<table class="diff"><colgroup><col class="ln"><col><col class="ln"><col>'
-            '</colgroup><tr><th colspan="2">original (NumPy)</th><th colspan="2">converted '
-            f'(JAX)</th></tr>{"".join(rows)}</table>')
+            f'</colgroup><tr><th colspan="2">{escape(title)}original (NumPy)</th>'
+            f'<th colspan="2">{escape(title)}converted (JAX)</th></tr>{"".join(rows)}</table>')
 
 
 def _gap(old, new, start: int, end: int, new_end: int) -> str:

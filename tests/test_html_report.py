@@ -3,6 +3,7 @@ in a real headless browser (Debian's chromium; .ci/run installs it), that it ren
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -138,6 +139,25 @@ def test_files_that_failed_are_listed_with_their_reason(tmp_path):
     page = Page(page_text)
     assert "errors" in page.ids and re.search(r"1\s*files failed", " ".join(page.text))
     assert "broken&lt;1&gt;.py" in page_text and "broken<1>" not in page_text
+
+
+def test_a_notebook_shows_each_changed_cell_not_its_json(tmp_path):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# <Title>"},
+             {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+              "source": "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0"},
+             {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+              "source": "print(len(x))"},
+             {"cell_type": "code", "execution_count": 3, "metadata": {}, "outputs": [],
+              "source": "def f(a):\n    a[0] = 2.0"}]
+    (tmp_path / "nb.ipynb").write_text(json.dumps(
+        {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    run = convert_paths([tmp_path], Config())
+    assert run.counts()["converted"] == 1 and run.findings
+    page = Page(render_html(run))
+    text = " ".join(page.text)
+    assert "cell 2: original (NumPy)" in text and "cell 3:" not in text  # only changed cells
+    assert '"cell_type"' not in text and "x.at[0].set(1.0)" in text
+    assert f"cell 4:{run.findings[0].line}" in text  # a finding names its cell
 
 
 def test_user_text_is_escaped(tmp_path):
