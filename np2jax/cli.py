@@ -85,6 +85,8 @@ def convert(
     jit: bool = JitOption,
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the run as one "
+                                        "self-contained HTML page (diffs, findings, verification)."),
 ) -> None:
     """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
     accompany --out)."""
@@ -105,6 +107,8 @@ def convert(
     console = _console()
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=output_format is Format.json) if verify_ else None
+    if html is not None:
+        _write_html(html, run, verified)
     counts = run.counts()
     if verified is not None:
         counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
@@ -132,6 +136,17 @@ def convert(
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if run.findings or failed else EXIT_CLEAN))
+
+
+def _write_html(path: Path, run, verified) -> None:
+    """--html: a write that fails is reported like any file that could not be written."""
+    from np2jax.files import SourceError, write_atomic
+    from np2jax.html_report import render_html
+
+    try:
+        write_atomic(path, render_html(run, verified))
+    except (OSError, UnicodeEncodeError) as exc:
+        run.errors.append(SourceError(str(path), f"cannot write the HTML report: {exc}"))
 
 
 def _wide_console(stderr: bool = False) -> Console:
