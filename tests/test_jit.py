@@ -352,3 +352,56 @@ def test_with_x64_a_widening_update_keeps_the_python_loop():
         """
     assert "fori_loop" in _loop_verdicts(source)[0]
     assert "--x64" in _loop_verdicts(source, Config(jit=True, x64=True))[0]
+
+
+def test_a_while_on_an_array_test_becomes_a_while_loop_and_agrees():
+    import importlib.util
+
+    import jax
+    import numpy as np
+
+    case = FIXTURES / "array-while-loop" / "halve_until_small.out.py"
+    spec = importlib.util.spec_from_file_location("_while_case", case)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    jaxpr = str(jax.make_jaxpr(module.shrink.__wrapped__, static_argnums=1)(np.arange(6.0), 1.0))
+    assert "while" in jaxpr
+    expected = run_main(FIXTURES / "array-while-loop" / "halve_until_small.in.py")
+    for key, value in module.main().items():
+        np.testing.assert_allclose(value, expected[key], rtol=1e-6)
+
+
+@pytest.mark.parametrize("loop, reason", [
+    ("while y.sum() > 1.0:\n                y = y * 0.5", "rebinds the carried `y`"),
+    ("while y.sum() > 1.0:\n                y *= 0.5\n                z = y.sum()", "`z` is first bound inside it"),
+    ("while err > 1.0:\n                y *= 0.5", "not provably one value"),
+])
+def test_while_refusals_keep_the_function_eager_with_the_reason(loop, reason):
+    tail = "return y, z" if "z = " in loop else "return y"
+    verdicts = _verdicts(f"""
+        import numpy as np
+        def f(x):
+            y = x * 1.0
+            err = y.sum()
+            {loop}
+            {tail}
+        def main():
+            return {{"y": f(np.arange(4.0))}}
+        """)
+    assert verdicts["f"] != "compiled" and reason in verdicts["f"]
+
+
+def test_with_x64_a_widening_while_update_keeps_the_function_eager():
+    source = """
+        import numpy as np
+        def f(x, g):
+            y = x * 1.0
+            while y.sum() > 1.0:
+                y -= g
+            return y
+        def main():
+            return {"y": f(np.arange(4.0), np.ones(4))}
+        """
+    assert "jax.lax.while_loop" in convert_source(textwrap.dedent(source), JIT).converted
+    widened = convert_source(textwrap.dedent(source), Config(jit=True, x64=True))
+    assert "while_loop" not in widened.converted and "@jax.jit\ndef f" not in widened.converted

@@ -112,3 +112,34 @@ class LoopCarryingState(Rule):
                                   outcome=f"becomes `jax.lax.fori_loop`, carrying {carried}",
                                   fix=loop.fix, imports=[("jax", None)],
                                   requires=(plan.function,), report_if_unfixed=False)
+
+
+class ArrayWhileLoop(Rule):
+    """while <0-d array test> in a compiled function: lax.while_loop."""
+
+    code = "NJ507"
+
+    def run(self):
+        if not self.config.jit:
+            return
+        from np2jax.jit import jit_plans
+
+        for plan in jit_plans(self.analysis):
+            for rewrite in plan.rewrites:
+                if rewrite.code != self.code:
+                    continue
+                if rewrite.fix.widens and self.config.x64:
+                    # `x += y` may widen float32 to float64, which while_loop refuses: no
+                    # rewrite, so the function that needs it stays eager (NJ501 says so)
+                    yield self.report(rewrite.node, spelled=rewrite.spelled,
+                                      function=plan.function.name.value,
+                                      outcome="is left as it was: with --x64 an update "
+                                              "`x += y` of a carried array may widen its dtype",
+                                      requires=(plan.function,))
+                    continue
+                yield self.report(rewrite.node, spelled=rewrite.spelled,
+                                  function=plan.function.name.value,
+                                  outcome="becomes `jax.lax.while_loop`, carrying " + ", ".join(
+                                      f"`{name}`" for name in rewrite.fix.carried),
+                                  fix=rewrite.fix, imports=[("jax", None)],
+                                  requires=(plan.function,), report_if_unfixed=False)

@@ -225,7 +225,8 @@ class _Walker:
         elif isinstance(node, cst.For):
             self.loop(node)
         elif isinstance(node, cst.While):
-            self.need_static(node.test, "the `while` test")
+            if not self.array_while(node):
+                self.need_static(node.test, "the `while` test")
             self.block(node.body)
             if node.orelse is not None:
                 self.block(node.orelse.body)
@@ -357,6 +358,60 @@ class _Walker:
             return (f"with the counter `{counter}` traced (an array, as fori_loop passes it), "
                     f"{probe.violation.reason}")
         verdict.carried = tuple(carried)
+        return ""
+
+    def array_while(self, node: cst.While) -> bool:
+        """`while <0-d array test>:` at the top of the body, carrying arrays updated in place:
+        lax.while_loop (NJ507), which the compiled function then needs."""
+        if self.expr(node.test) not in _MAY_BE_ARRAY:
+            return False
+        if not (self.check and self.record) or self.probing or self.function is None:
+            return True  # decided in the checked pass
+        carried: list = []
+        widens: list = []
+        reason = self._while_refusal(node, carried, widens)
+        if reason:
+            self.refuse(node.test, f"the `while` test `{code_of(node.test)}` is an array, and "
+                                   f"the loop cannot become lax.while_loop: {reason}")
+            return True
+        fix = _WhileLoopFix(tuple(carried), self._fresh("loop_cond"), self._fresh("loop_body"),
+                            self._fresh("carry"))
+        fix.widens = bool(widens)
+        self.rewrites.append(Rewrite("NJ507", node, fix, f"while {code_of(node.test)}"))
+        self.requires.append(node)  # without it the function does not compile
+        return True
+
+    def _while_refusal(self, node: cst.While, carried: list, widens: list) -> str:
+        top = self.function.body.body
+        if not any(s is node for s in top):
+            return "it is nested in another statement"
+        if node.orelse is not None:
+            return "it has an `else` clause"
+        exit_ = _loop_exit(node.body)
+        if exit_ is not None:
+            return f"`{exit_}` inside it"
+        if not self.scalar_test(node.test):
+            return ("its test is not provably one value (a comparison of full reductions such "
+                    "as `x.sum()`, numbers and static values, or `x.any()`/`x.all()`)")
+        index = next(i for i, s in enumerate(top) if s is node)
+        read_again = _names_in(top[index + 1:]) | _names_in(node.test)
+        bound_before = _stored_names(top[:index]) | set(self.params)
+        for name, kinds in _loop_stores(node.body).items():
+            if name not in read_again and (kinds == {"loop"} or _assigned_first(node.body, name)):
+                continue
+            carried.append(name)
+            if name not in bound_before:
+                return f"`{name}` is first bound inside it and read again later"
+            if self.env.get(name) != ARRAY:
+                return f"it carries `{name}`, which is not always an array"
+            if kinds & {"plain", "loop"}:
+                return (f"it rebinds the carried `{name}` (`{name} = ...`), whose shape or "
+                        "dtype may then change (lax.while_loop needs them fixed; in-place "
+                        f"updates `{name}[...] = ...`, `{name} += ...` keep them)")
+            if "widening" in kinds:
+                widens.append(name)
+        if not carried:
+            return "it changes no array"
         return ""
 
     def _peel_refusal(self, node: cst.For, counter: str, carried: list, rebound: list,
@@ -1734,3 +1789,34 @@ def _statements_storing(body, name: str) -> list:
             if name in names:
                 statements.append(node)
     return statements
+
+
+class _WhileLoopFix:
+    """while <test>: <body>  ->
+         def loop_cond(x): return <test>
+         def loop_body(x): <body>; return x      (several: carry, unpacked and packed)
+         x = jax.lax.while_loop(loop_cond, loop_body, x)"""
+
+    widens = False  # a carried array is updated by `x += <array>` (dtype may promote)
+
+    def __init__(self, carried: tuple, cond: str, name: str, carry: str) -> None:
+        self.carried, self.cond, self.name, self.carry = carried, cond, name, carry
+
+    def __call__(self, loop: cst.While):
+        names = ", ".join(self.carried)
+        several = len(self.carried) > 1
+        parameter = self.carry if several else self.carried[0]
+        unpack = [cst.parse_statement(f"{names} = {self.carry}\n")] if several else []
+        body = loop.body
+        statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [
+            cst.SimpleStatementLine(body.body)]
+        body_def = cst.parse_statement(f"def {self.name}({parameter}):\n    pass\n")
+        body_def = body_def.with_changes(body=body_def.body.with_changes(
+            body=[*unpack, *statements, cst.parse_statement(f"return {names}\n")]))
+        cond_def = cst.parse_statement(f"def {self.cond}({parameter}):\n    pass\n")
+        cond_def = cond_def.with_changes(leading_lines=loop.leading_lines, body=cond_def.body.with_changes(
+            body=[*unpack, cst.SimpleStatementLine([cst.Return(loop.test)])]))
+        init = f"({names})" if several else names
+        call = cst.parse_statement(
+            f"{names} = jax.lax.while_loop({self.cond}, {self.name}, {init})\n")
+        return cst.FlattenSentinel([cond_def, body_def, call])
