@@ -18,6 +18,7 @@ values only (these become static_argnames, which keeps Python semantics for them
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -1706,6 +1707,24 @@ def _loop_exit(body) -> str | None:
     return None
 
 
+def _loop_function(name: str, params: str, prefix: list, block, returned: str | None,
+                   leading_lines=()) -> cst.FunctionDef:
+    """`def name(params):` with the statements of `block` (a loop body, as converted), after
+    `prefix`, ending with `return returned`."""
+    statements = list(block.body) if isinstance(block, cst.IndentedBlock) else [
+        cst.SimpleStatementLine(block.body)]
+    if returned is not None:
+        statements.append(cst.parse_statement(f"return {returned}\n"))
+    function = cst.parse_statement(f"def {name}({params}):\n    pass\n")
+    return function.with_changes(body=function.body.with_changes(body=[*prefix, *statements]),
+                                 leading_lines=leading_lines)
+
+
+def _operand(code: str) -> str:
+    """The bound's code, parenthesized unless it is a name, a number or an item of one."""
+    return code if re.fullmatch(r"[\w.\[\]]+", code) else f"({code})"
+
+
 class _ForiLoopFix:
     """for i in range(a, b): <body>  ->
          def loop_body(i, x): <body>; return x      (several: carry, unpacked and packed)
@@ -1715,19 +1734,12 @@ class _ForiLoopFix:
         self.carried, self.name, self.carry, self.peeled = carried, name, carry, peeled
 
     def __call__(self, loop: cst.For):
-        counter = loop.target.value
         names = ", ".join(self.carried)
         several = len(self.carried) > 1
-        parameter = self.carry if several else self.carried[0]
-        body = loop.body
-        statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [
-            cst.SimpleStatementLine(body.body)]
-        if several:
-            statements.insert(0, cst.parse_statement(f"{names} = {self.carry}\n"))
-        statements.append(cst.parse_statement(f"return {names}\n"))
-        function = cst.parse_statement(f"def {self.name}({counter}, {parameter}):\n    pass\n")
-        function = function.with_changes(
-            body=function.body.with_changes(body=statements), leading_lines=loop.leading_lines)
+        unpack = [cst.parse_statement(f"{names} = {self.carry}\n")] if several else []
+        function = _loop_function(
+            self.name, f"{loop.target.value}, {self.carry if several else names}", unpack,
+            loop.body, names, loop.leading_lines)
         bounds = [code_of(a.value) for a in loop.iter.args]
         start, stop = (["0"] + bounds)[-2:]
         init = f"({names})" if several else names
@@ -1736,8 +1748,8 @@ class _ForiLoopFix:
                 f"{names} = jax.lax.fori_loop({start}, {stop}, {self.name}, {init})\n")
             return cst.FlattenSentinel([function, call])
         # the first iteration settles the carried types; the bounds are Python ints
-        after = str(int(start) + 1) if start.isdigit() else f"({start}) + 1"
-        test = f"{stop} > 0" if start == "0" else f"{stop} > {start}"
+        after = str(int(start) + 1) if start.isdigit() else f"{_operand(start)} + 1"
+        test = f"{_operand(stop)} > {_operand(start)}"
         call = cst.parse_statement(
             f"if {test}:\n    {names} = jax.lax.fori_loop({after}, {stop}, {self.name}, "
             f"{self.name}({start}, {init}))\n")
@@ -1805,17 +1817,11 @@ class _WhileLoopFix:
     def __call__(self, loop: cst.While):
         names = ", ".join(self.carried)
         several = len(self.carried) > 1
-        parameter = self.carry if several else self.carried[0]
+        parameter = self.carry if several else names
         unpack = [cst.parse_statement(f"{names} = {self.carry}\n")] if several else []
-        body = loop.body
-        statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [
-            cst.SimpleStatementLine(body.body)]
-        body_def = cst.parse_statement(f"def {self.name}({parameter}):\n    pass\n")
-        body_def = body_def.with_changes(body=body_def.body.with_changes(
-            body=[*unpack, *statements, cst.parse_statement(f"return {names}\n")]))
-        cond_def = cst.parse_statement(f"def {self.cond}({parameter}):\n    pass\n")
-        cond_def = cond_def.with_changes(leading_lines=loop.leading_lines, body=cond_def.body.with_changes(
-            body=[*unpack, cst.SimpleStatementLine([cst.Return(loop.test)])]))
+        test = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(loop.test)])])
+        cond_def = _loop_function(self.cond, parameter, unpack, test, None, loop.leading_lines)
+        body_def = _loop_function(self.name, parameter, unpack, loop.body, names)
         init = f"({names})" if several else names
         call = cst.parse_statement(
             f"{names} = jax.lax.while_loop({self.cond}, {self.name}, {init})\n")
