@@ -331,7 +331,24 @@ PROGRAMS = {
     a = np.zeros(2)
     ok = a.fill(2.0) is None
     return {"a": a, "ok": ok}""",
+"G1 flat of a parameter": """
+    def corners(m):
+        a, b, c, d = m.flat
+        return a + d
+    return {"s": corners(np.eye(2))}""",
+"G2 polyfit over integer x": """
+    x = np.arange(6)
+    return {"p": np.polyfit(x, 2.0 * x + 1.0, 1)}""",
+"G3 ndarray subclass": """
+    class Vec(np.ndarray):
+        pass
+    v = np.zeros(3).view(Vec)
+    return {"v": np.asarray(v)}""",
 }
+
+# Found converting real packages (docs/real-projects.md): the finding each must carry.
+REAL_PROJECT_FINDINGS = {"G1 flat of a parameter": "NJ102", "G2 polyfit over integer x": "NJ102",
+                         "G3 ndarray subclass": "NJ102"}
 
 # Plain Python code in NumPy modules: no finding may be raised on it.
 NO_FINDINGS = ("C14 self.shape", "C15 partition", "C16 lists", "D17 reshape")
@@ -346,3 +363,5 @@ def test_program_equal_or_flagged(name):
     result, problem = assert_equal_or_flagged(_program(PROGRAMS[name]))
     if name in NO_FINDINGS:
         assert result.findings == [] and problem is None
+    if name in REAL_PROJECT_FINDINGS:
+        assert REAL_PROJECT_FINDINGS[name] in {f.code for f in result.findings}
