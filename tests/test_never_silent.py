@@ -86,6 +86,9 @@ EXPRESSIONS = [
     'np.maximum([1, 5], [3, 2])',
     'np.logical_and([True, False], [True, True])',
     'np.argmax([[1, 5], [7, 2]], axis=1)',
+    'np.diag([2.0] * 3)',  # transforms3d zooms.zfdir2mat
+    'np.sum(list(range(4)) + [1])',
+    'np.mean(tuple(x.ravel()))',
 ]
 
 

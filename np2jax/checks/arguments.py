@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax import analyze
 from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
 
@@ -27,7 +28,7 @@ class ListArgument(Rule):
                 if value in self.analysis.sequence_names:
                     yield self._wrap(value, ref, "asarray")
                     continue
-                if not isinstance(value, _SEQUENCE_LITERALS):
+                if not isinstance(value, _SEQUENCE_LITERALS) and not self._built_list(value):
                     continue
                 if argument.role == "array":
                     yield self._wrap(value, ref)
@@ -39,6 +40,13 @@ class ListArgument(Rule):
                             yield self._wrap(element.value, ref)
 
         yield from self._list_indices()
+
+    def _built_list(self, value: cst.BaseExpression) -> bool:
+        """`[factor] * 3`, `[a, b] + [c]`, `list(...)`, `tuple(...)`: a list or tuple built in place."""
+        if isinstance(value, cst.Call):
+            return isinstance(value.func, cst.Name) and value.func.value in ("list", "tuple")
+        return isinstance(value, cst.BinaryOperation) \
+            and self.analysis.dataflow.value_kind(value) == analyze.CONTAINER
 
     def _list_indices(self):
         """x[[0, 2]] raises TypeError in JAX. A list of integer literals becomes an array; any
