@@ -375,3 +375,30 @@ def test_program_equal_or_flagged(name):
         assert result.findings == [] and problem is None
     if name in REAL_PROJECT_FINDINGS:
         assert REAL_PROJECT_FINDINGS[name] in {f.code for f in result.findings}
+
+
+# Still silent, found converting real packages (docs/real-projects.md, "Open"): a JAX array
+# meets a Python list through an operator, which NumPy broadcasts and JAX refuses. Strict
+# xfails: when a fix lands, each turns into a failure here and moves to PROGRAMS.
+OPEN_PROGRAMS = {
+"O1 list parameter minus its mean (nolds dfa)": """
+    def detrend(data):
+        return data - np.mean(data)
+    return {"d": detrend([1.0, 2.0, 4.0])}""",
+"O2 parameter rebound to a slice of itself (nolds rs)": """
+    def head(data, n):
+        data = data[:n]
+        return np.reshape(data, (2, 2))
+    return {"h": head([1.0, 2.0, 3.0, 4.0, 5.0], 4)}""",
+"O3 array times a list argument (pyrr rectangle.scale_by_vector)": """
+    def scale(rect, vec):
+        rect = np.array(rect)
+        return rect * vec[:2]
+    return {"s": scale([[1.0, 2.0]], [2.0, 3.0, 4.0])}""",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="open: a JAX array meets a list (docs/real-projects.md)")
+@pytest.mark.parametrize("name", sorted(OPEN_PROGRAMS))
+def test_open_program_equal_or_flagged(name):
+    assert_equal_or_flagged(_program(OPEN_PROGRAMS[name]))
