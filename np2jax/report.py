@@ -10,10 +10,15 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from np2jax.catalog import rule_docs
+from np2jax.files import is_notebook
 from np2jax.findings import Finding
 
 
 def unified_diff(path: str, original: str, converted: str) -> str:
+    if is_notebook(path):  # the JSON's diff would be unreadable: each changed cell's instead
+        from np2jax.notebooks import cell_diff
+
+        return cell_diff(path, original, converted)
     return "".join(difflib.unified_diff(
         original.splitlines(keepends=True), converted.splitlines(keepends=True),
         fromfile=f"a/{path}", tofile=f"b/{path}"))
@@ -28,7 +33,8 @@ def print_diff(console: Console, diff: str) -> None:
 
 def findings_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:
     payload = {"findings": [f.as_dict() for f in findings],
-               "errors": [{"path": e.path, "line": e.line, "message": e.problem} for e in errors]}
+               "errors": [{"path": e.path, "line": e.line, "message": e.problem, "cell": e.cell}
+                          for e in errors]}
     payload.update(extra or {})
     return json.dumps(payload, indent=2)
 
