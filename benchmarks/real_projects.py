@@ -56,7 +56,8 @@ PROJECTS = [
     Project("transforms3d", "0.4.2", "transforms3d", ["transforms3d"]),
     Project("nolds", "0.2.1", "nolds", ["nolds/test_measures.py"]),
     Project("pyrr", "0.10.3", "pyrr", ["tests"]),
-    Project("emcee", "3.1.6", "src/emcee", ["src/emcee/tests"]),
+    # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
+    # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]
 
 
