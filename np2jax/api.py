@@ -12,6 +12,7 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable, Optional
 
 from np2jax.config import Config
 from np2jax.files import InputFile, SourceError, discover, read_source, write_atomic
@@ -37,6 +38,11 @@ def check_source(text: str, config: Config | None = None, path: str = "<string>"
 
 def problems(result: FileResult) -> list[Finding]:
     return sorted(result.findings + [c for c in result.changes if c.severity != "info"])
+
+
+# Called after each file is processed, with its path and the number of files in the run
+# (for a progress bar).
+OnFile = Optional[Callable[[Path, int], None]]
 
 
 @dataclass
@@ -70,7 +76,8 @@ class RunResult:
         return Counter(c.code for c in self.changes)
 
 
-def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True):
+def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True,
+                   on_file: OnFile = None):
     """Process the files as one tree: functions rewritten to return their argument (NJ209)
     and their calls in other modules are rewritten together, or not at all."""
     sources = {}
@@ -90,6 +97,8 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
                                       tree.context(item.path, accepted), run, failed)
                 if result is not None:
                     results[item.path] = result
+                if on_file is not None:
+                    on_file(item.path, len(files))
         unsettled = tree.unsettled(accepted, results, failed)
         if not unsettled:
             break
@@ -138,10 +147,10 @@ def _process_one(item, source, config, rewrite, context, run, failed):
     return None
 
 
-def check_paths(paths: list[Path], config: Config) -> RunResult:
+def check_paths(paths: list[Path], config: Config, on_file: OnFile = None) -> RunResult:
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
-    for _ in _process_files(files, config, run, rewrite=False):
+    for _ in _process_files(files, config, run, rewrite=False, on_file=on_file):
         pass
     return run
 
@@ -156,10 +165,12 @@ def _out_inside_inputs(out: Path, paths: list[Path]) -> Path | None:
 
 
 def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
-                  in_place: bool = False, copy_other: bool = False) -> RunResult:
+                  in_place: bool = False, copy_other: bool = False,
+                  on_file: OnFile = None) -> RunResult:
     """Convert files and trees. With `out`, the converted tree is written under it with the
     same relative paths (every Python file, changed or not); with `in_place`, changed
-    sources are rewritten; with neither, nothing is written (for --diff)."""
+    sources are rewritten; with neither, nothing is written (for --diff). `on_file(path,
+    total)` is called after each file is processed."""
     if out is not None and in_place:
         raise ValueError("choose either an output folder or in-place conversion, not both")
     if out is not None:
@@ -171,7 +182,7 @@ def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
     targets: dict[Path, Path] = {}
-    for item, source, result in _process_files(files, config, run):
+    for item, source, result in _process_files(files, config, run, on_file=on_file):
         target = out / item.relative if out is not None else (item.path if in_place else None)
         if target is None or (in_place and not result.changed):
             continue
