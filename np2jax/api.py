@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Optional
 
 from np2jax.config import Config
 from np2jax.files import InputFile, SourceError, discover, read_source, write_atomic
@@ -42,7 +42,7 @@ def problems(result: FileResult) -> list[Finding]:
 
 # Called after each file is processed, with its path and the number of files in the run
 # (for a progress bar).
-OnFile = Optional[Callable[[Path, int], None]]
+OnFile = Callable[[Path, int], None] | None
 
 
 @dataclass

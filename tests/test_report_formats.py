@@ -39,7 +39,7 @@ def run_cli(*args, cwd: Path, **env) -> subprocess.CompletedProcess:
     terminal variables come only from `env`."""
     base = {k: v for k, v in os.environ.items()
             if k not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS")}
-    return subprocess.run([sys.executable, "-m", "np2jax", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "np2jax", *map(str, args)], cwd=cwd, check=False,
                           capture_output=True, text=True, env={**base, **env}, timeout=300)
 
 
@@ -150,6 +150,32 @@ def test_check_sarif_is_valid_and_points_at_its_rules(tree, sarif_validator):
     assert run["invocations"][0]["executionSuccessful"] is True
 
 
+def test_sarif_links_follow_the_project_urls(tree, sarif_validator, monkeypatch):
+    from np2jax.report import sarif as sarif_module
+
+    urls = {"Homepage": "https://example.org/np2jax", "Documentation": "https://example.org/docs/"}
+    monkeypatch.setattr(sarif_module, "project_urls", lambda: urls)
+    _, log = sarif("check", "pkg", cwd=tree)
+    assert_valid_sarif(sarif_validator, log)
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://example.org/np2jax"
+    rule = driver["rules"][list(rule_docs()).index("NJ201")]
+    assert rule["helpUri"] == "https://example.org/docs/rules.md#nj201-subscript-assignment"
+    monkeypatch.setattr(sarif_module, "project_urls", lambda: {"Homepage": "not a uri"})
+    assert list(sarif_validator.iter_errors(sarif("check", "pkg", cwd=tree)[1]))
+
+
+def test_sarif_uris_are_percent_encoded(tree, sarif_validator):
+    (tree / "odd dir").mkdir()
+    (tree / "odd dir" / "a,b:c.py").write_text(LEFT)
+    code, log = sarif("check", "odd dir", cwd=tree)
+    assert code == 1
+    assert_valid_sarif(sarif_validator, log)
+    [result] = log["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] \
+        == "odd%20dir/a%2Cb%3Ac.py"
+
+
 def test_sarif_reports_unprocessed_files_as_error_notifications(tree, sarif_validator):
     (tree / "broken.py").write_text(BROKEN)
     code, log = sarif("check", "pkg", "broken.py", cwd=tree)
@@ -177,6 +203,7 @@ def test_sarif_paths_outside_the_working_directory_are_absolute_uris(tree, tmp_p
                                                                       sarif_validator):
     elsewhere = tmp_path_factory.mktemp("cwd")
     code, log = sarif("check", tree / "pkg", cwd=elsewhere)
+    assert code == 1
     assert_valid_sarif(sarif_validator, log)
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in log["runs"][0]["results"]}

@@ -19,8 +19,14 @@ from typing import Any
 from rich.console import Console
 
 from np2jax.findings import Finding
-from np2jax.report.text import (file_progress, print_diff, print_errors, print_findings,
-                                summary_table, unified_diff)
+from np2jax.report.text import (
+    file_progress,
+    print_diff,
+    print_errors,
+    print_findings,
+    summary_table,
+    unified_diff,
+)
 
 FORMATS = ("text", "json", "sarif", "github")
 # The keys of Finding.as_dict() that every format places itself; any other key (a notebook

@@ -13,6 +13,7 @@ import json
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from np2jax import __version__
 from np2jax.catalog import RuleDoc, rule_docs
@@ -62,13 +63,14 @@ def rule_descriptor(doc: RuleDoc) -> dict:
 
 
 def artifact_location(path: str, root: Path) -> dict:
-    """A path relative to %SRCROOT% when it is under it, else an absolute file: URI."""
+    """A path relative to %SRCROOT% when it is under it, else an absolute file: URI; either
+    percent-encoded (a space, or a ':' in the first segment, would not be a URI reference)."""
     absolute = Path(path).resolve()
     try:
         relative = absolute.relative_to(root)
     except ValueError:
         return {"uri": absolute.as_uri()}
-    return {"uri": relative.as_posix(), "uriBaseId": SRCROOT}
+    return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
 
 
 def location(path: str, line: int | None, col: int | None, root: Path) -> dict:

@@ -30,7 +30,8 @@ def unified_diff(path: str, original: str, converted: str) -> str:
 
 def print_diff(console: Console, diff: str) -> None:
     if console.is_terminal and console.color_system is not None:
-        from rich.syntax import Syntax  # pygments loads only for a diff on a colour terminal
+        # pygments loads only for a diff on a colour terminal
+        from rich.syntax import Syntax
 
         console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
     else:
@@ -103,7 +104,13 @@ def file_progress(console: Console, enabled: bool):
     if not enabled or not console.is_terminal:
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=console, transient=True)
