@@ -311,3 +311,19 @@ def test_rule_doc_is_rich_markdown_on_a_terminal_and_plain_markdown_otherwise(tm
     assert rendered.returncode == 0 and ESC in rendered.stdout
     assert "## NJ201" not in rendered.stdout and "```" not in rendered.stdout
     assert "What it does" in rendered.stdout and "Converted form" in rendered.stdout
+
+
+# -- convert --verify -------------------------------------------------------------------------
+
+def test_convert_verify_in_sarif_and_quiet(tmp_path, sarif_validator):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "prog.py").write_text(
+        "import numpy as np\n\ndef main():\n    return {'y': np.sin(np.linspace(0.0, 1.0, 5))}\n")
+    code, log = sarif("convert", "src", "--out", "out", "--verify", cwd=tmp_path)
+    assert code == 0
+    assert_valid_sarif(sarif_validator, log)
+    properties = log["runs"][0]["properties"]
+    assert properties["verify"]["summary"] == {"equal": 1}
+    assert properties["summary"]["verified equal"] == 1
+    quiet = invoke("convert", "src", "--out", "out2", "--verify", "--quiet", cwd=tmp_path)
+    assert quiet.exit_code == 0 and quiet.stdout == ""
