@@ -184,7 +184,7 @@ class Dataflow:
             if isinstance(node.target, cst.Name) and node.target.value in by_name \
                     and self.scopes.get(node.target) is scope:
                 writes[node.target.value].append(node)
-        for node, receiver, _method in self.collector.method_writes + self.collector.out_method_calls:
+        for _node, receiver, _method in self.collector.method_writes + self.collector.out_method_calls:
             if isinstance(receiver, cst.Name) and receiver.value in by_name and self.scopes.get(receiver) is scope:
                 other.add(receiver.value)
         for ref in self.collector.refs:  # out=, np.copyto(p, ...), np.add.at(p, ...)
@@ -226,7 +226,7 @@ class Dataflow:
         for assignment in self.collector.bindings.get((scope, param), []):
             if assignment[0] != "param":
                 return f"`{param}` is rebound inside the function"
-        for access in self._nested_accesses(scope, param):
+        for _access in self._nested_accesses(scope, param):
             return f"`{param}` is used by a nested function"
         return self._call_sites(function, fact, exported)
 
@@ -602,7 +602,7 @@ class Dataflow:
                 bound = _code(value) if not isinstance(value, str) else "a loop or unpacking"
                 return f"`{name}` may share memory with `{bound}`"
         if isinstance(scope, GlobalScope):
-            for child_access in self._accesses_from_nested_scopes(scope, name):
+            for _child_access in self._accesses_from_nested_scopes(scope, name):
                 return f"`{name}` is a module global read by functions"
         escape = self._escape(scope, name, node)
         if escape is not None:

@@ -62,30 +62,113 @@ def may_use_numpy(text: str) -> bool:
     return any(word in encoded for word in _MODULE_WORDS)
 
 
+TEMPORARY_SUFFIX = ".np2jax-tmp"
+_swept_folders: set[Path] = set()
+
+
 def write_atomic(path: Path, text: str, encoding: str = "utf-8", like: Path | None = None) -> None:
     """Write `text` to `path` so that a crash leaves either the old or the new file.
 
     `like` names the file whose permissions the result keeps (the original, for --in-place
-    or for a converted copy).
+    or for a converted copy). The data goes to an unnamed file first (O_TMPFILE, where the
+    file system has it), so a kill while writing leaves nothing behind; it gets a name
+    (`.NAME.PID.XXXX.np2jax-tmp`) only for the instant before the rename. Names a killed
+    run left in a folder are removed the next time np2jax writes there.
     """
     data = text.encode(encoding)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".np2jax-tmp", dir=path.parent)
+    _sweep_stale_temporaries(path.parent)
+    source = like if like is not None and like.exists() else (path if path.exists() else None)
+    mode = source.stat().st_mode & 0o7777 if source is not None else None
+    tmp = None
     try:
+        fd = _unnamed_file(path.parent)
+        if fd is None:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.",
+                                       suffix=TEMPORARY_SUFFIX, dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            elif tmp is None:  # an unnamed file starts at 0600; give it what open() would
+                os.fchmod(handle.fileno(), 0o666 & ~_umask())
             os.fsync(handle.fileno())
-        source = like if like is not None and like.exists() else (path if path.exists() else None)
-        if source is not None:
-            os.chmod(tmp, source.stat().st_mode & 0o7777)
+            if tmp is None:
+                tmp = _name_unnamed_file(handle.fileno(), path)
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
         raise
+
+
+def _unnamed_file(folder: Path) -> int | None:
+    if not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600)
+    except OSError:  # the file system does not support it (EOPNOTSUPP, EISDIR on old kernels)
+        return None
+
+
+def _name_unnamed_file(fd: int, path: Path) -> str:
+    # linkat(AT_SYMLINK_FOLLOW) on /proc/self/fd/N: os.link calls link(), which would link
+    # the /proc entry itself.
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, at_symlink_follow = -100, 0x400
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}")
+        if libc.linkat(at_fdcwd, f"/proc/self/fd/{fd}".encode(), at_fdcwd, os.fsencode(tmp),
+                       at_symlink_follow) == 0:
+            return tmp
+        errno = ctypes.get_errno()
+        if errno != 17:  # EEXIST: try another name
+            raise OSError(errno, os.strerror(errno), tmp)
+    raise FileExistsError(tmp)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _sweep_stale_temporaries(folder: Path) -> None:
+    """Remove temporaries of np2jax runs that died (their PID no longer runs), once per
+    folder and process."""
+    if folder in _swept_folders:
+        return
+    _swept_folders.add(folder)
+    try:
+        names = [entry.name for entry in os.scandir(folder)
+                 if entry.name.endswith(TEMPORARY_SUFFIX) and entry.name.startswith(".")]
+    except OSError:
+        return
+    for name in names:
+        parts = name.split(".")
+        pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+        if pid is None or pid == os.getpid() or _process_exists(pid):
+            continue
+        try:
+            os.unlink(folder / name)
+        except OSError:
+            pass
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,7 @@ class Tree:
                 bad.add(qualname)
                 continue
             total = 0
-            for path, other in results.items():
+            for _path, other in results.items():
                 references = other.tree_references.get(qualname, 0)
                 total += references
                 if references != other.applied_keys.count(("call", qualname)):

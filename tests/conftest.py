@@ -1,11 +1,20 @@
 """Test configuration shared by every test module."""
 
+import os
+
 import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--long", action="store_true",
+                     help="Generated programs: thousands of examples instead of 300 (NP2JAX_LONG=1).")
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: builds a wheel or a venv; deselect with -m 'not slow'")
+    if config.getoption("--long"):
+        os.environ["NP2JAX_LONG"] = "1"  # read when test_generated_programs is imported
 
 
 @pytest.fixture(autouse=True)

@@ -9,10 +9,10 @@ functions that change their argument, loops over range and if/else on scalars. E
 program is `def main(): ... return {...}` returning every array it made. Some programs keep
 every array private (np2jax must convert them), others alias (np2jax must refuse them).
 
-CI runs 300 derandomized examples per test. NP2JAX_LONG=1 raises that to 5000 (and
-NP2JAX_EXAMPLES=N to any N), for a long hunt:
+CI runs 300 derandomized examples per test. `--long` (or NP2JAX_LONG=1) raises that to 5000
+(and NP2JAX_EXAMPLES=N to any N), for a long hunt:
 
-    NP2JAX_LONG=1 python -m pytest -q tests/test_generated_programs.py -s
+    python -m pytest -q tests/test_generated_programs.py --long -s
 
 With -s, the equal-results test prints its tallies (converted without findings / with
 findings / unchanged, and how the programs with findings ran).
@@ -24,7 +24,6 @@ import os
 from collections import Counter
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 

@@ -11,6 +11,7 @@ import json
 import math
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -337,6 +338,44 @@ def test_a_program_that_allocates_without_bound_hits_the_memory_limit(tmp_path):
     assert result.verdict == "error"
     assert result.error.startswith("original: memory: ")
     assert "MemoryError" in result.error or "resident memory" in result.error
+
+
+def test_a_program_that_writes_files_writes_them_in_a_scratch_folder(tmp_path, monkeypatch):
+    """Each side runs in its own temporary working directory, removed afterwards: relative
+    writes land there, not in the user's folder or next to the script, and the two sides
+    do not see each other's files (the converted side would otherwise read the original's)."""
+    program = """
+        import os
+        import numpy as np
+
+        def main():
+            seen_before = os.path.exists("state.npy")
+            np.save("state.npy", np.arange(4.0))
+            os.makedirs("results", exist_ok=True)
+            with open(os.path.join("results", "log.txt"), "a") as log:
+                log.write("ran\\n")
+            return {"seen_before": seen_before, "state": np.load("state.npy"),
+                    "log_lines": len(open("results/log.txt").read().splitlines())}
+        """
+    original = _write(tmp_path / "src", "a.py", program)
+    converted = _write(tmp_path / "out", "a.py", program)
+    user_folder = tmp_path / "cwd"
+    user_folder.mkdir()
+    monkeypatch.chdir(user_folder)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    run = verify_paths(original, converted, VerifyOptions(devices=("cpu",), repeat=3))
+    result = run.results[0]
+    assert result.verdict == "equal", result
+    outputs = _outputs(result.as_dict())
+    assert set(outputs) == {"seen_before", "state", "log_lines"}
+    assert all(item["equal"] for item in outputs.values()), outputs
+    # Nothing in the user's folder or next to either script; the scratch folders are gone.
+    assert list(user_folder.iterdir()) == []
+    assert sorted(p.name for p in original.parent.iterdir()) == ["a.py"]
+    assert sorted(p.name for p in converted.parent.iterdir()) == ["a.py"]
+    assert list(scratch.iterdir()) == []
 
 
 def test_call_and_x64(tmp_path):

@@ -700,7 +700,9 @@ def _inplace_function(qualname: str, call: cst.Call, jnp: str):
         return None, "its arguments cannot be checked"
     rest = {a.keyword.value: a.value for a in args if a.keyword is not None}
     positional = [a.value for a in args if a.keyword is None]
-    cast = lambda target, value: updates.jnp_call(jnp, "asarray", value, dtype=updates.attr(target, "dtype"))
+    def cast(target, value):
+        return updates.jnp_call(jnp, "asarray", value, dtype=updates.attr(target, "dtype"))
+
     if qualname == "numpy.copyto" and len(positional) == 2 and set(rest) <= {"where", "casting"}:
         def build(new_call):
             target, source = new_call.args[0].value, new_call.args[1].value

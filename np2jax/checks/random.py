@@ -66,7 +66,7 @@ class NumpyRandomKeys(Rule):
         subkey_of = {}
         for pairs in by_statement.values():
             pairs.sort(key=lambda pair: position(pair[1].call))
-            for (state, draw), name in zip(pairs, pool):
+            for (_state, draw), name in zip(pairs, pool):
                 subkey_of[draw.call] = name
         group = {state: set(state.nodes) for state in states}
         for pairs in by_statement.values():  # a shared statement ties its states together
