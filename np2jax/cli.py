@@ -68,7 +68,7 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64) -> Config:
     try:
         base = load_config(start if start.exists() else Path.cwd())
     except ConfigError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
                                x64=True if x64 else None)
@@ -117,7 +117,7 @@ def convert(
             run = convert_paths(paths, config, out=out, in_place=in_place,
                                 copy_other=copy_other, on_file=on_file)
     except ValueError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
         if verify_ else None
@@ -170,7 +170,7 @@ def _verify_converted(paths: list[Path], config: Config, out: Path, written: lis
         return verify_pairs(pairs, VerifyOptions(x64=x64), in_tree=True, entry_points_only=True,
                             progress=_progress(quiet))
     except VerifyUsageError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
 
 
 @app.command()
@@ -261,7 +261,7 @@ def verify(
         run = verify_paths(original, converted, options,
                            progress=_progress(output_format is Format.json))
     except VerifyUsageError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     if output_format is Format.json:
         console.file.write(json.dumps(run.as_dict(), indent=2) + "\n")
     else:
