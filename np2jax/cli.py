@@ -126,9 +126,10 @@ def convert(
         counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
     diffs = [unified_diff(r.path, r.original, r.converted) for r in run.files if r.changed] \
         if diff else []
-    emit(RunReport("convert", run.findings, run.errors, counts, run.changes_by_code(),
-                   run.findings_by_code(), changes=run.changes, written=run.written,
-                   diffs=diffs, verify=verified, out=out),
+    emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=counts,
+                   fixes=run.changes_by_code(), left=run.findings_by_code(),
+                   changes=run.changes, written=run.written, diffs=diffs, verify=verified,
+                   out=out),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
@@ -195,8 +196,8 @@ def check(
     findings = sorted(run.problems + (renames if show_fixes else []))
     counts = {"checked": len(run.files), "failed": len(run.errors)}
     fixable = Counter(p.code for p in run.problems if p.fixable)
-    emit(RunReport("check", findings, run.errors, counts, fixable, run.findings_by_code(),
-                   fixes_label="convert fixes"),
+    emit(RunReport("check", findings=findings, errors=run.errors, counts=counts, fixes=fixable,
+                   left=run.findings_by_code(), fixes_label="convert fixes"),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
     raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.problems else EXIT_CLEAN))
 
