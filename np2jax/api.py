@@ -15,25 +15,35 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from np2jax.config import Config
-from np2jax.files import InputFile, SourceError, discover, read_source, write_atomic
+from np2jax.files import InputFile, SourceError, discover, is_notebook, read_source, write_atomic
 from np2jax.findings import Finding
 from np2jax.pipeline import FileResult, process
-from np2jax.tree import Tree
+from np2jax.tree import ModuleContext, Tree
 
 __all__ = ["Config", "FileResult", "RunResult", "convert_source", "check_source",
            "convert_paths", "check_paths"]
 
 
 def convert_source(text: str, config: Config | None = None, path: str = "<string>") -> FileResult:
-    """Convert one source text. Raises SourceError when it does not parse."""
-    return process(text, config or Config(), path)
+    """Convert one source text (a notebook's JSON when `path` ends in .ipynb). Raises
+    SourceError when it does not parse."""
+    return _process_text(text, config or Config(), path)
 
 
 def check_source(text: str, config: Config | None = None, path: str = "<string>") -> list[Finding]:
     """What JAX cannot run as written in one source text: the findings convert would leave
     to you, and the problems it would fix (`fixable`); plain renames (severity info) are not
     problems."""
-    return problems(process(text, config or Config(), path, rewrite=False))
+    return problems(_process_text(text, config or Config(), path, rewrite=False))
+
+
+def _process_text(text: str, config: Config, path: str, rewrite: bool = True,
+                  context: ModuleContext | None = None) -> FileResult:
+    if is_notebook(path):
+        from np2jax.notebooks import process_notebook
+
+        return process_notebook(text, config, path, rewrite, context)
+    return process(text, config, path, rewrite, context or ModuleContext())
 
 
 def problems(result: FileResult) -> list[Finding]:
@@ -117,8 +127,8 @@ def _cross_module_mutators(files, sources, tree: Tree, config: Config, failed: s
     could be rewritten if all their calls there can be: qualified name -> (position, name)."""
     found = {}
     for item in files:
-        if item.path not in sources or len(tree.names) < 2:
-            continue
+        if item.path not in sources or len(tree.names) < 2 or is_notebook(item.path):
+            continue  # a notebook is no module: nothing imports its functions
         context = tree.context(item.path, {})
         defined = set(_TOP_LEVEL_DEF.findall(sources[item.path].text))
         if not defined & context.external_names:
@@ -136,7 +146,7 @@ def _cross_module_mutators(files, sources, tree: Tree, config: Config, failed: s
 
 def _process_one(item, source, config, rewrite, context, run, failed):
     try:
-        return process(source.text, config, str(item.path), rewrite, context)
+        return _process_text(source.text, config, str(item.path), rewrite, context)
     except SourceError as exc:
         run.errors.append(exc)
     except Exception as exc:  # a bug in np2jax must not cost the rest of the batch
@@ -212,6 +222,7 @@ def _copy_other_files(paths: list[Path], out: Path, config: Config, run: RunResu
             continue
         for path in sorted(root.rglob("*")):
             relative = path.relative_to(root)
-            if path.is_file() and path.suffix != ".py" and not config.excluded(relative):
+            if (path.is_file() and path.suffix != ".py" and not is_notebook(path)
+                    and not config.excluded(relative)):
                 (out / relative).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, out / relative)

@@ -156,7 +156,7 @@ def _progress(quiet: bool):
 def _verify_converted(paths: list[Path], config: Config, out: Path, written: list[Path],
                       x64: bool, quiet: bool):
     """convert --verify: each written file that has main() against its original."""
-    from np2jax.files import discover
+    from np2jax.files import discover, is_notebook
     from np2jax.verify import Pair, VerifyOptions, VerifyUsageError, verify_pairs
 
     targets = {Path(p).resolve() for p in written}
@@ -164,7 +164,14 @@ def _verify_converted(paths: list[Path], config: Config, out: Path, written: lis
     pairs = []
     for item in files:
         target = out / item.relative
-        if target.resolve() in targets:
+        if target.resolve() not in targets:
+            continue
+        if is_notebook(item.path):
+            if not quiet:
+                _console(stderr=True).print(f"note: {item.path}: notebooks are not verified "
+                                            "(--verify runs Python files)", markup=False,
+                                            highlight=False, soft_wrap=True)
+        else:
             root = item.path.parents[len(item.relative.parts) - 1]
             pairs.append(Pair(item.path, target, root, out, item.relative.as_posix()))
     try:

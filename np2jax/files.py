@@ -16,6 +16,7 @@ from pathlib import Path
 
 from np2jax.config import Config
 
+NOTEBOOK_SUFFIX = ".ipynb"
 # Cheap text pre-filter: a file that never mentions these cannot use NumPy or SciPy.
 _MODULE_WORDS = (b"numpy", b"scipy")
 
@@ -23,9 +24,11 @@ _MODULE_WORDS = (b"numpy", b"scipy")
 class SourceError(Exception):
     """A file that cannot be processed; str() is one line naming the file and the problem."""
 
-    def __init__(self, path: str, problem: str, line: int | None = None):
-        self.path, self.problem, self.line = path, problem, line
-        where = f"{path}:{line}" if line else path
+    def __init__(self, path: str, problem: str, line: int | None = None,
+                 cell: int | None = None):
+        self.path, self.problem, self.line, self.cell = path, problem, line, cell
+        where = f"{path}:cell {cell}" if cell is not None else path
+        where = f"{where}:{line}" if line else where
         super().__init__(f"{where}: {problem}")
 
 
@@ -178,8 +181,8 @@ class InputFile:
 
 
 def discover(paths: list[Path], config: Config) -> tuple[list[InputFile], list[SourceError]]:
-    """Python files under `paths` (files given by name are taken whatever their suffix),
-    minus excluded ones, each once, in a stable order."""
+    """Python files and Jupyter notebooks under `paths` (files given by name are taken
+    whatever their suffix), minus excluded ones, each once, in a stable order."""
     found: dict[Path, InputFile] = {}
     errors: list[SourceError] = []
     for root in paths:
@@ -208,9 +211,14 @@ def _walk_python_files(root: Path, errors: list[SourceError]):
     def on_error(exc: OSError):
         errors.append(SourceError(exc.filename or str(root), f"cannot list: {exc.strerror}"))
 
-    # followlinks=False: a symlinked folder can loop or leave the tree.
+    # followlinks=False: a symlinked folder can loop or leave the tree. Hidden folders are
+    # skipped, Jupyter's .ipynb_checkpoints among them.
     for folder, dirs, files in os.walk(root, onerror=on_error):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
         for name in sorted(files):
-            if name.endswith(".py"):
+            if name.endswith((".py", NOTEBOOK_SUFFIX)):
                 yield Path(folder) / name
+
+
+def is_notebook(path: str | Path) -> bool:
+    return str(path).endswith(NOTEBOOK_SUFFIX)

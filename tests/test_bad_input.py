@@ -5,6 +5,7 @@ the user. Cases already covered by tests/test_cli.py are not repeated here."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -63,6 +64,12 @@ BAD = {
     "undecodable": ("undecodable.py", b"import numpy as np\ns = '\xe9t\xe9'\n", "cannot decode"),
     "binary": ("binary.py", bytes(range(256)) * 4, "binary file"),
     "bad cookie": ("cookie.py", b"# -*- coding: no-such-codec -*-\nimport numpy as np\n", "encoding"),
+    "notebook JSON": ("notebook.ipynb", b'{"cells": [{"cell_type": "code", "source": "import numpy',
+                      "invalid notebook JSON"),
+    "notebook cell syntax": ("cells.ipynb", json.dumps({"cells": [{
+        "cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+        "source": ["import numpy as np\n", "def f(:\n", "    pass"]}], "metadata": {},
+        "nbformat": 4, "nbformat_minor": 5}).encode(), "cells.ipynb:cell 1:2: syntax error"),
 }
 
 

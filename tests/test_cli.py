@@ -61,7 +61,9 @@ def test_check_json_format(tmp_path):
     result = invoke("check", source, "--format", "json")
     payload = json.loads(result.stdout)
     (finding,) = payload["findings"]
-    assert set(finding) == {"path", "line", "col", "code", "name", "message", "severity", "fixable"}
+    assert set(finding) == {"path", "line", "col", "code", "name", "message", "severity", "fixable",
+                            "cell"}
+    assert finding["cell"] is None  # a notebook's cell, counted from 1
     assert (finding["path"], finding["line"], finding["code"]) == (str(source), 3, "NJ201")
     assert finding["fixable"] is True and finding["severity"] == "error"
     left = json.loads(invoke("check", write(tmp_path / "b.py", LEFT), "--format", "json").stdout)

@@ -217,6 +217,40 @@ def test_the_vendored_schema_rejects_a_broken_log(sarif_validator):
     assert list(sarif_validator.iter_errors(log))
 
 
+def notebook(*sources: str) -> str:
+    cells = [{"cell_type": "markdown", "id": "md", "metadata": {}, "source": "# title"}]
+    cells += [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None,
+               "outputs": [], "source": text} for i, text in enumerate(sources)]
+    return json.dumps({"cells": cells, "metadata": {"language_info": {"name": "python"}},
+                       "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_notebook_findings_name_their_cell_and_point_at_no_line_of_the_file(tmp_path,
+                                                                           sarif_validator):
+    """A notebook's line counts inside a cell: SARIF and GitHub get the cell in the message
+    (and SARIF in the properties), no line of the .ipynb file."""
+    (tmp_path / "nb.ipynb").write_text(notebook("import numpy as np\na = np.zeros(3)",
+                                                "b = a\nb[0] = 1.0"))
+    (tmp_path / "bad.ipynb").write_text(notebook("import numpy as np", "def f(:\n    pass"))
+    code, log = sarif("check", "nb.ipynb", "bad.ipynb", cwd=tmp_path)
+    assert code == 2
+    assert_valid_sarif(sarif_validator, log)
+    [result] = log["runs"][0]["results"]
+    assert result["message"]["text"].startswith("cell 3, line 2, col 1: `b[0] = ...`")
+    assert result["properties"] == {"fixable": False, "cell": 3, "line": 2, "col": 1}
+    assert "region" not in result["locations"][0]["physicalLocation"]
+    [notification] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert notification["message"]["text"].startswith("cell 3, line 1: syntax error")
+    lines = invoke("check", "nb.ipynb", "bad.ipynb", "--format", "github", cwd=tmp_path)\
+        .stdout.splitlines()
+    assert lines[0].startswith("::error file=nb.ipynb,title=NJ201 subscript-assignment::"
+                               "cell 3, line 2, col 1: `b[0] = ...`")
+    assert lines[1].startswith("::error file=bad.ipynb,title=np2jax%3A file not processed::"
+                               "cell 3, line 1: syntax error")
+    text = invoke("check", "nb.ipynb", "--quiet", cwd=tmp_path).stdout
+    assert text.startswith("nb.ipynb:cell 3:2:1: NJ201 ")
+
+
 # -- GitHub annotations -----------------------------------------------------------------------
 
 def test_github_escaping_follows_the_workflow_command_rules():

@@ -29,11 +29,8 @@ from np2jax.report.text import (
 )
 
 FORMATS = ("text", "json", "sarif", "github")
-# The keys of Finding.as_dict() that every format places itself; any other key (a notebook
-# cell, say) is shown as extra location information.
-FINDING_KEYS = ("path", "line", "col", "code", "name", "message", "severity", "fixable")
 
-__all__ = ["FORMATS", "RunReport", "emit", "extra_location", "file_progress", "findings_json",
+__all__ = ["FORMATS", "RunReport", "emit", "file_place", "file_progress", "findings_json",
            "print_diff", "print_errors", "print_findings", "summary_table", "unified_diff"]
 
 
@@ -67,9 +64,15 @@ class RunReport:
         return extra
 
 
-def extra_location(finding: Finding) -> dict:
-    """Location details a finding carries besides path, line and column (a notebook cell)."""
-    return {k: v for k, v in finding.as_dict().items() if k not in FINDING_KEYS and v is not None}
+def file_place(line: int | None, col: int | None, cell: int | None) -> tuple:
+    """(line, column, message prefix) for tools that point into files. In a notebook the line
+    and column count inside a cell, which is no place in the .ipynb file: none then, and the
+    prefix names the place instead (`cell 3, line 2, col 5: `)."""
+    if cell is None:
+        return line, col, ""
+    parts = [f"cell {cell}"] + [f"{label} {value}" for label, value in (("line", line), ("col", col))
+                                if value]
+    return None, None, ", ".join(parts) + ": "
 
 
 def findings_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from np2jax.report import extra_location
+from np2jax.report import file_place
 
 if TYPE_CHECKING:
     from np2jax.report import RunReport
@@ -34,13 +34,13 @@ def command(level: str, message: str, **properties) -> str:
 def render_github(report: RunReport) -> str:
     lines = []
     for finding in report.findings:
-        extra = extra_location(finding)
-        where = "".join(f" ({key} {value})" for key, value in extra.items())
-        lines.append(command(LEVELS.get(finding.severity, "warning"), finding.message + where,
-                             file=finding.path, line=finding.line, col=finding.col,
+        line, col, prefix = file_place(finding.line, finding.col, finding.cell)
+        lines.append(command(LEVELS.get(finding.severity, "warning"), prefix + finding.message,
+                             file=finding.path, line=line, col=col,
                              title=f"{finding.code} {finding.name}"))
     for error in report.errors:
-        lines.append(command("error", error.problem, file=error.path, line=error.line,
+        line, _, prefix = file_place(error.line, None, error.cell)
+        lines.append(command("error", prefix + error.problem, file=error.path, line=line,
                              title="np2jax: file not processed"))
     if report.verify is not None:
         for result in report.verify.results:

@@ -12,7 +12,7 @@ from np2jax.findings import Finding
 
 
 def error_dict(error) -> dict:
-    return {"path": error.path, "line": error.line, "message": error.problem}
+    return {"path": error.path, "line": error.line, "message": error.problem, "cell": error.cell}
 
 
 def render_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:

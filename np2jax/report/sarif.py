@@ -3,8 +3,9 @@
 One run: tool.driver lists every rule of the catalog with its documentation; each finding is
 a result pointing at its rule by id and index; files that could not be processed are
 toolExecutionNotifications of level error, so the log says the run was incomplete. Paths are
-relative to %SRCROOT% (the working directory) when they lie under it. tests/data holds the
-official schema the tests validate against.
+relative to %SRCROOT% (the working directory) when they lie under it. A notebook's finding
+has no region (its line counts inside a cell): the message names the cell and line, and so do
+its properties. tests/data holds the official schema the tests validate against.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from urllib.parse import quote
 
 from np2jax import __version__
 from np2jax.catalog import RuleDoc, rule_docs
-from np2jax.report import extra_location
+from np2jax.report import file_place
 
 if TYPE_CHECKING:
     from np2jax.report import RunReport
@@ -91,17 +92,23 @@ def render_sarif(report: RunReport) -> str:
         driver["informationUri"] = homepage
     results = []
     for finding in report.findings:
+        line, col, prefix = file_place(finding.line, finding.col, finding.cell)
+        properties = {"fixable": finding.fixable}
+        if finding.cell is not None:
+            properties.update(cell=finding.cell, line=finding.line, col=finding.col)
         result = {"ruleId": finding.code,
                   "level": LEVELS.get(finding.severity, "warning"),
-                  "message": {"text": finding.message},
-                  "locations": [location(finding.path, finding.line, finding.col, root)],
-                  "properties": {"fixable": finding.fixable, **extra_location(finding)}}
+                  "message": {"text": prefix + finding.message},
+                  "locations": [location(finding.path, line, col, root)],
+                  "properties": properties}
         if finding.code in index:
             result["ruleIndex"] = index[finding.code]
         results.append(result)
-    notifications = [{"level": "error", "message": {"text": error.problem},
-                      "locations": [location(error.path, error.line, None, root)]}
-                     for error in report.errors]
+    notifications = []
+    for error in report.errors:
+        line, _, prefix = file_place(error.line, None, error.cell)
+        notifications.append({"level": "error", "message": {"text": prefix + error.problem},
+                              "locations": [location(error.path, line, None, root)]})
     invocation = {"executionSuccessful": not report.errors,
                   "toolExecutionNotifications": notifications}
     run = {"tool": {"driver": driver},

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from np2jax.catalog import rule_docs
+from np2jax.files import is_notebook
 from np2jax.findings import Finding
 
 if TYPE_CHECKING:
@@ -23,6 +24,10 @@ PROGRESS_MIN_FILES = 6  # a run of fewer files is over before a bar helps
 
 
 def unified_diff(path: str, original: str, converted: str) -> str:
+    if is_notebook(path):  # the JSON's diff would be unreadable: each changed cell's instead
+        from np2jax.notebooks import cell_diff
+
+        return cell_diff(path, original, converted)
     return "".join(difflib.unified_diff(
         original.splitlines(keepends=True), converted.splitlines(keepends=True),
         fromfile=f"a/{path}", tofile=f"b/{path}"))
