@@ -63,7 +63,7 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
-def _load_config(paths: list[Path], select, ignore, exclude, x64) -> Config:
+def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False) -> Config:
     start = paths[0] if paths else Path.cwd()
     try:
         base = load_config(start if start.exists() else Path.cwd())
@@ -71,7 +71,7 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64) -> Config:
         raise _fail(str(exc)) from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
-                               x64=True if x64 else None)
+                               x64=True if x64 else None, jit=True if jit else None)
 
 
 SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
@@ -82,6 +82,8 @@ ReportFormatOption = typer.Option(ReportFormat.text, "--format", help="text, jso
                                   "2.1.0) or github (workflow annotations).")
 QuietOption = typer.Option(False, "--quiet", "-q", help="Text: print only findings and errors "
                            "(and the diff with --diff), no summary and no progress bar.")
+JitOption = typer.Option(False, "--jit", help="Compile with jax.jit every function the analysis "
+                         "proves traceable; report why the others are left alone (NJ5xx).")
 
 
 @app.command()
@@ -97,8 +99,11 @@ def convert(
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
+    jit: bool = JitOption,
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the run as one "
+                                        "self-contained HTML page (diffs, findings, verification)."),
 ) -> None:
     """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
     accompany --out)."""
@@ -111,7 +116,7 @@ def convert(
         raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
-    config = _load_config(paths, select, ignore, exclude, x64)
+    config = _load_config(paths, select, ignore, exclude, x64, jit)
     try:
         with file_progress(_console(stderr=True), not quiet) as on_file:
             run = convert_paths(paths, config, out=out, in_place=in_place,
@@ -121,6 +126,8 @@ def convert(
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
         if verify_ else None
+    if html is not None:
+        _write_html(html, run, verified)
     counts = run.counts()
     if verified is not None:
         counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
@@ -134,6 +141,17 @@ def convert(
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if run.findings or failed else EXIT_CLEAN))
+
+
+def _write_html(path: Path, run, verified) -> None:
+    """--html: a write that fails is reported like any file that could not be written."""
+    from np2jax.files import SourceError, write_atomic
+    from np2jax.html_report import render_html
+
+    try:
+        write_atomic(path, render_html(run, verified))
+    except (OSError, UnicodeEncodeError) as exc:
+        run.errors.append(SourceError(str(path), f"cannot write the HTML report: {exc}"))
 
 
 def _wide_console(stderr: bool = False) -> Console:
@@ -191,12 +209,13 @@ def check(
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
+    jit: bool = JitOption,
 ) -> None:
     """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths
     from np2jax.report import RunReport, emit, file_progress
 
-    config = _load_config(paths, select, ignore, exclude, x64)
+    config = _load_config(paths, select, ignore, exclude, x64, jit)
     with file_progress(_console(stderr=True), not quiet) as on_file:
         run = check_paths(paths, config, on_file=on_file)
     renames = [c for c in run.changes if c.severity == "info"]

@@ -19,6 +19,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()  # glob patterns matched against paths and file names
     x64: bool = False  # converted programs enable jax_enable_x64
+    jit: bool = False  # compile the functions that can be compiled (the NJ5xx rules)
 
     def enabled(self, code: str) -> bool:
         selected = not self.select or any(code.startswith(p) for p in self.select)
@@ -63,9 +64,9 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{pyproject}: unknown key(s) in [tool.np2jax]: {', '.join(unknown)}")
     values = {}
     for key, value in table.items():
-        if key == "x64":
+        if key in ("x64", "jit"):
             if not isinstance(value, bool):
-                raise ConfigError(f"{pyproject}: [tool.np2jax] x64 must be true or false")
+                raise ConfigError(f"{pyproject}: [tool.np2jax] {key} must be true or false")
             values[key] = value
         else:
             if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):

@@ -48,6 +48,9 @@ class Dataflow:
         self.view_functions = frozenset(policy["view_functions"])
         self.fresh_params: dict = {}  # Param -> FunctionDef rewritten to return it
         self.fresh_methods = frozenset(policy["fresh_methods"])
+        self.sequence_results = frozenset(policy["sequence_results"])
+        self.maybe_sequence_results = frozenset(policy["maybe_sequence_results"])
+        self.sequence_methods = frozenset(policy["sequence_methods"])
 
     # kinds
     def value_kind(self, value) -> str:
@@ -72,9 +75,32 @@ class Dataflow:
                 return SCALAR
             if isinstance(func, cst.Attribute) and func.attr.value in CONTAINER_METHODS:
                 return CONTAINER
-            if value in self.collector.ref_by_call:
-                return ARRAY
+            if isinstance(func, cst.Attribute) and func.attr.value in self.sequence_methods:
+                return UNKNOWN
+            ref = self.collector.ref_by_call.get(value)
+            if ref is not None:
+                if ref.qualname in self.sequence_results:
+                    return CONTAINER
+                return ARRAY if self._one_array_result(ref) else UNKNOWN
         return UNKNOWN
+
+    def _one_array_result(self, ref) -> bool:
+        """False when the call may return a tuple or list (maybe_sequence_results), unless its
+        arguments show the one-array form: np.where(c, x, y), np.unique(x), np.atleast_1d(x)."""
+        if ref.qualname not in self.maybe_sequence_results:
+            return True
+        call = ref.call
+        if call is None or any(a.star for a in call.args):
+            return False
+        positional = [a for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        if ref.qualname == "numpy.where":
+            return len(call.args) == 3
+        if ref.qualname == "numpy.unique":
+            return not any(k.startswith("return_") for k in keywords) and len(positional) <= 1
+        if ref.qualname.startswith("numpy.atleast_"):
+            return len(call.args) == 1
+        return False
 
     def holds_only_scalars(self, value) -> bool:
         """A container literal of numbers and strings, `[0] * n`, or defaultdict(int)."""
@@ -395,9 +421,11 @@ class Dataflow:
         if isinstance(value, cst.Call):
             ref = self.collector.ref_by_call.get(value)
             if ref is not None:
-                return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc")
+                return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
+                    and ref.qualname not in self.sequence_results and self._one_array_result(ref)
             func = value.func
-            return isinstance(func, cst.Attribute) and self.jax_typed(func.value, depth + 1)
+            return isinstance(func, cst.Attribute) and func.attr.value not in self.sequence_methods \
+                and self.jax_typed(func.value, depth + 1)
         if isinstance(value, cst.BinaryOperation):
             return self.jax_typed(value.left, depth + 1) or self.jax_typed(value.right, depth + 1)
         if isinstance(value, cst.UnaryOperation):

@@ -31,3 +31,10 @@ def header(text: str, key: str) -> str | None:
         if line.startswith(f"# {key}:"):
             return line.split(":", 1)[1].strip()
     return None
+
+
+def fixture_config(text: str):
+    """The configuration a fixture converts with: `# x64: true`, `# jit: true` headers."""
+    from np2jax.config import Config
+
+    return Config(x64=header(text, "x64") == "true", jit=header(text, "jit") == "true")

@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from helpers import header
-from np2jax.api import Config, convert_source
+from helpers import fixture_config
+from np2jax.api import convert_source
 
 
 def regenerate(case: Path) -> bool:
     text = case.read_text()
-    converted = convert_source(text, Config(x64=header(text, "x64") == "true")).converted
+    converted = convert_source(text, fixture_config(text)).converted
     out = case.with_name(case.name[: -len(".in.py")] + ".out.py")
     changed = not out.exists() or out.read_text() != converted
     if changed:

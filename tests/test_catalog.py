@@ -7,12 +7,18 @@ import re
 import pytest
 
 from helpers import ROOT
-from np2jax.api import convert_source
+from np2jax.api import convert_source as _convert_source
 from np2jax.catalog import DOC_SECTIONS, rule_docs
 from np2jax.checks import all_rules
 from np2jax.cli import rules_reference
+from np2jax.config import Config
 
 DOCS = rule_docs()
+
+
+def convert_source(text: str, code: str):
+    """The jit rules (NJ5xx) document what `--jit` does: their cases convert with it on."""
+    return _convert_source(text, Config(jit=code.startswith("NJ5")))
 
 
 def test_rules_are_discovered_from_the_catalog_and_the_checks_package():
@@ -37,13 +43,13 @@ INVALID = [(code, case) for code, doc in sorted(DOCS.items()) for case in doc.in
 
 @pytest.mark.parametrize("code, source", VALID, ids=[f"{c}-valid-{i}" for i, (c, _) in enumerate(VALID)])
 def test_valid_cases_raise_nothing(code, source):
-    result = convert_source(source)
+    result = convert_source(source, code)
     assert code not in {f.code for f in result.findings + result.changes}
 
 
 @pytest.mark.parametrize("code, case", INVALID, ids=[f"{c}-invalid-{i}" for i, (c, _) in enumerate(INVALID)])
 def test_invalid_cases_are_reported_and_fixed_as_documented(code, case):
-    result = convert_source(case.code)
+    result = convert_source(case.code, code)
     if case.expected is not None:  # converted exactly as documented
         assert code in {c.code for c in result.changes}
         assert result.converted == case.expected
@@ -64,14 +70,14 @@ def test_rules_reference_is_up_to_date():
 @pytest.mark.parametrize("code", [c for c, d in sorted(DOCS.items()) if d.fixable])
 def test_fixable_rule_doc_example_converts_to_its_documented_form(code):
     doc = DOCS[code].doc
-    assert convert_source(doc["example"].lstrip("\n")).converted == doc["converted"].lstrip("\n")
+    assert convert_source(doc["example"].lstrip("\n"), code).converted == doc["converted"].lstrip("\n")
 
 
 @pytest.mark.parametrize("code", sorted(DOCS))
 def test_documented_converted_form_is_what_the_tool_produces(code):
     doc = DOCS[code].doc
     documented = re.sub(r"  # reported:[^\n]*", "", doc["converted"].lstrip("\n"))
-    assert convert_source(doc["example"].lstrip("\n")).converted == documented
+    assert convert_source(doc["example"].lstrip("\n"), code).converted == documented
 
 
 @pytest.mark.parametrize("code", [c for c, d in sorted(DOCS.items())
@@ -86,4 +92,4 @@ def test_fixable_rule_doc_example_runs_equal(code):
         return namespace["main"]()
 
     example = DOCS[code].doc["example"].lstrip("\n")
-    assert compare_values("main()", run(example), run(convert_source(example).converted)) is None
+    assert compare_values("main()", run(example), run(convert_source(example, code).converted)) is None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import FIXTURES, header, run_main
+from helpers import FIXTURES, fixture_config, header, run_main
 from np2jax.api import convert_source
 from np2jax.catalog import rule_docs
 from np2jax.config import Config
@@ -33,7 +33,7 @@ def _out(case):
 
 
 def _config(text: str) -> Config:
-    return Config(x64=header(text, "x64") == "true")
+    return fixture_config(text)
 
 
 def _expected_codes(text: str) -> list[str]:

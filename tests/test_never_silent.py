@@ -117,6 +117,33 @@ def test_equal_or_flagged(expression):
 # Whole programs (bodies of main()), from a review that hunted for silent differences:
 # each must convert to something equal, or carry a finding.
 PROGRAMS = {
+"S1 array stored into np.split's list": """
+    x = np.arange(6.0)
+    parts = np.split(x, 3)
+    y = np.zeros(2)
+    parts[0] = y
+    y[0] = 5.0
+    return {"p0": parts[0], "y": y}""",
+"S2 array stored into tolist's list": """
+    x = np.arange(3.0)
+    items = x.tolist()
+    w = np.ones(2)
+    items[0] = w
+    w[1] = 3.0
+    return {"first": items[0], "w": w}""",
+"S3 array stored into meshgrid's result": """
+    grids = list(np.meshgrid(np.arange(2.0), np.arange(3.0)))
+    w = np.ones((3, 2))
+    grids[0] = w
+    w[0, 0] = 9.0
+    return {"g0": grids[0]}""",
+"S4 where with three arguments and unique are arrays": """
+    x = np.arange(6.0)
+    z = np.where(x > 2, x, 0.0)
+    z[0] = 7.0
+    u = np.unique(x)
+    u[0] = -1.0
+    return {"z": z, "u": u}""",
 "A1 number->array": """
     total = 0
     hist = []

@@ -106,6 +106,7 @@ def test_wheel_contains_the_catalog(wheel):
     assert len(expected) > 3
     assert expected <= names, f"missing from the wheel: {sorted(expected - names)}"
     assert "np2jax/checks/__init__.py" in names and "np2jax/verify/compare.py" in names
+    assert "np2jax/jit/traceable.py" in names
     assert not any(n.startswith(("tests/", "fixtures/", "rules/")) for n in names)
 
 

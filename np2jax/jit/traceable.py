@@ -1,0 +1,1348 @@
+"""Which module-level functions jax.jit can compile unchanged, with which static arguments.
+
+Every expression of a function is classified as
+  STATIC  a hashable Python value known while tracing (literals, shapes, range counters,
+          parameters that every call site passes as a hashable Python value),
+  ARRAY   an array (a tracer under jit),
+  MIXED   either (a name bound to both),
+  LIST    a Python list/dict/set (usable where Python values are wanted, not hashable),
+  UNKNOWN anything else.
+A function is compiled when: every place that needs a Python value (shapes, axes, dtypes,
+range bounds, `if`/`while` tests, `and`/`or`/`not`, host conversions such as float(x)) gets a
+STATIC one; every call it makes is to converted NumPy API, array methods, a few builtins or
+other compiled functions; it writes no globals and does no I/O; its return values are arrays;
+and every call site in the module passes, for each parameter, arrays only or hashable Python
+values only (these become static_argnames, which keeps Python semantics for them exactly).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from np2jax.analyze import ModuleAnalysis
+from np2jax.checks import code_of
+
+STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
+_MAY_BE_ARRAY = (ARRAY, MIXED)
+_PYTHON = (STATIC, LIST)
+
+# Output shape depends on the values: jax.jit refuses these without size= (not given here).
+DATA_DEPENDENT = frozenset({
+    "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+    "unique_inverse", "unique_all", "compress", "extract", "setdiff1d", "intersect1d",
+    "union1d", "setxor1d", "trim_zeros", "bincount", "roots", "repeat", "apply_along_axis",
+    "apply_over_axes", "vectorize", "frompyfunc", "fromfunction", "piecewise", "nanargmax",
+    "nanargmin",
+})
+# NumPy functions answering with a Python value (a shape, a dtype, a flag) for static input.
+STATIC_RESULTS = frozenset({"shape", "ndim", "size", "dtype", "result_type", "promote_types",
+                            "iinfo", "finfo", "issubdtype", "isscalar", "can_cast"})
+# Array methods: the result is an array; the arguments must be Python values, except for
+# the methods in ARRAY_ARGUMENT_METHODS.
+ARRAY_METHODS = frozenset({
+    "sum", "mean", "std", "var", "max", "min", "prod", "argmax", "argmin", "reshape",
+    "astype", "transpose", "flatten", "ravel", "cumsum", "cumprod", "squeeze", "copy", "any",
+    "all", "conj", "conjugate", "round", "swapaxes", "dot", "clip", "ptp", "trace",
+    "diagonal",
+})
+ARRAY_ARGUMENT_METHODS = frozenset({"dot", "clip"})
+HOST_METHODS = frozenset({"item", "tolist", "tobytes", "tofile", "__array__", "nonzero"})
+STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes"})
+ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
+# Builtins that take Python values and give one (host conversions when given an array).
+STATIC_BUILTINS = frozenset({
+    "int", "float", "bool", "complex", "str", "repr", "format", "round", "min", "max", "sum",
+    "any", "all", "sorted", "list", "tuple", "dict", "set", "zip", "enumerate", "reversed",
+    "isinstance", "type", "divmod", "pow", "hash", "range", "map", "filter",
+})
+HOST_CONVERSIONS = frozenset({"int", "float", "bool", "complex", "str", "repr", "format",
+                              "round", "list", "tuple"})
+# Reductions over a mask selection, and their form with `where` (max/min fill with the
+# opposite extreme of the array: the result is the same whenever the selection is not empty).
+MASK_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "max", "min"})
+UNROLL_LIMIT = 10_000  # a known loop count above this would unroll into too big a program
+
+
+def join(a: str | None, b: str | None) -> str | None:
+    if a is None or a == b:
+        return b
+    if b is None:
+        return a
+    if a in (STATIC, ARRAY, MIXED) and b in (STATIC, ARRAY, MIXED):
+        return MIXED
+    return UNKNOWN
+
+
+@dataclass
+class CallSite:
+    callee: str
+    call: cst.Call
+    passed: dict  # parameter name -> class of the argument
+    problem: str | None = None  # why the call cannot be bound (a *args, an unknown keyword)
+
+
+@dataclass
+class Rewrite:
+    """A change the compiled function needs: `fix` applies to `node` as converted so far."""
+
+    code: str
+    node: cst.CSTNode
+    fix: object
+    spelled: str
+
+
+@dataclass
+class JitPlan:
+    """The verdict on one module-level function."""
+
+    function: cst.FunctionDef
+    compiled: bool
+    reason: str = ""  # why it is left uncompiled
+    static: tuple = ()  # static_argnames, in parameter order
+    requires: tuple = ()  # nodes whose conversion the compiled function relies on
+    rewrites: tuple = ()  # the Rewrites it needs
+
+
+@dataclass
+class _Violation:
+    node: cst.CSTNode
+    reason: str
+
+
+class _Stop(Exception):
+    """The first violation found in check mode: the rest of the function does not matter."""
+
+
+@dataclass
+class _Module:
+    analysis: ModuleAnalysis
+    functions: dict  # candidate name -> FunctionDef
+    refs_by_node: dict
+    refs_by_call: dict
+    globals: dict = field(default_factory=dict)  # constant module names -> class
+    compiled: set = field(default_factory=set)  # current candidates
+
+
+class _Walker:
+    """Classifies the names and expressions of one function body (or the module body)."""
+
+    def __init__(self, module: _Module, function: cst.FunctionDef | None, params: dict,
+                 check: bool) -> None:
+        self.m = module
+        self.function = function
+        self.params = params
+        self.check = check
+        self.env: dict = dict(params)
+        self.bound = _bound_names(function) if function is not None else set()
+        self.calls: list[CallSite] = []
+        self.violation: _Violation | None = None
+        self.requires: list = []
+        self.rewrites: list[Rewrite] = []  # what must change for jit to compile the body
+        self.returns: list = []  # classes of returned values
+        self.record = False
+
+    # --- driving ----------------------------------------------------------------------
+    def run(self, body) -> None:
+        for _ in range(12):  # names bound in loops settle in a few rounds
+            before = dict(self.env)
+            self._quiet(body)
+            if self.env == before:
+                break
+        self.record = True
+        self.calls, self.requires, self.returns, self.rewrites = [], [], [], []
+        try:
+            self.block(body)
+        except _Stop:
+            pass
+
+    def _quiet(self, body) -> None:
+        check, self.check = self.check, False
+        try:
+            self.block(body)
+        finally:
+            self.check = check
+
+    def refuse(self, node: cst.CSTNode, reason: str) -> None:
+        if self.check and self.record:
+            self.violation = _Violation(node, reason)
+            raise _Stop
+
+    def need_static(self, node: cst.BaseExpression, what: str) -> str:
+        kind = self.expr(node)
+        if kind not in _PYTHON:
+            self.refuse(node, f"{what} `{code_of(node)}` is "
+                              f"{'an array' if kind in _MAY_BE_ARRAY else 'not known'} "
+                              "while compiling")
+        return kind
+
+    # --- statements -------------------------------------------------------------------
+    def block(self, body) -> None:
+        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.Module)) else body
+        if isinstance(body, cst.SimpleStatementSuite):
+            statements = body.body
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small(small, node)
+        elif isinstance(node, cst.If):
+            if not self.array_if(node):
+                self.need_static(node.test, "the `if` test")
+            self.block(node.body)
+            if node.orelse is not None:
+                if isinstance(node.orelse, cst.If):
+                    self.statement(node.orelse)
+                else:
+                    self.block(node.orelse.body)
+        elif isinstance(node, cst.For):
+            self.loop(node)
+        elif isinstance(node, cst.While):
+            self.need_static(node.test, "the `while` test")
+            self.block(node.body)
+            if node.orelse is not None:
+                self.block(node.orelse.body)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.refuse(node, f"it defines `{node.name.value}` inside itself")
+        elif isinstance(node, (cst.With, cst.Try)) or type(node).__name__ in ("TryStar", "Match"):
+            self.refuse(node, f"it uses a `{type(node).__name__.lower()}` statement "
+                              "(I/O or exceptions run once, while compiling)")
+            for child in node.children:  # not compiled: still find its calls and names
+                if isinstance(child, (cst.IndentedBlock, cst.BaseSuite)):
+                    self.block(child)
+                elif isinstance(child, (cst.ExceptHandler, cst.Finally, cst.Else)):
+                    self.block(child.body)
+        else:
+            self.refuse(node, f"it uses `{type(node).__name__}`, which the analysis does not follow")
+
+    def loop(self, node: cst.For) -> None:
+        iterable = node.iter
+        if isinstance(iterable, cst.Call) and _is_builtin(iterable.func, "range", self):
+            for arg in iterable.args:
+                self.need_static(arg.value, "the range bound")
+            count = _literal_count(iterable, self)
+            if count is not None and count > UNROLL_LIMIT:
+                self.refuse(node, f"the loop would unroll {count} times while compiling")
+            kind = STATIC
+        else:
+            kind = self.expr(iterable)
+            if kind == ARRAY:
+                pass  # iterating an array of known shape: one slice per row, as eagerly
+            elif kind not in _PYTHON:
+                self.refuse(iterable, f"the loop runs over `{code_of(iterable)}`, whose length "
+                                      "is not known while compiling")
+                kind = UNKNOWN
+            else:
+                kind = STATIC if kind == STATIC else UNKNOWN
+        self.bind(node.target, kind, node)
+        self.block(node.body)
+        if node.orelse is not None:
+            self.block(node.orelse.body)
+
+    def small(self, node: cst.CSTNode, line: cst.SimpleStatementLine) -> None:
+        if isinstance(node, cst.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.store(target.target, value, node, line)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.store(node.target, self.expr(node.value), node, line)
+        elif isinstance(node, cst.AugAssign):
+            value = self.expr(node.value)
+            target = node.target
+            if isinstance(target, cst.Name):
+                old = self.env.get(target.value)
+                if target.value in self.params and old in _MAY_BE_ARRAY:
+                    self.refuse(node, f"it changes its argument `{target.value}` in place")
+                self.env[target.value] = join(old, _arith(old, value))
+            else:
+                self.store(target, value, node, line)
+        elif isinstance(node, cst.Return):
+            kind = self.returned(node.value) if node.value is not None else STATIC
+            self.returns.append((node, kind))
+        elif isinstance(node, cst.Expr):
+            value = node.value
+            if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+                return  # a docstring
+            if isinstance(value, cst.Call) and _is_builtin(value.func, "print", self):
+                self.print_call(value)
+                return
+            self.expr(value)
+            self.refuse(node, f"`{code_of(value)}` is called for its effect, which under jit "
+                              "happens once, while compiling")
+        elif isinstance(node, (cst.Pass, cst.Break, cst.Continue)):
+            return
+        elif isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.expr(node.exc)
+        elif isinstance(node, cst.Assert):
+            self.need_static(node.test, "the `assert` test")
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            self.refuse(node, "it writes global state (`global`), which a compiled function "
+                              "reads once, while compiling")
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            self.refuse(node, "it imports inside the function")
+        else:
+            self.refuse(node, f"it uses `{code_of(node).strip()}`, which the analysis does not follow")
+
+    def returned(self, value: cst.BaseExpression) -> str:
+        if isinstance(value, (cst.Tuple, cst.List)):
+            kinds = [self.returned(e.value) for e in value.elements
+                     if not isinstance(e, cst.StarredElement)]
+            if len(kinds) != len(value.elements) or not kinds:
+                return UNKNOWN
+            return ARRAY if all(k in _MAY_BE_ARRAY for k in kinds) else UNKNOWN
+        if isinstance(value, cst.Dict):
+            kinds = []
+            for element in value.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(
+                        element.key, (cst.SimpleString, cst.Integer)):
+                    return UNKNOWN
+                kinds.append(self.returned(element.value))
+            return ARRAY if kinds and all(k in _MAY_BE_ARRAY for k in kinds) else UNKNOWN
+        if isinstance(value, cst.Name) and value.value == "None":
+            return STATIC
+        return self.expr(value)
+
+    def store(self, target, value: str, statement, line) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = join(self.env.get(target.value), value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            element_kind = ARRAY if value in _MAY_BE_ARRAY else (STATIC if value == STATIC else UNKNOWN)
+            for element in target.elements:
+                if isinstance(element, cst.StarredElement):
+                    self.refuse(target, "it unpacks with a starred target")
+                    continue
+                self.store(element.value, element_kind, statement, line)
+        elif isinstance(target, cst.Subscript):
+            self.subscript_store(target, statement)
+        else:
+            self.refuse(target, f"it stores into `{code_of(target)}` (an attribute: state "
+                                "outside the function)")
+
+    def subscript_store(self, target: cst.Subscript, statement) -> None:
+        from np2jax.checks.inplace import plan_write
+
+        base = target.value
+        if not (isinstance(base, cst.Name) and base.value in self.bound
+                and base.value not in self.params):
+            self.refuse(target, f"it writes into `{code_of(target)}`, an array it did not make")
+            return
+        if self.env.get(base.value) != ARRAY:
+            self.refuse(target, f"`{base.value}` may not be an array")
+            return
+        self.index(target)
+        plan = plan_write(self.m.analysis, statement)
+        if plan.fix is None or plan.eager_mask:
+            self.refuse(target, f"the store `{code_of(target)} = ...` is not rewritten to a "
+                                "form jax.jit compiles")
+            return
+        if self.record:
+            self.requires.append(plan.fix[0])
+
+    def bind(self, target, kind: str, statement) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = join(self.env.get(target.value), kind)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.bind(element.value, kind if kind != LIST else UNKNOWN, statement)
+        else:
+            self.refuse(target, f"the loop target `{code_of(target)}` is not a plain name")
+
+    # --- expressions ------------------------------------------------------------------
+    def expr(self, node: cst.BaseExpression) -> str:
+        ref = self.m.refs_by_node.get(node)
+        if ref is not None:
+            return self.api_value(node, ref)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString, cst.Ellipsis)):
+            return STATIC
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    self.need_static(part.expression, "the value formatted into a string")
+            return STATIC
+        if isinstance(node, cst.Name):
+            return self.name(node)
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node)
+        if isinstance(node, cst.Call):
+            return self.call(node)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node)
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.expr(node.left), self.expr(node.right)
+            if isinstance(node.operator, cst.Modulo) and isinstance(
+                    node.left, (cst.SimpleString, cst.FormattedString)) and right not in _PYTHON:
+                self.refuse(node, "it formats an array into a string")
+            return _arith(left, right)
+        if isinstance(node, cst.UnaryOperation):
+            if isinstance(node.operator, cst.Not):
+                return self.need_static(node.expression, "the operand of `not`")
+            return self.expr(node.expression)
+        if isinstance(node, cst.BooleanOperation):
+            self.need_static(node.left, "the operand of `and`/`or`")
+            self.need_static(node.right, "the operand of `and`/`or`")
+            return STATIC
+        if isinstance(node, cst.Comparison):
+            kinds = [self.expr(node.left)] + [self.expr(c.comparator) for c in node.comparisons]
+            identity = any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
+                           for c in node.comparisons)
+            if identity and any(k not in _PYTHON for k in kinds):
+                self.refuse(node, f"`{code_of(node)}` asks Python about an array "
+                                  "(`is`/`in`), which a tracer answers differently")
+            if len(node.comparisons) > 1 and any(k not in _PYTHON for k in kinds):
+                self.refuse(node, f"the chained comparison `{code_of(node)}` needs a Python bool")
+            result = kinds[0]
+            for kind in kinds[1:]:
+                result = _arith(result, kind)
+            return STATIC if result == LIST else result
+        if isinstance(node, cst.IfExp):
+            self.need_static(node.test, "the test of the conditional expression")
+            return join(self.expr(node.body), self.expr(node.orelse))
+        if isinstance(node, cst.Tuple):
+            kinds = [self.expr(e.value) for e in node.elements]
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                return UNKNOWN
+            if all(k == STATIC for k in kinds):
+                return STATIC
+            return ARRAY if kinds and all(k in _MAY_BE_ARRAY or k == STATIC for k in kinds) else UNKNOWN
+        if isinstance(node, (cst.List, cst.Set)):
+            kinds = [self.expr(e.value) for e in node.elements]
+            if all(k in _PYTHON for k in kinds):
+                return LIST
+            return UNKNOWN
+        if isinstance(node, cst.Dict):
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    self.expr(element.key)
+                    self.expr(element.value)
+            return UNKNOWN
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            return self.comprehension(node)
+        if isinstance(node, cst.Lambda):
+            self.refuse(node, "it makes a lambda, whose calls the analysis does not follow")
+            return UNKNOWN
+        self.refuse(node, f"it uses `{code_of(node)}`, which the analysis does not follow")
+        return UNKNOWN
+
+    def name(self, node: cst.Name) -> str:
+        name = node.value
+        if name in self.env or name in self.bound:
+            return self.env.get(name)  # None: not known yet (settling) or unbound
+        if name in ("True", "False", "None"):
+            return STATIC
+        if name in self.m.functions:
+            return STATIC  # a function: hashable, usable as a static argument
+        if name in self.m.globals:
+            return self.m.globals[name]
+        self.refuse(node, f"it reads `{name}`, a global the analysis cannot follow")
+        return UNKNOWN
+
+    def attribute(self, node: cst.Attribute) -> str:
+        attr = node.attr.value
+        base = self.expr(node.value)
+        if base in _MAY_BE_ARRAY:
+            if attr in STATIC_ATTRIBUTES:
+                return STATIC
+            if attr in ARRAY_ATTRIBUTES:
+                return base
+            self.refuse(node, f"it reads `.{attr}` of an array")
+            return UNKNOWN
+        if base == STATIC:
+            return STATIC
+        return UNKNOWN
+
+    def api_value(self, node: cst.BaseExpression, ref) -> str:
+        if not ref.converted:
+            self.refuse(node, f"`{code_of(node)}` stays on NumPy, which cannot take a tracer")
+            return UNKNOWN
+        if ref.qualname.startswith("numpy.random"):
+            self.refuse(node, f"`{code_of(node)}` draws random numbers through a key the "
+                              "conversion threads through globals")
+            return UNKNOWN
+        if self.record:
+            self.requires.append(ref.node)
+        return STATIC  # a function, a constant (np.pi) or a dtype
+
+    def call(self, node: cst.Call) -> str:
+        ref = self.m.refs_by_call.get(node)
+        func = node.func
+        if ref is not None:
+            return self.api_call(node, ref)
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name not in self.env and name not in self.bound:
+                if name in self.m.functions:
+                    return self.user_call(node, name)
+                if name in STATIC_BUILTINS or name in ("len", "abs", "print"):
+                    return self.builtin_call(node, name)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) \
+                and func.attr.value in MASK_REDUCTIONS:
+            kind = self.mask_reduction(node, func.attr.value)
+            if kind is not None:
+                return kind
+        if isinstance(func, cst.Attribute):
+            receiver = self.expr(func.value)
+            method = func.attr.value
+            if receiver in _MAY_BE_ARRAY:
+                return self.method_call(node, method)
+            if receiver == STATIC:
+                for arg in node.args:
+                    self.need_static(arg.value, f"the argument of `.{method}()`")
+                return STATIC
+            if receiver == LIST:
+                self.refuse(node, f"`{code_of(node)}` changes or reads a Python container")
+                return UNKNOWN
+        for arg in node.args:
+            self.expr(arg.value)
+        self.refuse(node, f"it calls `{code_of(func)}`, which cannot be traced (not NumPy, "
+                          "not a compiled function of this file)")
+        return UNKNOWN
+
+    def api_call(self, node: cst.Call, ref) -> str:
+        self.api_value(ref.node, ref)
+        short = ref.qualname.rsplit(".", 1)[-1]
+        if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
+            self.refuse(node, f"`{code_of(node.func)}(...)` makes an array whose shape depends "
+                              "on the values")
+        kinds = []
+        roles = {id(a.arg): a.role for a in ref.arguments}
+        for arg in node.args:
+            role = roles.get(id(arg))
+            if arg.star:
+                self.refuse(node, "it passes `*args` to NumPy")
+            if role in ("array", "arrays"):
+                kinds.append(self.expr(arg.value))
+            else:
+                kinds.append(self.need_static(arg.value, f"the argument `{code_of(arg.value)}` "
+                                                         f"of `{code_of(node.func)}`, which must "
+                                                         "be a Python value,"))
+        if short in STATIC_RESULTS:  # a shape, a dtype, a flag: Python values even for tracers
+            return STATIC
+        return ARRAY
+
+    def method_call(self, node: cst.Call, method: str) -> str:
+        if method in HOST_METHODS:
+            self.refuse(node, f"`.{method}()` copies an array to the host, which a tracer "
+                              "cannot do")
+            return UNKNOWN
+        if method not in ARRAY_METHODS:
+            self.refuse(node, f"it calls the method `.{method}()`, which the analysis does "
+                              "not follow")
+            return UNKNOWN
+        for arg in node.args:
+            if method in ARRAY_ARGUMENT_METHODS:
+                self.expr(arg.value)
+            else:
+                self.need_static(arg.value, f"the argument of `.{method}()`")
+        return ARRAY
+
+    def array_if(self, node: cst.If) -> bool:
+        """`if c: return a / else: return b` (or one assignment to the same name in each
+        branch) on a 0-d array `c`: becomes jnp.where(c, a, b) when a and b provably have
+        the same shape and dtype (the same array, or float expressions of it)."""
+        if self.expr(node.test) not in _MAY_BE_ARRAY:
+            return False
+        branches = _if_else_values(node)
+        if branches is None or not self.scalar_test(node.test):
+            return False
+        kind, target, first, second = branches
+        likes = [_like(v, self) for v in (first, second)]
+        if likes[0] is None or likes[0] != likes[1]:
+            return False
+        if self.record:
+            fix = _where_statement(kind, target, self.m.analysis.jnp_alias)
+            self.rewrites.append(Rewrite("NJ505", node, fix, f"if {code_of(node.test)}: ..."))
+        return True
+
+    def scalar_test(self, test: cst.BaseExpression) -> bool:
+        """Whether the `if` test is provably 0-d: a comparison of full reductions and numbers."""
+        if isinstance(test, cst.Comparison):
+            if len(test.comparisons) != 1 or isinstance(
+                    test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                return False
+            return all(self.scalar_operand(o) for o in (test.left, test.comparisons[0].comparator))
+        return isinstance(test, cst.Call) and _full_reduction(test, self) is not None \
+            and _full_reduction(test, self)[1] in ("any", "all")
+
+    def scalar_operand(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            node = node.expression
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if self.expr(node) == STATIC and not isinstance(node, (cst.Tuple, cst.List)):
+            return isinstance(node, cst.Name)  # a static number passed in (a threshold)
+        return isinstance(node, cst.Call) and _full_reduction(node, self) is not None
+
+    def print_call(self, node: cst.Call) -> None:
+        """print(...) of arrays becomes jax.debug.print, which prints on every call."""
+        kinds = []
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                self.refuse(node, "it prints with keywords or `*args` (under jit a print "
+                                  "runs once, while compiling)")
+            literal = isinstance(arg.value, cst.SimpleString) and \
+                arg.value.prefix.lower() in ("", "r")
+            if literal and ("{" in arg.value.value or "}" in arg.value.value):
+                # jax.debug.print does not format a text that opens with an escaped brace
+                self.refuse(node, "it prints text with braces, which jax.debug.print reads "
+                                  "as a format")
+            kinds.append("text" if literal else self.expr(arg.value))
+        if not any(k in _MAY_BE_ARRAY for k in kinds) or \
+                any(k not in _MAY_BE_ARRAY and k != "text" for k in kinds):
+            self.refuse(node, "it prints Python values (under jit a print runs once, while "
+                              "compiling)")
+        if self.record:
+            self.rewrites.append(Rewrite("NJ503", node, _debug_print, code_of(node)))
+
+    def mask_reduction(self, node: cst.Call, method: str) -> str | None:
+        """x[mask].sum() with a mask computed elementwise from x itself: the same reduction
+        over x with the mask as `where` (the shape no longer depends on the values)."""
+        subscript = node.func.value
+        base = subscript.value
+        if not (isinstance(base, cst.Name) and len(subscript.slice) == 1 and not node.args
+                and isinstance(subscript.slice[0].slice, cst.Index)
+                and self.expr(base) == ARRAY):
+            return None
+        mask = subscript.slice[0].slice.value
+        if not (_reads_only(mask, base.value, self.m.refs_by_node)
+                and self.m.analysis.dataflow.mask_of(mask, base)):
+            return None
+        self.expr(mask)
+        if self.record:
+            self.rewrites.append(Rewrite("NJ504", node, _masked(method, self.m.analysis.jnp_alias),
+                                         code_of(node)))
+        return ARRAY
+
+    def builtin_call(self, node: cst.Call, name: str) -> str:
+        if name == "print":
+            for arg in node.args:
+                self.expr(arg.value)
+            self.refuse(node, "it prints (under jit a print runs once, while compiling)")
+            return STATIC
+        if name == "len":
+            kinds = [self.expr(arg.value) for arg in node.args]
+            return STATIC if all(k in (STATIC, LIST, ARRAY) for k in kinds) else UNKNOWN
+        if name == "abs":
+            kinds = [self.expr(arg.value) for arg in node.args]
+            return kinds[0] if len(kinds) == 1 else UNKNOWN
+        kinds = []
+        for arg in node.args:
+            kind = self.expr(arg.value)
+            if kind not in _PYTHON:
+                what = ("converts an array to a Python value on the host"
+                        if name in HOST_CONVERSIONS else "needs Python values")
+                self.refuse(node, f"`{code_of(node)}` {what}, which a tracer cannot do")
+            kinds.append(kind)
+        if name in ("list", "dict", "set", "sorted", "map", "filter", "zip", "enumerate",
+                    "reversed"):
+            return LIST
+        return STATIC
+
+    def user_call(self, node: cst.Call, name: str) -> str:
+        function = self.m.functions[name]
+        passed, problem = _bind(node, function, [self.expr(a.value) for a in node.args])
+        if self.record:
+            self.calls.append(CallSite(name, node, passed, problem))
+        if name not in self.m.compiled:
+            self.refuse(node, f"it calls `{name}`, which is left uncompiled")
+            return UNKNOWN
+        if self.function is not None and name == self.function.name.value:
+            self.refuse(node, "it calls itself")
+        return ARRAY
+
+    def subscript(self, node: cst.Subscript) -> str:
+        base = self.expr(node.value)
+        if node.value in self.m.refs_by_node:  # np.mgrid[...], np.r_[...]: arrays
+            self.index(node)
+            return ARRAY
+        if base in _MAY_BE_ARRAY:
+            self.index(node)
+            return base
+        for element in node.slice:
+            self.index_element(element, need=False)
+        return STATIC if base == STATIC else UNKNOWN
+
+    def index(self, node: cst.Subscript) -> None:
+        for element in node.slice:
+            self.index_element(element, need=True)
+
+    def index_element(self, element: cst.SubscriptElement, need: bool) -> None:
+        piece = element.slice
+        if isinstance(piece, cst.Slice):
+            for part in (piece.lower, piece.upper, piece.step):
+                if part is not None:
+                    (self.need_static(part, "the slice bound") if need else self.expr(part))
+        elif need:
+            kind = self.expr(piece.value)
+            if kind not in _PYTHON or kind == LIST:
+                self.refuse(piece, f"the index `{code_of(piece.value)}` is "
+                                   + ("an array (a boolean mask makes the result's shape "
+                                      "depend on the values)" if kind in _MAY_BE_ARRAY
+                                      else "not a Python integer or slice"))
+        else:
+            self.expr(piece.value)
+
+    def comprehension(self, node) -> str:
+        saved = dict(self.env)
+        clause = node.for_in
+        while clause is not None:
+            if isinstance(clause.iter, cst.Call) and _is_builtin(clause.iter.func, "range", self):
+                for arg in clause.iter.args:
+                    self.need_static(arg.value, "the range bound")
+                kind = STATIC
+            else:
+                kind = self.expr(clause.iter)
+                if kind not in (ARRAY, STATIC, LIST):
+                    self.refuse(clause.iter, f"the comprehension runs over `{code_of(clause.iter)}`")
+                kind = {LIST: UNKNOWN}.get(kind, kind)
+            self._comp_bind(clause.target, kind)
+            for condition in clause.ifs:
+                self.need_static(condition.test, "the comprehension's `if`")
+            clause = clause.inner_for_in
+        if isinstance(node, cst.DictComp):
+            self.expr(node.key)
+            element = self.expr(node.value)
+        else:
+            element = self.expr(node.elt)
+        self.env = saved
+        if isinstance(node, cst.GeneratorExp):
+            return UNKNOWN
+        if element in _PYTHON and not isinstance(node, cst.DictComp):
+            return LIST
+        return UNKNOWN
+
+    def _comp_bind(self, target, kind) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = kind
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._comp_bind(element.value, kind)
+        else:
+            self.refuse(target, "the comprehension target is not a plain name")
+
+
+def _arith(a: str | None, b: str | None) -> str | None:
+    if a is None or b is None:
+        return None  # an operand not known yet (while settling): nor is the result
+    if UNKNOWN in (a, b) or LIST in (a, b):
+        return UNKNOWN
+    if ARRAY in (a, b):
+        return ARRAY
+    if MIXED in (a, b):
+        return MIXED
+    return STATIC
+
+
+def _is_builtin(func, name: str, walker: _Walker) -> bool:
+    return isinstance(func, cst.Name) and func.value == name and name not in walker.env \
+        and name not in walker.bound and name not in walker.m.functions \
+        and name not in walker.m.globals
+
+
+def _literal_count(call: cst.Call, walker: _Walker) -> int | None:
+    """range(...)'s length when its bounds are integer literals."""
+    values = []
+    for arg in call.args:
+        if not isinstance(arg.value, cst.Integer):
+            return None
+        values.append(int(arg.value.evaluated_value))
+    try:
+        return len(range(*values))
+    except (TypeError, ValueError):
+        return None
+
+
+def _bound_names(function: cst.FunctionDef) -> set:
+    """Names the function binds (its locals), comprehension targets excluded."""
+    names = {p.name.value for p in _params(function)}
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node):
+            _collect(node.target, names)
+
+        def visit_AugAssign(self, node):
+            _collect(node.target, names)
+
+        def visit_AnnAssign(self, node):
+            _collect(node.target, names)
+
+        def visit_For(self, node):
+            _collect(node.target, names)
+
+        def visit_NamedExpr(self, node):
+            _collect(node.target, names)
+
+        def visit_WithItem(self, node):
+            if node.asname is not None:
+                _collect(node.asname.name, names)
+
+        def visit_ExceptHandler(self, node):
+            if node.name is not None:
+                _collect(node.name.name, names)
+
+        def visit_FunctionDef(self, node):
+            if node is function:
+                return True
+            names.add(node.name.value)
+            return False
+
+        def visit_ClassDef(self, node):
+            names.add(node.name.value)
+            return False
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_Import(self, node):
+            for alias in node.names:
+                names.add((alias.evaluated_alias or alias.evaluated_name).split(".")[0])
+
+        def visit_ImportFrom(self, node):
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    names.add(alias.evaluated_alias or alias.evaluated_name)
+
+    function.visit(_Targets())
+    return names
+
+
+def _collect(target, names: set) -> None:
+    if isinstance(target, cst.Name):
+        names.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _collect(element.value, names)
+    elif isinstance(target, cst.StarredElement):
+        _collect(target.value, names)
+
+
+def _params(function: cst.FunctionDef) -> list:
+    p = function.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params]
+
+
+def _bind(call: cst.Call, function: cst.FunctionDef, kinds: list) -> tuple[dict, str | None]:
+    """Parameter -> class of the argument passed for it at this call."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    by_name = {p.name.value for p in _params(function)}
+    passed: dict = {}
+    for index, (arg, kind) in enumerate(zip(call.args, kinds)):
+        if arg.star:
+            return passed, f"the call `{code_of(call)}` passes `{arg.star}` arguments"
+        if arg.keyword is None:
+            if index >= len(positional):
+                return passed, f"the call `{code_of(call)}` passes too many arguments"
+            passed[positional[index].name.value] = kind
+        elif arg.keyword.value in by_name:
+            passed[arg.keyword.value] = kind
+        else:
+            return passed, f"the call `{code_of(call)}` passes an unknown keyword"
+    return passed, None
+
+
+# --- the module -------------------------------------------------------------------------
+
+
+def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict]:
+    """Module-level functions that could be compiled, and why the others are not."""
+    module = analysis.module
+    counts: dict = {}
+    for statement in module.body:
+        for name in _module_bindings(statement):
+            counts[name] = counts.get(name, 0) + 1
+    declared_global = _declared_globals(module)
+    candidates, refused = {}, {}
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        why = None
+        if statement.asynchronous is not None:
+            why = "it is asynchronous"
+        elif statement.decorators:
+            why = "it is decorated"
+        elif counts.get(name, 0) != 1 or name in declared_global:
+            why = f"the name `{name}` is bound more than once in the module"
+        elif isinstance(statement.params.star_arg, cst.Param) or statement.params.star_kwarg:
+            why = "it takes `*args` or `**kwargs`"
+        elif name in analysis.context.external_names:
+            why = (f"another file of the tree uses the name `{name}`, and calls from other "
+                   "files are not checked")
+        elif _yields(statement):
+            why = "it is a generator"
+        if why is None:
+            candidates[name] = statement
+        else:
+            refused[name] = (statement, why)
+    return candidates, refused
+
+
+def _module_bindings(statement) -> list:
+    names: set = set()
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return [statement.name.value]
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    _collect(_store_base(target.target), names)
+            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                _collect(_store_base(small.target), names)
+            elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(
+                    getattr(small, "names", None), cst.ImportStar):
+                for alias in small.names:
+                    names.add((alias.evaluated_alias or alias.evaluated_name).split(".")[0])
+            elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                # x.sort(), np.copyto(x, y), np.add(a, b, out=x): converted to rebind x
+                call = small.value
+                if isinstance(call.func, cst.Attribute):
+                    _collect(_store_base(call.func.value), names)
+                for arg in call.args:
+                    _collect(_store_base(arg.value), names)
+                names.update(n + "\0" for n in set(names))  # counted twice: never a constant
+                return [n.rstrip("\0") for n in names]
+        return list(names)
+    # compound statements at module level: count every name they may bind
+    for node in _walk(statement):
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            _collect(_store_base(node.target), names)
+        elif isinstance(node, cst.For):
+            _collect(node.target, names)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            names.add(node.name.value)
+    return [n for n in names] * 2  # bound conditionally: never a constant
+
+
+def _store_base(target):
+    while isinstance(target, (cst.Subscript, cst.Attribute)):
+        target = target.value
+    return target
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _declared_globals(module: cst.Module) -> set:
+    names = set()
+    for node in _walk(module):
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            names.update(n.name.value for n in node.names)
+    return names
+
+
+def _yields(function: cst.FunctionDef) -> bool:
+    for node in _walk(function.body):
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return True
+    return False
+
+
+def _module_globals(m: _Module, counts_once: set) -> dict:
+    """Module names bound exactly once by a plain assignment: their class (constants)."""
+    walker = _Walker(m, None, {}, check=False)
+    walker.record = True
+    result = {}
+    for statement in m.analysis.module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                    small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                if name in counts_once:
+                    try:
+                        kind = walker.expr(small.value)
+                    except _Stop:
+                        kind = UNKNOWN
+                    if kind in (STATIC, ARRAY):
+                        result[name] = kind
+                        walker.env[name] = kind
+    return result
+
+
+def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
+    """The verdict on every module-level function (cached on the analysis)."""
+    cache = analysis.__dict__.setdefault("_jit_plans", [])
+    if not cache:
+        try:
+            cache.extend(_plan_module(analysis))
+        except Exception as exc:  # noqa: BLE001 - a bug here must not cost the conversion
+            cache.extend(JitPlan(s, False, f"the jit analysis failed on this file (an np2jax "
+                                           f"bug, please report it): {type(exc).__name__}: {exc}")
+                         for s in analysis.module.body if isinstance(s, cst.FunctionDef))
+    return cache
+
+
+def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
+    candidates, refused = _candidates(analysis)
+    m = _Module(analysis, candidates,
+                refs_by_node={ref.node: ref for ref in analysis.refs},
+                refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None})
+    counts: dict = {}
+    for statement in analysis.module.body:
+        for name in _module_bindings(statement):
+            counts[name] = counts.get(name, 0) + 1
+    once = {n for n, c in counts.items() if c == 1} - _declared_globals(analysis.module) \
+        - set(candidates)
+    m.globals = _module_globals(m, once)
+    m.compiled = set(candidates)
+    reasons: dict = {}
+    plans: dict = {}
+    for _ in range(len(candidates) + 2):
+        params = _settle_parameters(m)
+        changed = False
+        plans = {}
+        for name in sorted(m.compiled):
+            plan = _judge(m, name, params)
+            plans[name] = plan
+            if not plan.compiled:
+                reasons[name] = plan.reason
+                changed = True
+        m.compiled = {n for n, p in plans.items() if p.compiled}
+        if not changed:
+            break
+    result = []
+    for statement in analysis.module.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        if name in plans and plans[name].compiled:
+            result.append(plans[name])
+        elif name in refused:
+            result.append(JitPlan(statement, False, refused[name][1]))
+        elif name in reasons:
+            result.append(JitPlan(statement, False, reasons[name]))
+    return result
+
+
+def _all_walkers(m: _Module, params: dict) -> list[_Walker]:
+    """Every body of the module, walked: the module itself, every function and method."""
+    walkers = []
+    module_walker = _Walker(m, None, {}, check=False)
+    module_walker.bound = set()
+    module_walker.env = dict(m.globals)
+    top = [s for s in m.analysis.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    module_walker.run(top)
+    walkers.append(module_walker)
+    for node in _walk(m.analysis.module):
+        if isinstance(node, cst.FunctionDef):
+            name = node.name.value
+            own = params.get(name) if m.functions.get(name) is node else None
+            walker = _Walker(m, node, own if own is not None else
+                             {p.name.value: UNKNOWN for p in _params(node)}, check=False)
+            walker.run(node.body)
+            walkers.append(walker)
+        elif isinstance(node, cst.ClassDef):
+            class_walker = _Walker(m, None, {}, check=False)
+            class_walker.bound = set()
+            class_walker.run([s for s in node.body.body
+                              if not isinstance(s, (cst.FunctionDef, cst.ClassDef))])
+            walkers.append(class_walker)
+    return walkers
+
+
+def _settle_parameters(m: _Module) -> dict:
+    """Parameter classes of every candidate, from what its call sites pass (to a fixed point:
+    a compiled caller's own parameters decide what it passes on)."""
+    params: dict = {name: {} for name in m.functions}
+    for _ in range(8):
+        walkers = _all_walkers(m, {n: _param_classes(m.functions[n], params[n], final=False)
+                                   for n in m.compiled})
+        sites: dict = {name: [] for name in m.functions}
+        for walker in walkers:
+            for site in walker.calls:
+                sites[site.callee].append(site)
+        new = {name: _passed_join(m.functions[name], sites[name]) for name in m.functions}
+        new = {name: value for name, value in new.items()}
+        m.__dict__["sites"] = sites
+        if new == params:
+            break
+        params = new
+    return params
+
+
+def _passed_join(function: cst.FunctionDef, sites: list) -> dict:
+    joined: dict = {}
+    for site in sites:
+        if site.problem is not None:
+            return {"__problem__": site.problem}
+        for param in _params(function):
+            name = param.name.value
+            if name in site.passed:
+                joined[name] = join(joined.get(name), site.passed[name])
+            else:
+                joined.setdefault(name, None)
+                joined[f"__omitted__{name}"] = True
+    return joined
+
+
+def _param_classes(function: cst.FunctionDef, passed: dict, final: bool = True) -> dict:
+    """The class each parameter has inside the body (None while still unknown, unless final)."""
+    classes = {}
+    for param in _params(function):
+        name = param.name.value
+        kind = passed.get(name)
+        if param.default is not None and (kind is None or passed.get(f"__omitted__{name}")):
+            kind = join(kind, _default_class(param.default))
+        classes[name] = kind if kind is not None or not final else UNKNOWN
+    return classes
+
+
+def _default_class(default: cst.BaseExpression) -> str:
+    if isinstance(default, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return STATIC
+    if isinstance(default, cst.Name) and default.value in ("True", "False", "None"):
+        return STATIC
+    if isinstance(default, cst.UnaryOperation) and isinstance(
+            default.expression, (cst.Integer, cst.Float)):
+        return STATIC
+    return UNKNOWN
+
+
+def _judge(m: _Module, name: str, params: dict) -> JitPlan:
+    function = m.functions[name]
+    passed = params.get(name, {})
+    sites = m.__dict__.get("sites", {}).get(name, [])
+    if "__problem__" in passed:
+        return JitPlan(function, False, passed["__problem__"])
+    escaped = _escapes(m, function, sites)
+    if escaped is not None:
+        return JitPlan(function, False, escaped)
+    if not sites:
+        return JitPlan(function, False, "no call in this file shows what it is called with "
+                                        "(arrays, or lists, strings and other Python values)")
+    for param in _params(function):
+        pname = param.name.value
+        kind = passed.get(pname)
+        if kind in (MIXED, UNKNOWN, LIST):
+            what = {MIXED: "both arrays and Python values",
+                    LIST: "a Python list or dict (not hashable, not an array)",
+                    UNKNOWN: "a value the analysis cannot classify"}[kind]
+            return JitPlan(function, False, f"its calls pass {what} for `{pname}`")
+        if param.default is not None and _default_class(param.default) == UNKNOWN and (
+                kind is None or passed.get(f"__omitted__{pname}")):
+            return JitPlan(function, False, f"the default of `{pname}` is not a plain constant")
+    classes = _param_classes(function, passed)
+    walker = _Walker(m, function, classes, check=True)
+    walker.run(function.body)
+    if walker.violation is not None:
+        line = m.analysis.position(walker.violation.node)[0]
+        return JitPlan(function, False, f"{walker.violation.reason} (line {line})")
+    if not any(kind in _MAY_BE_ARRAY for _, kind in walker.returns):
+        return JitPlan(function, False, "it returns no array")
+    for node, kind in walker.returns:
+        if kind not in _MAY_BE_ARRAY and not _returns_none(node):
+            what = ("a Python value, which jax.jit would turn into an array" if kind == STATIC
+                    else "a value the analysis cannot show to be arrays")
+            return JitPlan(function, False, f"`{code_of(node).strip()}` returns {what}")
+    if _falls_off_end(function) and any(not _returns_none(n) for n, _ in walker.returns):
+        return JitPlan(function, False, "some paths return an array and others None")
+    static = tuple(p.name.value for p in _params(function)
+                   if classes[p.name.value] == STATIC and p.name.value in passed
+                   and passed[p.name.value] is not None)
+    return JitPlan(function, True, static=static, requires=tuple(walker.requires),
+                   rewrites=tuple(walker.rewrites))
+
+
+def _returns_none(node: cst.Return) -> bool:
+    return node.value is None or (isinstance(node.value, cst.Name) and node.value.value == "None")
+
+
+def _falls_off_end(function: cst.FunctionDef) -> bool:
+    return not _always_leaves(function.body.body)
+
+
+def _always_leaves(statements) -> bool:
+    """Whether every path through these statements ends in a return or a raise."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    if isinstance(last, cst.If):
+        if last.orelse is None:
+            return False
+        rest = [last.orelse] if isinstance(last.orelse, cst.If) else last.orelse.body.body
+        return _always_leaves(last.body.body) and _always_leaves(rest)
+    return False
+
+
+def _escapes(m: _Module, function: cst.FunctionDef, sites: list) -> str | None:
+    """Every use of the function's name must be one of the calls seen."""
+    scope = m.analysis.dataflow.scopes.get(m.analysis.module)
+    if scope is None:
+        return "the module's scopes are not known"
+    name = function.name.value
+    calls = {id(site.call) for site in sites}
+    for assignment in scope.assignments[name]:
+        for access in assignment.references:
+            parent = m.analysis.parents.get(access.node)
+            if not (isinstance(parent, cst.Call) and parent.func is access.node
+                    and id(parent) in calls):
+                line = m.analysis.position(access.node)[0]
+                return (f"it is used as a value on line {line} (passed or stored), so its "
+                        "arguments cannot be checked")
+    return None
+
+
+def _reads_only(node: cst.CSTNode, name: str, refs_by_node: dict) -> bool:
+    """Whether the only names `node` reads are `name` and NumPy references (so the mask is
+    computed from the very array it selects from, as bound at this point)."""
+    if node in refs_by_node:
+        return True
+    if isinstance(node, cst.Name):
+        return node.value == name
+    if isinstance(node, (cst.Lambda, cst.NamedExpr)):
+        return False
+    return all(_reads_only(child, name, refs_by_node) for child in node.children
+               if isinstance(child, (cst.BaseExpression, cst.Arg, cst.ComparisonTarget)))
+
+
+def _masked(method: str, jnp: str):
+    def fix(call: cst.Call) -> cst.BaseExpression:
+        subscript = call.func.value
+        array, mask = subscript.value, subscript.slice[0].slice.value
+        if method in ("max", "min"):
+            fill = cst.parse_expression(f"{jnp}.{'min' if method == 'max' else 'max'}(a)")
+            fill = fill.with_changes(args=[cst.Arg(array)])
+            where = cst.parse_expression(f"{jnp}.where(m, a, f)").with_changes(
+                args=[cst.Arg(mask), cst.Arg(array), cst.Arg(fill)])
+            return cst.parse_expression(f"{jnp}.{method}(w)").with_changes(args=[cst.Arg(where)])
+        return cst.parse_expression(f"{jnp}.{method}(a, where=m)").with_changes(
+            args=[cst.Arg(array), cst.Arg(mask, keyword=cst.Name("where"),
+                                          equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                                cst.SimpleWhitespace("")))])
+    return fix
+
+
+def _debug_print(call: cst.Call) -> cst.Call:
+    """print("loss", x) -> jax.debug.print("loss {}", x): text inlined, arrays as {}."""
+    pieces, arrays = [], []
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, cst.SimpleString) and value.prefix.lower() in ("", "r"):
+            pieces.append(str(value.evaluated_value))  # no braces: refused before
+        else:
+            pieces.append("{}")
+            arrays.append(cst.Arg(value))
+    text = cst.SimpleString(json.dumps(" ".join(pieces), ensure_ascii=False))
+    return cst.Call(func=cst.parse_expression("jax.debug.print"), args=[cst.Arg(text), *arrays])
+
+
+# Elementwise float functions: on an array of any dtype they give the float dtype JAX
+# promotes it to (the same for every such function).
+_FLOAT_UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "log1p", "expm1", "sqrt",
+                           "tanh", "sinh", "cosh", "arctan", "log2", "log10"})
+_FULL_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "any", "all"})
+_FLOAT_REDUCTIONS = frozenset({"mean", "std", "var"})
+
+
+def _full_reduction(call: cst.Call, walker) -> tuple | None:
+    """(array name, reduction) for `x.sum()` / `np.sum(x)` with no other argument: 0-d."""
+    if isinstance(call.func, cst.Attribute) and call.func.value not in walker.m.refs_by_node:
+        if call.args or call.func.attr.value not in _FULL_REDUCTIONS:
+            return None
+        array = call.func.value
+        name = call.func.attr.value
+    else:
+        ref = walker.m.refs_by_call.get(call)
+        if ref is None or not ref.converted or len(call.args) != 1 or call.args[0].keyword \
+                or call.args[0].star:
+            return None
+        name = ref.qualname.rsplit(".", 1)[-1]
+        if ref.qualname not in {f"numpy.{n}" for n in _FULL_REDUCTIONS}:
+            return None
+        array = call.args[0].value
+    if isinstance(array, cst.Name) and walker.env.get(array.value) == ARRAY:
+        return array.value, name
+    return None
+
+
+def _like(node: cst.BaseExpression, walker) -> tuple | None:
+    """(array name, "same") for the array itself, (array name, "float") for an elementwise
+    float expression of it (float literals, `/`, float functions, its mean/std): such
+    expressions all have the array's shape and the same dtype. None: not proven."""
+    if isinstance(node, cst.Name):
+        return (node.value, "same") if walker.env.get(node.value) == ARRAY else None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _like(node.expression, walker)
+        return inner if inner is not None and inner[1] == "float" else None
+    if isinstance(node, cst.Call):
+        ref = walker.m.refs_by_call.get(node)
+        if ref is not None and ref.converted and len(node.args) == 1 and not node.args[0].keyword \
+                and ref.qualname.rsplit(".", 1)[-1] in _FLOAT_UFUNCS \
+                and ref.qualname.startswith("numpy."):
+            inner = _like(node.args[0].value, walker)
+            return (inner[0], "float") if inner is not None else None
+        return None
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(
+            node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+        return None
+    left, right = _like(node.left, walker), _like(node.right, walker)
+    if left is not None and right is not None:
+        return (left[0], "float") if left[0] == right[0] and "float" in (left[1], right[1]) \
+            or (left[0] == right[0] and isinstance(node.operator, cst.Divide)) else None
+    array, other = (left, node.right) if left is not None else (right, node.left)
+    if array is None:
+        return None
+    if isinstance(other, cst.UnaryOperation) and isinstance(other.operator, cst.Minus):
+        other = other.expression
+    if isinstance(other, cst.Float):
+        return array[0], "float"
+    if isinstance(other, cst.Integer) and isinstance(node.operator, cst.Divide) and left is not None:
+        return array[0], "float"
+    if isinstance(other, cst.Call):
+        reduced = _full_reduction(other, walker)
+        if reduced is not None and reduced[0] == array[0] and (
+                reduced[1] in _FLOAT_REDUCTIONS or isinstance(node.operator, cst.Divide)):
+            return array[0], "float"
+    return None
+
+
+def _if_else_values(node: cst.If):
+    """("return", None, a, b) or ("assign", name, a, b) for an if/else of single returns, or
+    of single assignments to the same name; None for any other shape."""
+    if node.orelse is None or not isinstance(node.orelse, cst.Else):
+        return None
+    first, second = _single(node.body), _single(node.orelse.body)
+    if first is None or second is None:
+        return None
+    if isinstance(first, cst.Return) and isinstance(second, cst.Return) \
+            and first.value is not None and second.value is not None:
+        return "return", None, first.value, second.value
+    if isinstance(first, cst.Assign) and isinstance(second, cst.Assign) \
+            and len(first.targets) == len(second.targets) == 1 \
+            and isinstance(first.targets[0].target, cst.Name) \
+            and isinstance(second.targets[0].target, cst.Name) \
+            and first.targets[0].target.value == second.targets[0].target.value:
+        return "assign", first.targets[0].target.value, first.value, second.value
+    return None
+
+
+def _single(block) -> cst.BaseSmallStatement | None:
+    statements = block.body
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) \
+            or len(statements[0].body) != 1:
+        return None
+    return statements[0].body[0]
+
+
+def _where_statement(kind: str, target: str | None, jnp: str):
+    def fix(node: cst.If) -> cst.SimpleStatementLine:
+        _, _, first, second = _if_else_values(node)
+        where = cst.parse_expression(f"{jnp}.where(c, a, b)").with_changes(
+            args=[cst.Arg(node.test), cst.Arg(first), cst.Arg(second)])
+        small = cst.Return(where) if kind == "return" else cst.Assign(
+            [cst.AssignTarget(cst.Name(target))], where)
+        return cst.SimpleStatementLine([small], leading_lines=node.leading_lines)
+    return fix
