@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -49,6 +50,11 @@ def _process_text(text: str, config: Config, path: str, rewrite: bool = True,
 
 def problems(result: FileResult) -> list[Finding]:
     return sorted(result.findings + [c for c in result.changes if c.severity != "info"])
+
+
+# Called after each file is processed, with its path and the number of files in the run
+# (for a progress bar).
+OnFile = Callable[[Path, int], None] | None
 
 
 @dataclass
@@ -104,8 +110,10 @@ class _Engine:
         self.memo: dict[tuple, object] = {}
         self.pool = None
 
-    def run(self, batch: list[tuple[Path, str, ModuleContext]], rewrite: bool | None = None):
-        """{path: FileResult or SourceError} for (path, text, context) jobs."""
+    def run(self, batch: list[tuple[Path, str, ModuleContext]], rewrite: bool | None = None,
+            on_done: Callable[[Path], None] | None = None):
+        """{path: FileResult or SourceError} for (path, text, context) jobs; `on_done(path)`
+        after each file (a cache hit, or once computed)."""
         rewrite = self.rewrite if rewrite is None else rewrite
         outcomes, missing = {}, []
         for path, text, context in batch:
@@ -123,10 +131,13 @@ class _Engine:
                 key = None
             if cached is not None:
                 outcomes[path] = self.memo[memo_key] = cached
+                if on_done is not None:
+                    on_done(path)
             else:
                 missing.append((path, text, context, key, memo_key))
         jobs = [(str(p), t, self.config, rewrite, c) for p, t, c, _, _ in missing]
-        for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs)):
+        done = (lambda i: on_done(missing[i][0])) if on_done is not None else None
+        for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs, done)):
             if kind == "internal":
                 outcomes[path] = SourceError(str(path), value)
                 continue
@@ -135,15 +146,19 @@ class _Engine:
                 self.cache.put(key, value)
         return {path: outcomes[path] for path, _, _ in batch}
 
-    def _compute(self, jobs: list[tuple]) -> list[tuple[str, object]]:
+    def _compute(self, jobs: list[tuple], done=None) -> list[tuple[str, object]]:
         if self.jobs == 1 or len(jobs) < 2 or sum(len(j[1]) for j in jobs) < PARALLEL_MIN_CHARS:
-            outcomes = [_process_job(job) for job in jobs]
+            outcomes = []
+            for i, job in enumerate(jobs):
+                outcomes.append(_process_job(job))
+                if done is not None:
+                    done(i)
         else:
-            outcomes = self._in_workers(jobs)
+            outcomes = self._in_workers(jobs, done)
         return [("done", SourceError(*value)) if kind == "error" else (kind, value)
                 for kind, value in outcomes]
 
-    def _in_workers(self, jobs: list[tuple]) -> list[tuple[str, object]]:
+    def _in_workers(self, jobs: list[tuple], done=None) -> list[tuple[str, object]]:
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
@@ -166,6 +181,8 @@ class _Engine:
             except (BrokenProcessPool, KeyError):
                 lost.append(i)
                 outcomes.append(None)
+            if done is not None:
+                done(i)
         if lost:
             # A worker died (a crash in native code) and took the pool's pending files with
             # it: each of those runs again alone, so only the file that crashes fails.
@@ -225,7 +242,7 @@ def _process_job(job: tuple) -> tuple[str, object]:
 
 
 def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True,
-                   jobs: int | None = None):
+                   jobs: int | None = None, on_file: OnFile = None):
     """Process the files as one tree: functions rewritten to return their argument (NJ209)
     and their calls in other modules are rewritten together, or not at all."""
     sources = {}
@@ -238,12 +255,17 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
     engine = _Engine(config, rewrite, jobs)
     try:
         failed: set[Path] = set()
+        results_seen = False
         accepted = _cross_module_mutators(files, sources, tree, engine)
         while True:
             batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
                      for item in files if item.path in sources and item.path not in failed]
             results = {}
-            for path, outcome in engine.run(batch).items():
+            # the progress callback sees the first pass over the tree, not the re-runs
+            report = (lambda path, total=len(batch): on_file(path, total)) \
+                if on_file and not results_seen else None
+            results_seen = True
+            for path, outcome in engine.run(batch, on_done=report).items():
                 if isinstance(outcome, SourceError):
                     run.errors.append(outcome)
                     failed.add(path)
@@ -287,11 +309,13 @@ def _cross_module_mutators(files, sources, tree: Tree, engine: _Engine) -> dict:
     return found
 
 
-def check_paths(paths: list[Path], config: Config, *, jobs: int | None = None) -> RunResult:
-    """`jobs`: worker processes (default: one per core; 1 runs in this process)."""
+def check_paths(paths: list[Path], config: Config, *, jobs: int | None = None,
+                on_file: OnFile = None) -> RunResult:
+    """`jobs`: worker processes (default: one per core; 1 runs in this process);
+    `on_file(path, total)` after each file is processed."""
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
-    for _ in _process_files(files, config, run, rewrite=False, jobs=jobs):
+    for _ in _process_files(files, config, run, rewrite=False, jobs=jobs, on_file=on_file):
         pass
     return run
 
@@ -307,10 +331,11 @@ def _out_inside_inputs(out: Path, paths: list[Path]) -> Path | None:
 
 def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
                   in_place: bool = False, copy_other: bool = False,
-                  jobs: int | None = None) -> RunResult:
+                  jobs: int | None = None, on_file: OnFile = None) -> RunResult:
     """Convert files and trees. With `out`, the converted tree is written under it with the
     same relative paths (every Python file, changed or not); with `in_place`, changed
-    sources are rewritten; with neither, nothing is written (for --diff)."""
+    sources are rewritten; with neither, nothing is written (for --diff). `on_file(path,
+    total)` is called after each file is processed."""
     if out is not None and in_place:
         raise ValueError("choose either an output folder or in-place conversion, not both")
     if out is not None:
@@ -322,7 +347,7 @@ def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
     targets: dict[Path, Path] = {}
-    for item, source, result in _process_files(files, config, run, jobs=jobs):
+    for item, source, result in _process_files(files, config, run, jobs=jobs, on_file=on_file):
         target = out / item.relative if out is not None else (item.path if in_place else None)
         if target is None or (in_place and not result.changed):
             continue
