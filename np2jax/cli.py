@@ -63,7 +63,8 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
-def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False) -> Config:
+def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
+                 no_cache=False) -> Config:
     start = paths[0] if paths else Path.cwd()
     try:
         base = load_config(start if start.exists() else Path.cwd())
@@ -71,7 +72,8 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False) -> 
         raise _fail(str(exc)) from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
-                               x64=True if x64 else None, jit=True if jit else None)
+                               x64=True if x64 else None, jit=True if jit else None,
+                               cache=False if no_cache else None)
 
 
 SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
@@ -84,6 +86,10 @@ QuietOption = typer.Option(False, "--quiet", "-q", help="Text: print only findin
                            "(and the diff with --diff), no summary and no progress bar.")
 JitOption = typer.Option(False, "--jit", help="Compile with jax.jit every function the analysis "
                          "proves traceable; report why the others are left alone (NJ5xx).")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Files processed in parallel "
+                          "(default: one per CPU core; 1: no worker processes).")
+NoCacheOption = typer.Option(False, "--no-cache", help="Neither read nor store cached results "
+                             "(see `cache` in the guide).")
 
 
 @app.command()
@@ -100,6 +106,8 @@ def convert(
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
     jit: bool = JitOption,
+    jobs: Optional[int] = JobsOption,
+    no_cache: bool = NoCacheOption,
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the run as one "
@@ -116,11 +124,11 @@ def convert(
         raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
-    config = _load_config(paths, select, ignore, exclude, x64, jit)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     try:
         with file_progress(_console(stderr=True), not quiet) as on_file:
             run = convert_paths(paths, config, out=out, in_place=in_place,
-                                copy_other=copy_other, on_file=on_file)
+                                copy_other=copy_other, jobs=jobs, on_file=on_file)
     except ValueError as exc:
         raise _fail(str(exc)) from None
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
@@ -210,14 +218,16 @@ def check(
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
     jit: bool = JitOption,
+    jobs: Optional[int] = JobsOption,
+    no_cache: bool = NoCacheOption,
 ) -> None:
     """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths
     from np2jax.report import RunReport, emit, file_progress
 
-    config = _load_config(paths, select, ignore, exclude, x64, jit)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     with file_progress(_console(stderr=True), not quiet) as on_file:
-        run = check_paths(paths, config, on_file=on_file)
+        run = check_paths(paths, config, jobs=jobs, on_file=on_file)
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(run.problems + (renames if show_fixes else []))
     counts = {"checked": len(run.files), "failed": len(run.errors)}

@@ -156,6 +156,12 @@ class Dataflow:
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
+    def only_parameter(self, name: cst.Name) -> bool:
+        """The name is a function parameter that is never rebound: it holds whatever the caller
+        passed (a list, a tuple, an array)."""
+        values, aug_values = self._name_values(name)
+        return bool(values) and not aug_values and all(value == "param" for value, _ in values)
+
     def sequence_arguments(self, refs) -> set:
         """Names passed where JAX wants an array that hold Python lists or tuples (every
         binding is a list/tuple literal, a comprehension, or list()/tuple())."""
@@ -273,7 +279,8 @@ class Dataflow:
             return f"`{name}` is defined more than once"
         params = list(function.params.params)
         position = params.index(fact.param) if fact.param in params else None
-        for access in assignments[0].references:
+        # in source order: the first refused call names the reason, the same in every run
+        for access in sorted(assignments[0].references, key=lambda a: self._position(a.node)):
             argument, reason = self.assignable_call(access.node, name, position, fact.param.name.value)
             if reason is not None:
                 return reason

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from np2jax.config import Config
 from np2jax.files import SourceError, may_use_numpy
-from np2jax.pipeline import FileResult, process
+from np2jax.pipeline import FileResult, may_call_tree_mutator, process
 from np2jax.tree import ModuleContext
 
 _MARKER = '"np2jax-cell-{}"'  # a statement, not a comment: a removed import takes its comments
@@ -250,7 +250,8 @@ def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrit
     """Convert (or, with rewrite=False, check) a notebook's JSON text; the result's texts are
     the notebook files' texts, its findings name the cells."""
     data = load_notebook(text, path)
-    if not may_use_numpy(text) or not _is_python(data):
+    if not (may_use_numpy(text) or may_call_tree_mutator(text, context or ModuleContext())) \
+            or not _is_python(data):
         return FileResult(path, text, text)
     codes = [(index, cell_text(cell)) for index, cell in enumerate(data["cells"])
              if cell["cell_type"] == "code"]
