@@ -109,17 +109,21 @@ class _Engine:
             self.cache = ResultCache()
         self.memo: dict[tuple, object] = {}
         self.pool = None
+        self.on_done: Callable[[Path], None] | None = None  # after each file's outcome
 
-    def run(self, batch: list[tuple[Path, str, ModuleContext]], rewrite: bool | None = None,
-            on_done: Callable[[Path], None] | None = None):
-        """{path: FileResult or SourceError} for (path, text, context) jobs; `on_done(path)`
-        after each file (a cache hit, or once computed)."""
+    def _done(self, path) -> None:
+        if self.on_done is not None:
+            self.on_done(Path(path))
+
+    def run(self, batch: list[tuple[Path, str, ModuleContext]], rewrite: bool | None = None):
+        """{path: FileResult or SourceError} for (path, text, context) jobs."""
         rewrite = self.rewrite if rewrite is None else rewrite
         outcomes, missing = {}, []
         for path, text, context in batch:
             memo_key = (text, rewrite, context)
             if memo_key in self.memo:
                 outcomes[path] = _at_path(self.memo[memo_key], str(path), text)
+                self._done(path)
                 continue
             cached = None
             if self.cache is not None:
@@ -131,13 +135,11 @@ class _Engine:
                 key = None
             if cached is not None:
                 outcomes[path] = self.memo[memo_key] = cached
-                if on_done is not None:
-                    on_done(path)
+                self._done(path)
             else:
                 missing.append((path, text, context, key, memo_key))
         jobs = [(str(p), t, self.config, rewrite, c) for p, t, c, _, _ in missing]
-        done = (lambda i: on_done(missing[i][0])) if on_done is not None else None
-        for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs, done)):
+        for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs)):
             if kind == "internal":
                 outcomes[path] = SourceError(str(path), value)
                 continue
@@ -146,19 +148,18 @@ class _Engine:
                 self.cache.put(key, value)
         return {path: outcomes[path] for path, _, _ in batch}
 
-    def _compute(self, jobs: list[tuple], done=None) -> list[tuple[str, object]]:
+    def _compute(self, jobs: list[tuple]) -> list[tuple[str, object]]:
         if self.jobs == 1 or len(jobs) < 2 or sum(len(j[1]) for j in jobs) < PARALLEL_MIN_CHARS:
             outcomes = []
-            for i, job in enumerate(jobs):
+            for job in jobs:
                 outcomes.append(_process_job(job))
-                if done is not None:
-                    done(i)
+                self._done(job[0])
         else:
-            outcomes = self._in_workers(jobs, done)
+            outcomes = self._in_workers(jobs)
         return [("done", SourceError(*value)) if kind == "error" else (kind, value)
                 for kind, value in outcomes]
 
-    def _in_workers(self, jobs: list[tuple], done=None) -> list[tuple[str, object]]:
+    def _in_workers(self, jobs: list[tuple]) -> list[tuple[str, object]]:
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
@@ -178,11 +179,10 @@ class _Engine:
         for i in range(len(jobs)):
             try:
                 outcomes.append(futures[i].result())
+                self._done(jobs[i][0])
             except (BrokenProcessPool, KeyError):
                 lost.append(i)
                 outcomes.append(None)
-            if done is not None:
-                done(i)
         if lost:
             # A worker died (a crash in native code) and took the pool's pending files with
             # it: each of those runs again alone, so only the file that crashes fails.
@@ -255,17 +255,14 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
     engine = _Engine(config, rewrite, jobs)
     try:
         failed: set[Path] = set()
-        results_seen = False
         accepted = _cross_module_mutators(files, sources, tree, engine)
+        if on_file is not None:  # the files of the run proper, not the discovery pass
+            engine.on_done = lambda path: on_file(path, len(files))
         while True:
             batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
                      for item in files if item.path in sources and item.path not in failed]
             results = {}
-            # the progress callback sees the first pass over the tree, not the re-runs
-            report = (lambda path, total=len(batch): on_file(path, total)) \
-                if on_file and not results_seen else None
-            results_seen = True
-            for path, outcome in engine.run(batch, on_done=report).items():
+            for path, outcome in engine.run(batch).items():
                 if isinstance(outcome, SourceError):
                     run.errors.append(outcome)
                     failed.add(path)
@@ -311,8 +308,7 @@ def _cross_module_mutators(files, sources, tree: Tree, engine: _Engine) -> dict:
 
 def check_paths(paths: list[Path], config: Config, *, jobs: int | None = None,
                 on_file: OnFile = None) -> RunResult:
-    """`jobs`: worker processes (default: one per core; 1 runs in this process);
-    `on_file(path, total)` after each file is processed."""
+    """`jobs`: worker processes (default: one per core; 1 runs in this process)."""
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
     for _ in _process_files(files, config, run, rewrite=False, jobs=jobs, on_file=on_file):
