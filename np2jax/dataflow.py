@@ -604,8 +604,9 @@ class Dataflow:
                 found.extend(self._converted_refs_in(value))
         # and those that make it a JAX array: in a called function, an unpacked call, the
         # arguments of a parameter's callers
-        if isinstance(target, cst.Name):
-            found.extend(n for n in self.jax_refs(target) if n not in found)
+        relied = self.jax_refs(target) if isinstance(target, cst.Name) else [
+            n for value, _ in values or () for n in self.jax_refs(value)]
+        found.extend(n for n in relied if n not in found)
         return tuple(found)
 
     def _converted_refs_in(self, value: cst.CSTNode) -> list:

@@ -460,6 +460,30 @@ def main():
     buf[0] = w
     w[1] = 3.0
     return {"b0": buf[0], "w": w}""", "w.at["),
+"M11 module function rebound through global": ("""
+def make(n):
+    return np.zeros(n)
+
+def swap():
+    global make
+    make = lambda n: [0.0] * n
+
+def main():
+    swap()
+    items = make(2)
+    w = np.ones(2)
+    items[0] = w
+    w[1] = 3.0
+    return {"first": items[0], "w": w}""", "w.at["),
+"M12 the caller's conversion suppressed": ("""
+def head(a):
+    c = a[:2].copy()
+    c[0] = 9.0
+    return c
+
+def main():
+    x = np.arange(3.0)  # np2jax: ignore
+    return {"x": head(x)}""", "c.at["),
 }
 
 
