@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections import Counter
@@ -15,8 +16,7 @@ from pathlib import Path
 
 from np2jax.config import Config
 from np2jax.files import InputFile, SourceError, discover, is_notebook, read_source, write_atomic
-from np2jax.findings import Finding
-from np2jax.pipeline import FileResult, process
+from np2jax.findings import FileResult, Finding
 from np2jax.tree import ModuleContext, Tree
 
 __all__ = ["Config", "FileResult", "RunResult", "convert_source", "check_source",
@@ -42,6 +42,8 @@ def _process_text(text: str, config: Config, path: str, rewrite: bool = True,
         from np2jax.notebooks import process_notebook
 
         return process_notebook(text, config, path, rewrite, context)
+    from np2jax.pipeline import process  # libcst loads only when a file needs processing
+
     return process(text, config, path, rewrite, context or ModuleContext())
 
 
@@ -80,7 +82,150 @@ class RunResult:
         return Counter(c.code for c in self.changes)
 
 
-def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True):
+# Below this much source text in a batch, worker processes cost more than they save (each
+# loads libcst, about 0.25 s of CPU): a pre-commit run over a few files stays in-process.
+PARALLEL_MIN_CHARS = 50_000
+
+
+class _Engine:
+    """Runs np2jax.pipeline.process over batches of files: from the cache when it has the
+    result, else in this process (jobs=1) or in a pool of worker processes. A file's result
+    depends only on its text, the configuration and its ModuleContext, so it is computed
+    once per run (the tree's fixed point asks again for files whose context did not change)."""
+
+    def __init__(self, config: Config, rewrite: bool, jobs: int | None) -> None:
+        self.config, self.rewrite = config, rewrite
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.cache = None
+        if config.cache:
+            from np2jax.cache import ResultCache
+
+            self.cache = ResultCache()
+        self.memo: dict[tuple, object] = {}
+        self.pool = None
+
+    def run(self, batch: list[tuple[Path, str, ModuleContext]], rewrite: bool | None = None):
+        """{path: FileResult or SourceError} for (path, text, context) jobs."""
+        rewrite = self.rewrite if rewrite is None else rewrite
+        outcomes, missing = {}, []
+        for path, text, context in batch:
+            memo_key = (text, rewrite, context)
+            if memo_key in self.memo:
+                outcomes[path] = _at_path(self.memo[memo_key], str(path), text)
+                continue
+            cached = None
+            if self.cache is not None:
+                from np2jax.cache import result_key
+
+                key = result_key(text, self.config, rewrite, context)
+                cached = self.cache.get(key, str(path), text)
+            else:
+                key = None
+            if cached is not None:
+                outcomes[path] = self.memo[memo_key] = cached
+            else:
+                missing.append((path, text, context, key, memo_key))
+        jobs = [(str(p), t, self.config, rewrite, c) for p, t, c, _, _ in missing]
+        for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs)):
+            if kind == "internal":
+                outcomes[path] = SourceError(str(path), value)
+                continue
+            outcomes[path] = self.memo[memo_key] = value
+            if key is not None:
+                self.cache.put(key, value)
+        return {path: outcomes[path] for path, _, _ in batch}
+
+    def _compute(self, jobs: list[tuple]) -> list[tuple[str, object]]:
+        if self.jobs == 1 or len(jobs) < 2 or sum(len(j[1]) for j in jobs) < PARALLEL_MIN_CHARS:
+            outcomes = [_process_job(job) for job in jobs]
+        else:
+            outcomes = self._in_workers(jobs)
+        return [("done", SourceError(*value)) if kind == "error" else (kind, value)
+                for kind, value in outcomes]
+
+    def _in_workers(self, jobs: list[tuple]) -> list[tuple[str, object]]:
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(max_workers=min(self.jobs, len(jobs)),
+                                            mp_context=_worker_context())
+        # the biggest files first, so that no worker is left with one at the end
+        order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][1]))
+        futures = {}
+        outcomes = []
+        try:
+            for i in order:
+                futures[i] = self.pool.submit(_process_job, jobs[i])
+        except BrokenProcessPool:
+            pass  # the files not submitted are reported below
+        lost = []
+        for i in range(len(jobs)):
+            try:
+                outcomes.append(futures[i].result())
+            except (BrokenProcessPool, KeyError):
+                lost.append(i)
+                outcomes.append(None)
+        if lost:
+            # A worker died (a crash in native code) and took the pool's pending files with
+            # it: each of those runs again alone, so only the file that crashes fails.
+            self.close()
+            self.pool = None
+            for i in lost:
+                with ProcessPoolExecutor(max_workers=1, mp_context=_worker_context()) as alone:
+                    try:
+                        outcomes[i] = alone.submit(_process_job, jobs[i]).result()
+                    except BrokenProcessPool as exc:
+                        outcomes[i] = ("internal", _internal_error(
+                            exc, "the worker process processing it died"))
+        return outcomes
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+def _worker_context():
+    """fork where this process runs no other thread (the CLI): workers start at once with
+    what is loaded; spawn otherwise (the API called from a program that runs JAX, say),
+    since a fork of a multithreaded process can deadlock."""
+    import multiprocessing
+    import threading
+
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _at_path(outcome, path: str, text: str):
+    """A memoised outcome for an identical file elsewhere in the tree, with its path."""
+    if isinstance(outcome, SourceError):
+        return SourceError(path, outcome.problem, outcome.line, outcome.cell)
+    if outcome.path == path:
+        return outcome
+    return FileResult.from_json(outcome.to_json(), path, text)
+
+
+def _internal_error(exc: BaseException, what: str | None = None) -> str:
+    return (f"internal error ({what or f'{type(exc).__name__}: {exc}'}); the file was left "
+            "untouched; please report it with this file")
+
+
+def _process_job(job: tuple) -> tuple[str, object]:
+    """One file, in this process or a worker: ("done", FileResult), ("error", the
+    SourceError's arguments) or ("internal", message) for a bug in np2jax (never cached).
+    Plain values: they cross the process boundary."""
+    path, text, config, rewrite, context = job
+    try:
+        return "done", _process_text(text, config, path, rewrite, context)
+    except SourceError as exc:
+        return "error", (exc.path, exc.problem, exc.line, exc.cell)
+    except Exception as exc:  # noqa: BLE001 - a bug in np2jax must not cost the rest of the batch
+        return "internal", _internal_error(exc)
+
+
+def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True,
+                   jobs: int | None = None):
     """Process the files as one tree: functions rewritten to return their argument (NJ209)
     and their calls in other modules are rewritten together, or not at all."""
     sources = {}
@@ -90,20 +235,26 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
         except SourceError as exc:
             run.errors.append(exc)
     tree = Tree.of(files, sources)
-    failed: set[Path] = set()
-    accepted = _cross_module_mutators(files, sources, tree, config, failed)
-    while True:
-        results = {}
-        for item in files:
-            if item.path in sources and item.path not in failed:
-                result = _process_one(item, sources[item.path], config, rewrite,
-                                      tree.context(item.path, accepted), run, failed)
-                if result is not None:
-                    results[item.path] = result
-        unsettled = tree.unsettled(accepted, results, failed)
-        if not unsettled:
-            break
-        accepted = {q: p for q, p in accepted.items() if q not in unsettled}
+    engine = _Engine(config, rewrite, jobs)
+    try:
+        failed: set[Path] = set()
+        accepted = _cross_module_mutators(files, sources, tree, engine)
+        while True:
+            batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
+                     for item in files if item.path in sources and item.path not in failed]
+            results = {}
+            for path, outcome in engine.run(batch).items():
+                if isinstance(outcome, SourceError):
+                    run.errors.append(outcome)
+                    failed.add(path)
+                else:
+                    results[path] = outcome
+            unsettled = tree.unsettled(accepted, results, failed)
+            if not unsettled:
+                break
+            accepted = {q: p for q, p in accepted.items() if q not in unsettled}
+    finally:
+        engine.close()
     for item in files:
         if item.path in results:
             run.files.append(results[item.path])
@@ -113,10 +264,10 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
 _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
-def _cross_module_mutators(files, sources, tree: Tree, config: Config, failed: set) -> dict:
+def _cross_module_mutators(files, sources, tree: Tree, engine: _Engine) -> dict:
     """Functions that change an argument and are used by other files of the tree, which
     could be rewritten if all their calls there can be: qualified name -> (position, name)."""
-    found = {}
+    batch = []
     for item in files:
         if item.path not in sources or len(tree.names) < 2 or is_notebook(item.path):
             continue  # a notebook is no module: nothing imports its functions
@@ -125,33 +276,22 @@ def _cross_module_mutators(files, sources, tree: Tree, config: Config, failed: s
         if not defined & context.external_names:
             continue  # no function another file could call: nothing to discover here
         context = replace(context, exported_mutators=context.external_names)
-        try:
-            result = process(sources[item.path].text, config, str(item.path), False, context)
-        except Exception:  # reported when the file is processed for real
-            continue
-        for name, parameter in result.mutators.items():
-            if name in context.external_names:
-                found[f"{tree.names[item.path]}.{name}"] = parameter
+        batch.append((item.path, sources[item.path].text, context))
+    found = {}
+    for path, outcome in engine.run(batch, rewrite=False).items():
+        if isinstance(outcome, SourceError):
+            continue  # reported when the file is processed for real
+        for name, parameter in outcome.mutators.items():
+            if name in tree.context(path, {}).external_names:
+                found[f"{tree.names[path]}.{name}"] = parameter
     return found
 
 
-def _process_one(item, source, config, rewrite, context, run, failed):
-    try:
-        return _process_text(source.text, config, str(item.path), rewrite, context)
-    except SourceError as exc:
-        run.errors.append(exc)
-    except Exception as exc:  # a bug in np2jax must not cost the rest of the batch
-        run.errors.append(SourceError(
-            str(item.path), f"internal error ({type(exc).__name__}: {exc}); the file was "
-            "left untouched; please report it with this file"))
-    failed.add(item.path)
-    return None
-
-
-def check_paths(paths: list[Path], config: Config) -> RunResult:
+def check_paths(paths: list[Path], config: Config, *, jobs: int | None = None) -> RunResult:
+    """`jobs`: worker processes (default: one per core; 1 runs in this process)."""
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
-    for _ in _process_files(files, config, run, rewrite=False):
+    for _ in _process_files(files, config, run, rewrite=False, jobs=jobs):
         pass
     return run
 
@@ -166,7 +306,8 @@ def _out_inside_inputs(out: Path, paths: list[Path]) -> Path | None:
 
 
 def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
-                  in_place: bool = False, copy_other: bool = False) -> RunResult:
+                  in_place: bool = False, copy_other: bool = False,
+                  jobs: int | None = None) -> RunResult:
     """Convert files and trees. With `out`, the converted tree is written under it with the
     same relative paths (every Python file, changed or not); with `in_place`, changed
     sources are rewritten; with neither, nothing is written (for --diff)."""
@@ -181,7 +322,7 @@ def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
     targets: dict[Path, Path] = {}
-    for item, source, result in _process_files(files, config, run):
+    for item, source, result in _process_files(files, config, run, jobs=jobs):
         target = out / item.relative if out is not None else (item.path if in_place else None)
         if target is None or (in_place and not result.changed):
             continue

@@ -51,7 +51,8 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
-def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False) -> Config:
+def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
+                 no_cache=False) -> Config:
     start = paths[0] if paths else Path.cwd()
     try:
         base = load_config(start if start.exists() else Path.cwd())
@@ -59,7 +60,8 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False) -> 
         raise _fail(str(exc))
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
-                               x64=True if x64 else None, jit=True if jit else None)
+                               x64=True if x64 else None, jit=True if jit else None,
+                               cache=False if no_cache else None)
 
 
 SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
@@ -68,6 +70,10 @@ ExcludeOption = typer.Option(None, "--exclude", help="Skip files matching this g
 X64Option = typer.Option(False, "--x64", help="Make converted programs enable jax_enable_x64.")
 JitOption = typer.Option(False, "--jit", help="Compile with jax.jit every function the analysis "
                          "proves traceable; report why the others are left alone (NJ5xx).")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Files processed in parallel "
+                          "(default: one per CPU core; 1: no worker processes).")
+NoCacheOption = typer.Option(False, "--no-cache", help="Neither read nor store cached results "
+                             "(see `cache` in the guide).")
 
 
 @app.command()
@@ -83,8 +89,12 @@ def convert(
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
     jit: bool = JitOption,
+    jobs: Optional[int] = JobsOption,
+    no_cache: bool = NoCacheOption,
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the run as one "
+                                        "self-contained HTML page (diffs, findings, verification)."),
 ) -> None:
     """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
     accompany --out)."""
@@ -97,14 +107,17 @@ def convert(
         raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
-    config = _load_config(paths, select, ignore, exclude, x64, jit)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     try:
-        run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other)
+        run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other,
+                            jobs=jobs)
     except ValueError as exc:
         raise _fail(str(exc))
     console = _console()
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=output_format is Format.json) if verify_ else None
+    if html is not None:
+        _write_html(html, run, verified)
     counts = run.counts()
     if verified is not None:
         counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
@@ -132,6 +145,17 @@ def convert(
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if run.findings or failed else EXIT_CLEAN))
+
+
+def _write_html(path: Path, run, verified) -> None:
+    """--html: a write that fails is reported like any file that could not be written."""
+    from np2jax.files import SourceError, write_atomic
+    from np2jax.html_report import render_html
+
+    try:
+        write_atomic(path, render_html(run, verified))
+    except (OSError, UnicodeEncodeError) as exc:
+        run.errors.append(SourceError(str(path), f"cannot write the HTML report: {exc}"))
 
 
 def _wide_console(stderr: bool = False) -> Console:
@@ -189,13 +213,15 @@ def check(
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
     jit: bool = JitOption,
+    jobs: Optional[int] = JobsOption,
+    no_cache: bool = NoCacheOption,
 ) -> None:
     """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths
     from np2jax.report import findings_json, print_errors, print_findings, summary_table
 
-    config = _load_config(paths, select, ignore, exclude, x64, jit)
-    run = check_paths(paths, config)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
+    run = check_paths(paths, config, jobs=jobs)
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(run.problems + (renames if show_fixes else []))
     console = _console()

@@ -20,6 +20,7 @@ class Config:
     exclude: tuple[str, ...] = ()  # glob patterns matched against paths and file names
     x64: bool = False  # converted programs enable jax_enable_x64
     jit: bool = False  # compile the functions that can be compiled (the NJ5xx rules)
+    cache: bool = True  # reuse results stored by earlier runs (np2jax.cache)
 
     def enabled(self, code: str) -> bool:
         selected = not self.select or any(code.startswith(p) for p in self.select)
@@ -64,7 +65,7 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{pyproject}: unknown key(s) in [tool.np2jax]: {', '.join(unknown)}")
     values = {}
     for key, value in table.items():
-        if key in ("x64", "jit"):
+        if key in ("x64", "jit", "cache"):
             if not isinstance(value, bool):
                 raise ConfigError(f"{pyproject}: [tool.np2jax] {key} must be true or false")
             values[key] = value

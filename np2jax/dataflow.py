@@ -278,7 +278,8 @@ class Dataflow:
             return f"`{name}` is defined more than once"
         params = list(function.params.params)
         position = params.index(fact.param) if fact.param in params else None
-        for access in assignments[0].references:
+        # in source order: the first refused call names the reason, the same in every run
+        for access in sorted(assignments[0].references, key=lambda a: self._position(a.node)):
             argument, reason = self.assignable_call(access.node, name, position, fact.param.name.value)
             if reason is not None:
                 return reason

@@ -94,7 +94,7 @@ def write_atomic(path: Path, text: str, encoding: str = "utf-8", like: Path | No
             handle.flush()
             if mode is not None:
                 os.fchmod(handle.fileno(), mode)
-            elif tmp is None:  # an unnamed file starts at 0600; give it what open() would
+            else:  # unnamed and mkstemp files start at 0600; give it what open() would
                 os.fchmod(handle.fileno(), 0o666 & ~_umask())
             os.fsync(handle.fileno())
             if tmp is None:

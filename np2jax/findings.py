@@ -1,9 +1,10 @@
-"""What a rule reports: a finding at a position, and the change a fix made."""
+"""What a rule reports: a finding at a position, and the change a fix made; what one file's
+processing gives. Light on purpose: the cache hands these back without loading libcst."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 
 @functools.total_ordering
@@ -36,3 +37,40 @@ class Finding:
     def where(self) -> str:
         """The file, and the cell of a notebook: `nb.ipynb:cell 3`."""
         return f"{self.path}:cell {self.cell}" if self.cell is not None else self.path
+
+
+@dataclass
+class FileResult:
+    path: str
+    original: str
+    converted: str
+    findings: list[Finding] = field(default_factory=list)  # what conversion leaves to you
+    changes: list[Finding] = field(default_factory=list)  # what conversion rewrote
+    # for the tree's cross-module check (np2jax.tree): the keys of the applied fixes, and
+    # how many references to other modules' rewritten functions this file makes
+    applied_keys: list = field(default_factory=list)
+    tree_references: dict = field(default_factory=dict)
+    mutators: dict = field(default_factory=dict)  # function name -> (position, param), rewritable
+
+    @property
+    def changed(self) -> bool:
+        return self.converted != self.original
+
+    def to_json(self) -> dict:
+        """Everything but the path and the original text (the cache knows both)."""
+        def strip(found: list[Finding]) -> list[dict]:
+            return [{k: v for k, v in f.as_dict().items() if k != "path"} for f in found]
+        return {"converted": self.converted if self.changed else None,
+                "findings": strip(self.findings), "changes": strip(self.changes),
+                "applied_keys": self.applied_keys, "tree_references": self.tree_references,
+                "mutators": self.mutators}
+
+    @classmethod
+    def from_json(cls, data: dict, path: str, original: str) -> FileResult:
+        converted = data["converted"]
+        return cls(path, original, original if converted is None else converted,
+                   findings=[Finding(path=path, **f) for f in data["findings"]],
+                   changes=[Finding(path=path, **f) for f in data["changes"]],
+                   applied_keys=[tuple(k) for k in data["applied_keys"]],
+                   tree_references=dict(data["tree_references"]),
+                   mutators={k: tuple(v) for k, v in data["mutators"].items()})

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from np2jax.config import Config
 from np2jax.files import SourceError, may_use_numpy
-from np2jax.pipeline import FileResult, process
+from np2jax.pipeline import FileResult, may_call_tree_mutator, process
 from np2jax.tree import ModuleContext
 
 _MARKER = '"np2jax-cell-{}"'  # a statement, not a comment: a removed import takes its comments
@@ -250,7 +250,8 @@ def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrit
     """Convert (or, with rewrite=False, check) a notebook's JSON text; the result's texts are
     the notebook files' texts, its findings name the cells."""
     data = load_notebook(text, path)
-    if not may_use_numpy(text) or not _is_python(data):
+    if not (may_use_numpy(text) or may_call_tree_mutator(text, context or ModuleContext())) \
+            or not _is_python(data):
         return FileResult(path, text, text)
     codes = [(index, cell_text(cell)) for index, cell in enumerate(data["cells"])
              if cell["cell_type"] == "code"]
@@ -374,16 +375,21 @@ def dump_notebook(data: dict, original: str) -> str:
     return json.dumps(data, indent=indent, ensure_ascii=False) + newline
 
 
+def changed_cells(original: str, converted: str) -> list[tuple[int, str, str]]:
+    """(cell number from 1, source before, source after) of each cell conversion changed."""
+    before, after = json.loads(original)["cells"], json.loads(converted)["cells"]
+    pairs = ((number, cell_text(old), cell_text(new))
+             for number, (old, new) in enumerate(zip(before, after), start=1))
+    return [(number, old, new) for number, old, new in pairs if old != new]
+
+
 def cell_diff(path: str, original: str, converted: str) -> str:
     """A unified diff of each changed cell's source, headed `a/nb.ipynb:cell 3`."""
-    before, after = json.loads(original)["cells"], json.loads(converted)["cells"]
     parts = []
-    for number, (old, new) in enumerate(zip(before, after), start=1):
-        old_text, new_text = cell_text(old), cell_text(new)
-        if old_text != new_text:
-            parts.extend(difflib.unified_diff(
-                _lines(_ending(old_text)), _lines(_ending(new_text)),
-                fromfile=f"a/{path}:cell {number}", tofile=f"b/{path}:cell {number}"))
+    for number, old_text, new_text in changed_cells(original, converted):
+        parts.extend(difflib.unified_diff(
+            _lines(_ending(old_text)), _lines(_ending(new_text)),
+            fromfile=f"a/{path}:cell {number}", tofile=f"b/{path}:cell {number}"))
     return "".join(parts)
 
 

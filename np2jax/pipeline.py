@@ -4,35 +4,19 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from np2jax.analyze import analyze
-from np2jax.checks import Report, all_rules
+from typing import TYPE_CHECKING
+
 from np2jax.config import Config
 from np2jax.files import SourceError, may_use_numpy
-from np2jax.findings import Finding
-from np2jax.parse import parse
+from np2jax.findings import FileResult, Finding
 from np2jax.tree import ModuleContext
 
+if TYPE_CHECKING:
+    from np2jax.checks import Report
+
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
-
-
-@dataclass
-class FileResult:
-    path: str
-    original: str
-    converted: str
-    findings: list[Finding] = field(default_factory=list)  # what conversion leaves to you
-    changes: list[Finding] = field(default_factory=list)  # what conversion rewrote
-    # for the tree's cross-module check (np2jax.tree): the keys of the applied fixes, and
-    # how many references to other modules' rewritten functions this file makes
-    applied_keys: list = field(default_factory=list)
-    tree_references: dict = field(default_factory=dict)
-    mutators: dict = field(default_factory=dict)  # function name -> (position, param), rewritable
-
-    @property
-    def changed(self) -> bool:
-        return self.converted != self.original
 
 
 def suppressions(text: str) -> dict[int, set[str] | None]:
@@ -75,11 +59,16 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
 
 def _process(text: str, config: Config, path: str, rewrite: bool,
              context: ModuleContext) -> FileResult:
-    if not may_use_numpy(text):
-        return FileResult(path, text, text)
+    if not may_use_numpy(text) and not may_call_tree_mutator(text, context):
+        return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
+    # libcst and the rules load only for a file that passes the pre-filter
+    from np2jax.analyze import analyze
+    from np2jax.checks import all_rules
+    from np2jax.parse import parse
+
     module = parse(text, path)
     analysis = analyze(module, context)
-    if not analysis.uses_numpy:
+    if not analysis.uses_numpy and not analysis.tree_references:
         return FileResult(path, text, text)
     silenced = suppressions(text)
     # Every rule runs; selection and suppression filter afterwards, so that a fix whose
@@ -109,7 +98,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     if applied and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        new_module = apply_fixes(analysis.module, applied, config.x64)
+        new_module = apply_fixes(analysis, applied, config.x64)
     return FileResult(
         path, text, new_module.code,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -120,6 +109,12 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         mutators={m.node.name.value: (_position(m), m.param.name.value)
                   for m in analysis.mutators if m.refused is None},
     )
+
+
+def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:
+    """A file without NumPy can still call another module's function that is rewritten to
+    return its argument: its calls must then assign the result."""
+    return any(qualname.rsplit(".", 1)[-1] in text for qualname, _ in context.external_mutators)
 
 
 def _position(mutator) -> int | None:

@@ -4,6 +4,11 @@ Fixes are functions of the node as rewritten so far, so nested fixes compose (th
 and the list inside `np.sum([1, 2])` are fixed independently). Imports are solved once
 here: the ones fixes need are added with libcst's AddImportsVisitor, NumPy/SciPy imports
 left without a use are removed, and `--x64` adds the config line after the imports.
+
+Scope analysis is the costly part of libcst (several passes over the tree), so it runs once,
+in the analysis: an import is unused when every reference the analysis found lies inside
+a rewritten node whose replacement no longer names it. AddImportsVisitor only looks at the
+statements that open the module, so it is given those alone.
 """
 
 from __future__ import annotations
@@ -13,52 +18,78 @@ from collections import defaultdict
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import MetadataWrapper, ScopeProvider
 from libcst.metadata.scope_provider import ImportAssignment
 
-from np2jax.analyze import MODULE_ROOTS
+from np2jax.analyze import MODULE_ROOTS, ModuleAnalysis
 from np2jax.checks import Report
 
 X64_LINE = 'jax.config.update("jax_enable_x64", True)'
 
 
 class _ApplyFixes(cst.CSTTransformer):
-    def __init__(self, fixes: dict[cst.CSTNode, list]) -> None:
+    def __init__(self, fixes: dict[cst.CSTNode, list], tracked: set, walked: set) -> None:
         super().__init__()
         self.fixes = fixes
+        self.tracked = tracked  # original nodes whose rewritten version is looked up later
+        self.walked = walked  # the nodes with a fixed or tracked node below them
+        self.rewritten: dict[cst.CSTNode, object] = {}  # tracked or fixed node -> its result
+
+    def on_visit(self, node) -> bool:
+        # Only the statements that hold something to rewrite are walked into; the others
+        # are kept as they are (libcst still calls on_leave for the node itself).
+        return node in self.walked
 
     def on_leave(self, original_node, updated_node):
         for fix in self.fixes.get(original_node, ()):
             updated_node = fix(updated_node)
+        if original_node in self.fixes or original_node in self.tracked:
+            self.rewritten[original_node] = updated_node
         return updated_node
 
 
-def apply_fixes(module: cst.Module, reports: list[Report], x64: bool) -> cst.Module:
+def apply_fixes(analysis: ModuleAnalysis, reports: list[Report], x64: bool) -> cst.Module:
+    module = analysis.module
     if not reports:
         return module
     fixes: dict[cst.CSTNode, list] = defaultdict(list)
-    context = CodemodContext()
+    needed: list[tuple[str, str | None]] = []
     for report in reports:
         fixes[report.node].append(report.fix)
-        for imported, alias in report.imports:
-            AddImportsVisitor.add_needed_import(context, imported, asname=alias)
+        needed.extend(report.imports)
     if x64:
-        AddImportsVisitor.add_needed_import(context, "jax")
-    module = module.visit(_ApplyFixes(fixes))
-    module = AddImportsVisitor(context).transform_module(module)
-    module = remove_unused_imports(module)
-    return add_x64_line(module) if x64 else module
+        needed.append(("jax", None))
+    bindings = _numpy_import_bindings(analysis)
+    tracked = {statement for statement, _ in bindings}
+    for statement in list(tracked):
+        tracked.update(_ancestors(statement, analysis.parents))
+    walked = {a for node in [*fixes, *tracked] for a in _ancestors(node, analysis.parents)}
+    applier = _ApplyFixes(fixes, tracked, walked)
+    new_module = module.visit(applier)
+    moved: dict = {}
+    new_module = add_imports(new_module, needed, moved)
+    referenced = _still_referenced(bindings, fixes, applier.rewritten, analysis.parents)
+    holding = {t: applier.rewritten[t] for t in tracked if t in applier.rewritten}
+    holding = {t: moved.get(new, new) for t, new in holding.items()}
+    new_module = _drop_unused(new_module, referenced, holding)
+    return add_x64_line(new_module) if x64 else new_module
 
 
 def _imports_numpy(name: str) -> bool:
     return name.split(".")[0] in MODULE_ROOTS
 
 
-def remove_unused_imports(module: cst.Module) -> cst.Module:
-    """Drop the NumPy/SciPy import aliases that nothing refers to any more."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    referenced: dict[tuple[cst.CSTNode, str], bool] = {}
-    for scope in set(wrapper.resolve(ScopeProvider).values()):
+def _ancestors(node: cst.CSTNode, parents: dict):
+    parent = parents.get(node)
+    while parent is not None:
+        yield parent
+        parent = parents.get(parent)
+
+
+def _numpy_import_bindings(analysis: ModuleAnalysis) -> dict[tuple, list]:
+    """(import statement, bound name) -> the references to that name, for every NumPy/SciPy
+    import, from the analysis' scopes."""
+    bindings: dict[tuple, list] = defaultdict(list)
+    for scope in set(analysis.dataflow.scopes.values()):
         if scope is None:
             continue
         for assignment in scope.assignments:
@@ -71,12 +102,55 @@ def remove_unused_imports(module: cst.Module) -> cst.Module:
                     continue
             elif not any(_imports_numpy(a.evaluated_name) for a in statement.names):
                 continue
-            key = (statement, assignment.name)
-            referenced[key] = referenced.get(key, False) or bool(assignment.references)
+            bindings[(statement, assignment.name)].extend(assignment.references)
+    return bindings
+
+
+class _NamesUsed(cst.CSTVisitor):
+    """The plain names a rewritten piece of code mentions (not attribute names)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def _still_referenced(bindings: dict, fixes: dict, rewritten: dict, parents: dict) -> dict:
+    """Whether each import binding is still used after the rewrite. A reference outside
+    every rewritten node survives; one inside may not, so the replacements are searched
+    for the name instead (by name, not by scope: at worst an unused import is kept)."""
+    outermost = [node for node in fixes if not any(a in fixes for a in _ancestors(node, parents))]
+    visitor = _NamesUsed()
+    for node in outermost:
+        result = rewritten.get(node)
+        if isinstance(result, cst.FlattenSentinel):
+            for part in result.nodes:
+                part.visit(visitor)
+        elif isinstance(result, cst.CSTNode):
+            result.visit(visitor)
+    referenced = {}
+    for (statement, name), references in bindings.items():
+        referenced[(statement, name)] = name.split(".")[0] in visitor.names or any(
+            access.node not in fixes and not any(a in fixes for a in _ancestors(access.node, parents))
+            for access in references)
+    return referenced
+
+
+def _drop_unused(module: cst.Module, referenced: dict, rewritten: dict) -> cst.Module:
+    """`rewritten`: the statements holding the imports, and their ancestors -> what they
+    became."""
     if all(referenced.values()):
         return module
-    pruned = wrapper.module.visit(_DropAliases(referenced))
-    if pruned.body and not module.code.startswith("\n"):
+    original_of = {rewritten[s]: s for s, _ in referenced if s in rewritten}
+    on_path = {id(new) for new in rewritten.values()}
+    pruned = module.visit(_DropAliases(referenced, original_of, on_path))
+    if pruned.body and not _opens_with_blank_line(module):
         # the import that opened the file is gone: do not open with its blank lines
         first = pruned.body[0]
         kept = list(first.leading_lines)
@@ -86,10 +160,20 @@ def remove_unused_imports(module: cst.Module) -> cst.Module:
     return pruned
 
 
+def _opens_with_blank_line(module: cst.Module) -> bool:
+    return module.with_changes(body=module.body[:1], footer=()).code.startswith("\n")
+
+
 class _DropAliases(cst.CSTTransformer):
-    def __init__(self, referenced: dict[tuple[cst.CSTNode, str], bool]) -> None:
+    def __init__(self, referenced: dict, original_of: dict, on_path: set) -> None:
         super().__init__()
         self.referenced = referenced
+        self.original_of = original_of  # rewritten import statement -> the analysed one
+        self.on_path = on_path  # ids of the rewritten nodes that hold the imports
+
+    def on_visit(self, node) -> bool:
+        # only the statements that hold NumPy imports are walked into
+        return isinstance(node, cst.Module) or id(node) in self.on_path
 
     def _keep(self, statement, alias: cst.ImportAlias) -> bool:
         # libcst binds `import a.b` under both "a.b" and "a"; `import a as b` and
@@ -104,7 +188,8 @@ class _DropAliases(cst.CSTTransformer):
         return not known or any(known)
 
     def _filter(self, original, updated):
-        if isinstance(updated.names, cst.ImportStar):
+        original = self.original_of.get(original)
+        if original is None or isinstance(updated.names, cst.ImportStar):
             return updated
         kept = [a for a in updated.names if self._keep(original, a)]
         if len(kept) == len(updated.names):
@@ -124,6 +209,47 @@ class _DropAliases(cst.CSTTransformer):
 def _is_import_line(statement: cst.CSTNode) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and all(
         isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+
+
+def add_imports(module: cst.Module, needed: list[tuple[str, str | None]],
+                moved: dict | None = None) -> cst.Module:
+    """libcst's AddImportsVisitor, run over the statements it reads and changes only: the
+    first statement (a docstring?), the import block, and the statement after it (whose
+    leading blank line it may add; a compound one stands in as `pass`). The statements
+    it leaves as they were are kept as the same objects; `moved` gets old -> new for the
+    one whose blank line it changed."""
+    if not needed:
+        return module
+    context = CodemodContext()
+    for imported, alias in needed:
+        AddImportsVisitor.add_needed_import(context, imported, asname=alias)
+    body = list(module.body)
+    end = 1
+    while end < len(body) and _is_import_line(body[end]):
+        end += 1
+    head = body[: end + 1]
+    stand_ins = [cst.SimpleStatementLine([cst.Pass()], leading_lines=s.leading_lines)
+                 if isinstance(s, cst.BaseCompoundStatement) else s for s in head]
+    new_head = list(AddImportsVisitor(context).transform_module(
+        module.with_changes(body=stand_ins)).body)
+    # statements after the insertion point keep their place counted from the end
+    for index, original in enumerate(head):
+        position = len(new_head) - len(head) + index
+        if position < 0:
+            continue
+        new = new_head[position]
+        if stand_ins[index] is not original:
+            if new.leading_lines == original.leading_lines:
+                new_head[position] = original
+            else:
+                new_head[position] = original.with_changes(leading_lines=new.leading_lines)
+                if moved is not None:
+                    moved[original] = new_head[position]
+    for position, new in enumerate(new_head):
+        same = next((s for s in head if s.deep_equals(new)), None)
+        if same is not None:
+            new_head[position] = same
+    return module.with_changes(body=[*new_head, *body[len(head):]])
 
 
 def add_x64_line(module: cst.Module) -> cst.Module:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -75,8 +76,13 @@ class Tree:
                 tree.words[item.path] = set(_IDENTIFIER.findall(sources[item.path].text))
         return tree
 
+    @cached_property
+    def _using(self) -> Counter:
+        """How many files use each identifier."""
+        return Counter(word for found in self.words.values() for word in found)
+
     def context(self, path: Path, accepted: dict[str, tuple]) -> ModuleContext:
-        using = Counter(word for found in self.words.values() for word in found)
+        using = self._using
         own = self.names.get(path, "")
         return ModuleContext(
             name=own, is_package=path.name == "__init__.py",

@@ -1,6 +1,7 @@
 """Test configuration shared by every test module."""
 
 import os
+import tempfile
 
 import pytest
 
@@ -11,6 +12,8 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # results cached by np2jax must not outlive the test session nor come from another one
+    os.environ["NP2JAX_CACHE_DIR"] = tempfile.mkdtemp(prefix="np2jax-test-cache-")
     config.addinivalue_line(
         "markers", "slow: builds a wheel or a venv; deselect with -m 'not slow'")
     if config.getoption("--long"):

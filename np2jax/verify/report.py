@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from np2jax.verify.core import VerifyRun
+from np2jax.verify.core import VerifyResult, VerifyRun
 from np2jax.verify.testsuite import TestsResult
 
 
@@ -20,7 +20,7 @@ def fmt_seconds(value: float | None) -> str:
     return f"{value:.3g} s"
 
 
-def _error(value: float | None) -> str:
+def fmt_error(value: float | None) -> str:
     return "-" if value is None else f"{value:.2g}"
 
 
@@ -30,38 +30,51 @@ def speedup(numpy_s: float | None, jax_s: float | None) -> str:
     return f"{numpy_s / jax_s:.2g}x"
 
 
-def verify_table(run: VerifyRun, title: str = "np2jax verify") -> Table:
+def table_devices(run: VerifyRun) -> list[str]:
+    """The devices asked for, then any other a result ran on (should not happen)."""
     devices = list(run.devices)
-    for result in run.results:  # a device that ran although not listed (should not happen)
-        devices.extend(d for d in result.jax if d not in devices)
-    table = Table(title=title, title_justify="left", show_edge=False)
-    for name, justify in (("file", "left"), ("verdict", "left"), ("outputs", "right"),
-                          ("max abs err", "right"), ("max rel err", "right"),
-                          ("numpy", "right")):
-        table.add_column(name, justify=justify)
-    for device in devices:
-        table.add_column(f"{device} first", justify="right")
-        table.add_column(f"{device} steady", justify="right")
-        table.add_column(f"{device} speed-up", justify="right")
     for result in run.results:
-        numeric = [o for o in result.outputs if o.max_abs_err is not None and not o.stochastic]
-        max_abs = max((o.max_abs_err for o in numeric), default=None)
-        rel = [o.max_rel_err for o in numeric if o.max_rel_err is not None]
-        names = {o.name for o in result.outputs}
-        differing = {o.name for o in result.outputs if not o.equal}
-        outputs = (f"{len(differing)}/{len(names)} differ" if differing else str(len(names))) \
-            if names else "-"
-        numpy_s = result.numpy.steady_s if result.numpy else None
-        row = [result.label, result.verdict, outputs, _error(max_abs),
-               _error(max(rel) if rel else None), fmt_seconds(numpy_s)]
-        for device in devices:
-            timing = result.jax.get(device)
-            if timing is None:
-                row += ["-", "-", "-"]
-            else:
-                row += [fmt_seconds(timing.first_call_s), fmt_seconds(timing.steady_s),
-                        speedup(numpy_s, timing.steady_s)]
-        table.add_row(*row)
+        devices.extend(d for d in result.jax if d not in devices)
+    return devices
+
+
+def table_columns(devices: list[str]) -> list[str]:
+    """The verifier table's column names; the first two (file, verdict) are text, the rest
+    numbers (the HTML report has the same table)."""
+    columns = ["file", "verdict", "outputs", "max abs err", "max rel err", "numpy"]
+    for device in devices:
+        columns += [f"{device} first", f"{device} steady", f"{device} speed-up"]
+    return columns
+
+
+def table_row(result: VerifyResult, devices: list[str]) -> list[str]:
+    numeric = [o for o in result.outputs if o.max_abs_err is not None and not o.stochastic]
+    max_abs = max((o.max_abs_err for o in numeric), default=None)
+    rel = [o.max_rel_err for o in numeric if o.max_rel_err is not None]
+    names = {o.name for o in result.outputs}
+    differing = {o.name for o in result.outputs if not o.equal}
+    outputs = (f"{len(differing)}/{len(names)} differ" if differing else str(len(names))) \
+        if names else "-"
+    numpy_s = result.numpy.steady_s if result.numpy else None
+    row = [result.label, result.verdict, outputs, fmt_error(max_abs),
+           fmt_error(max(rel) if rel else None), fmt_seconds(numpy_s)]
+    for device in devices:
+        timing = result.jax.get(device)
+        if timing is None:
+            row += ["-", "-", "-"]
+        else:
+            row += [fmt_seconds(timing.first_call_s), fmt_seconds(timing.steady_s),
+                    speedup(numpy_s, timing.steady_s)]
+    return row
+
+
+def verify_table(run: VerifyRun, title: str = "np2jax verify") -> Table:
+    devices = table_devices(run)
+    table = Table(title=title, title_justify="left", show_edge=False)
+    for i, name in enumerate(table_columns(devices)):
+        table.add_column(name, justify="left" if i < 2 else "right")
+    for result in run.results:
+        table.add_row(*table_row(result, devices))
     return table
 
 
