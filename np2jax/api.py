@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -49,6 +50,11 @@ def _process_text(text: str, config: Config, path: str, rewrite: bool = True,
 
 def problems(result: FileResult) -> list[Finding]:
     return sorted(result.findings + [c for c in result.changes if c.severity != "info"])
+
+
+# Called after each file is processed, with its path and the number of files in the run
+# (for a progress bar).
+OnFile = Callable[[Path, int], None] | None
 
 
 @dataclass
@@ -103,6 +109,11 @@ class _Engine:
             self.cache = ResultCache()
         self.memo: dict[tuple, object] = {}
         self.pool = None
+        self.on_done: Callable[[Path], None] | None = None  # after each file's outcome
+
+    def _done(self, path) -> None:
+        if self.on_done is not None:
+            self.on_done(Path(path))
 
     def run(self, batch: list[tuple[Path, str, ModuleContext]], rewrite: bool | None = None):
         """{path: FileResult or SourceError} for (path, text, context) jobs."""
@@ -112,6 +123,7 @@ class _Engine:
             memo_key = (text, rewrite, context)
             if memo_key in self.memo:
                 outcomes[path] = _at_path(self.memo[memo_key], str(path), text)
+                self._done(path)
                 continue
             cached = None
             if self.cache is not None:
@@ -123,6 +135,7 @@ class _Engine:
                 key = None
             if cached is not None:
                 outcomes[path] = self.memo[memo_key] = cached
+                self._done(path)
             else:
                 missing.append((path, text, context, key, memo_key))
         jobs = [(str(p), t, self.config, rewrite, c) for p, t, c, _, _ in missing]
@@ -137,7 +150,10 @@ class _Engine:
 
     def _compute(self, jobs: list[tuple]) -> list[tuple[str, object]]:
         if self.jobs == 1 or len(jobs) < 2 or sum(len(j[1]) for j in jobs) < PARALLEL_MIN_CHARS:
-            outcomes = [_process_job(job) for job in jobs]
+            outcomes = []
+            for job in jobs:
+                outcomes.append(_process_job(job))
+                self._done(job[0])
         else:
             outcomes = self._in_workers(jobs)
         return [("done", SourceError(*value)) if kind == "error" else (kind, value)
@@ -163,6 +179,7 @@ class _Engine:
         for i in range(len(jobs)):
             try:
                 outcomes.append(futures[i].result())
+                self._done(jobs[i][0])
             except (BrokenProcessPool, KeyError):
                 lost.append(i)
                 outcomes.append(None)
@@ -225,7 +242,7 @@ def _process_job(job: tuple) -> tuple[str, object]:
 
 
 def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True,
-                   jobs: int | None = None):
+                   jobs: int | None = None, on_file: OnFile = None):
     """Process the files as one tree: functions rewritten to return their argument (NJ209)
     and their calls in other modules are rewritten together, or not at all."""
     sources = {}
@@ -239,6 +256,8 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
     try:
         failed: set[Path] = set()
         accepted = _cross_module_mutators(files, sources, tree, engine)
+        if on_file is not None:  # the files of the run proper, not the discovery pass
+            engine.on_done = lambda path: on_file(path, len(files))
         while True:
             batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
                      for item in files if item.path in sources and item.path not in failed]
@@ -287,11 +306,12 @@ def _cross_module_mutators(files, sources, tree: Tree, engine: _Engine) -> dict:
     return found
 
 
-def check_paths(paths: list[Path], config: Config, *, jobs: int | None = None) -> RunResult:
+def check_paths(paths: list[Path], config: Config, *, jobs: int | None = None,
+                on_file: OnFile = None) -> RunResult:
     """`jobs`: worker processes (default: one per core; 1 runs in this process)."""
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
-    for _ in _process_files(files, config, run, rewrite=False, jobs=jobs):
+    for _ in _process_files(files, config, run, rewrite=False, jobs=jobs, on_file=on_file):
         pass
     return run
 
@@ -307,10 +327,11 @@ def _out_inside_inputs(out: Path, paths: list[Path]) -> Path | None:
 
 def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
                   in_place: bool = False, copy_other: bool = False,
-                  jobs: int | None = None) -> RunResult:
+                  jobs: int | None = None, on_file: OnFile = None) -> RunResult:
     """Convert files and trees. With `out`, the converted tree is written under it with the
     same relative paths (every Python file, changed or not); with `in_place`, changed
-    sources are rewritten; with neither, nothing is written (for --diff)."""
+    sources are rewritten; with neither, nothing is written (for --diff). `on_file(path,
+    total)` is called after each file is processed."""
     if out is not None and in_place:
         raise ValueError("choose either an output folder or in-place conversion, not both")
     if out is not None:
@@ -322,7 +343,7 @@ def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
     files, errors = discover(paths, config)
     run = RunResult(errors=errors)
     targets: dict[Path, Path] = {}
-    for item, source, result in _process_files(files, config, run, jobs=jobs):
+    for item, source, result in _process_files(files, config, run, jobs=jobs, on_file=on_file):
         target = out / item.relative if out is not None else (item.path if in_place else None)
         if target is None or (in_place and not result.changed):
             continue

@@ -6,6 +6,7 @@ Exit codes: 0 clean; 1 findings remain (check) or something was left for you (co
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from enum import Enum
@@ -35,8 +36,19 @@ class Format(str, Enum):
     json = "json"
 
 
-def _console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False)
+class ReportFormat(str, Enum):
+    """Formats of check and convert (np2jax.report)."""
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+def _console(stderr: bool = False, width: int | None = None) -> Console:
+    # Under NO_COLOR rich drops colours but keeps bold and underline; no escapes at all.
+    plain = os.environ.get("NO_COLOR", "") != ""
+    return Console(stderr=stderr, highlight=False, width=width,
+                   color_system=None if plain else "auto")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -57,7 +69,7 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
     try:
         base = load_config(start if start.exists() else Path.cwd())
     except ConfigError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
                                x64=True if x64 else None, jit=True if jit else None,
@@ -68,6 +80,10 @@ SelectOption = typer.Option(None, "--select", help="Only these rule codes or pre
 IgnoreOption = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes (comma-separated).")
 ExcludeOption = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable).")
 X64Option = typer.Option(False, "--x64", help="Make converted programs enable jax_enable_x64.")
+ReportFormatOption = typer.Option(ReportFormat.text, "--format", help="text, json, sarif (SARIF "
+                                  "2.1.0) or github (workflow annotations).")
+QuietOption = typer.Option(False, "--quiet", "-q", help="Text: print only findings and errors "
+                           "(and the diff with --diff), no summary and no progress bar.")
 JitOption = typer.Option(False, "--jit", help="Compile with jax.jit every function the analysis "
                          "proves traceable; report why the others are left alone (NJ5xx).")
 JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Files processed in parallel "
@@ -83,7 +99,8 @@ def convert(
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the source files."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; alone, write nothing."),
     copy_other: bool = typer.Option(False, "--copy-other", help="With --out, also copy non-Python files."),
-    output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
+    output_format: ReportFormat = ReportFormatOption,
+    quiet: bool = QuietOption,
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
@@ -99,7 +116,7 @@ def convert(
     """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
     accompany --out)."""
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
-    from np2jax.report import findings_json, print_diff, print_errors, print_findings, summary_table, unified_diff
+    from np2jax.report import RunReport, emit, file_progress, unified_diff
 
     if sum(bool(x) for x in (out, in_place)) > 1 or not (out or in_place or diff):
         raise _fail("choose one of --out DIR or --in-place, or --diff alone (it writes nothing)")
@@ -109,39 +126,26 @@ def convert(
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     try:
-        run = convert_paths(paths, config, out=out, in_place=in_place, copy_other=copy_other,
-                            jobs=jobs)
+        with file_progress(_console(stderr=True), not quiet) as on_file:
+            run = convert_paths(paths, config, out=out, in_place=in_place,
+                                copy_other=copy_other, jobs=jobs, on_file=on_file)
     except ValueError as exc:
-        raise _fail(str(exc))
-    console = _console()
+        raise _fail(str(exc)) from None
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
-                                 quiet=output_format is Format.json) if verify_ else None
+                                 quiet=quiet or output_format is not ReportFormat.text) \
+        if verify_ else None
     if html is not None:
         _write_html(html, run, verified)
     counts = run.counts()
     if verified is not None:
         counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
-    if output_format is Format.json:
-        extra = {"changes": [c.as_dict() for c in run.changes], "summary": counts,
-                 "written": [str(p) for p in run.written]}
-        if verified is not None:
-            extra["verify"] = verified.as_dict()
-        console.file.write(findings_json(run.findings, run.errors, extra) + "\n")
-    else:
-        if diff:
-            for result in run.files:
-                if result.changed:
-                    print_diff(console, unified_diff(result.path, result.original, result.converted))
-        print_findings(console, run.findings)
-        print_errors(_console(stderr=True), run.errors)
-        console.print(summary_table("np2jax convert", counts, run.changes_by_code(),
-                                    run.findings_by_code()))
-        if out is not None:
-            console.print(f"converted tree written to {out}", markup=False)
-        if verified is not None:
-            from np2jax.verify.report import print_verify
-
-            print_verify(_wide_console(), verified, show_skipped=False)
+    diffs = [unified_diff(r.path, r.original, r.converted) for r in run.files if r.changed] \
+        if diff else []
+    emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=counts,
+                   fixes=run.changes_by_code(), left=run.findings_by_code(),
+                   changes=run.changes, written=run.written, diffs=diffs, verify=verified,
+                   out=out),
+         output_format.value, _wide_console(), _console(stderr=True), quiet)
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if run.findings or failed else EXIT_CLEAN))
@@ -162,7 +166,7 @@ def _wide_console(stderr: bool = False) -> Console:
     """Tables of the verifier are wide: do not squeeze them to 80 columns when not a terminal."""
     console = _console(stderr)
     if not console.is_terminal:
-        console = Console(stderr=stderr, highlight=False, width=220)
+        console = _console(stderr, width=220)
     return console
 
 
@@ -200,13 +204,14 @@ def _verify_converted(paths: list[Path], config: Config, out: Path, written: lis
         return verify_pairs(pairs, VerifyOptions(x64=x64), in_tree=True, entry_points_only=True,
                             progress=_progress(quiet))
     except VerifyUsageError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
 
 
 @app.command()
 def check(
     paths: List[Path] = typer.Argument(..., help="Python files or folders to check."),
-    output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
+    output_format: ReportFormat = ReportFormatOption,
+    quiet: bool = QuietOption,
     show_fixes: bool = typer.Option(False, "--show-fixes", help="Also list the renames convert would make."),
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
@@ -218,22 +223,18 @@ def check(
 ) -> None:
     """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths
-    from np2jax.report import findings_json, print_errors, print_findings, summary_table
+    from np2jax.report import RunReport, emit, file_progress
 
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
-    run = check_paths(paths, config, jobs=jobs)
+    with file_progress(_console(stderr=True), not quiet) as on_file:
+        run = check_paths(paths, config, jobs=jobs, on_file=on_file)
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(run.problems + (renames if show_fixes else []))
-    console = _console()
     counts = {"checked": len(run.files), "failed": len(run.errors)}
-    if output_format is Format.json:
-        console.file.write(findings_json(findings, run.errors, {"summary": counts}) + "\n")
-    else:
-        print_findings(console, findings)
-        print_errors(_console(stderr=True), run.errors)
-        fixable = Counter(p.code for p in run.problems if p.fixable)
-        console.print(summary_table("np2jax check", counts, fixable,
-                                    run.findings_by_code(), changes_label="convert fixes"))
+    fixable = Counter(p.code for p in run.problems if p.fixable)
+    emit(RunReport("check", findings=findings, errors=run.errors, counts=counts, fixes=fixable,
+                   left=run.findings_by_code(), fixes_label="convert fixes"),
+         output_format.value, _wide_console(), _console(stderr=True), quiet)
     raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.problems else EXIT_CLEAN))
 
 
@@ -297,7 +298,7 @@ def verify(
         run = verify_paths(original, converted, options,
                            progress=_progress(output_format is Format.json))
     except VerifyUsageError as exc:
-        raise _fail(str(exc))
+        raise _fail(str(exc)) from None
     if output_format is Format.json:
         console.file.write(json.dumps(run.as_dict(), indent=2) + "\n")
     else:
@@ -336,7 +337,7 @@ def rule(code: Optional[str] = typer.Argument(None, help="A rule code (NJ201) or
     if console.is_terminal:
         from rich.markdown import Markdown
 
-        console.print(Markdown(doc.render_markdown()))
+        console.print(Markdown(doc.render_markdown(), code_theme="ansi_dark"))
     else:
         console.file.write(doc.render_markdown())
 

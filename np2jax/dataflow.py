@@ -161,6 +161,12 @@ class Dataflow:
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
+    def only_parameter(self, name: cst.Name) -> bool:
+        """The name is a function parameter that is never rebound: it holds whatever the caller
+        passed (a list, a tuple, an array)."""
+        values, aug_values = self._name_values(name)
+        return bool(values) and not aug_values and all(value == "param" for value, _ in values)
+
     def sequence_arguments(self, refs) -> set:
         """Names passed where JAX wants an array that hold Python lists or tuples (every
         binding is a list/tuple literal, a comprehension, or list()/tuple())."""

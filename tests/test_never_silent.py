@@ -86,6 +86,9 @@ EXPRESSIONS = [
     'np.maximum([1, 5], [3, 2])',
     'np.logical_and([True, False], [True, True])',
     'np.argmax([[1, 5], [7, 2]], axis=1)',
+    'np.diag([2.0] * 3)',  # transforms3d zooms.zfdir2mat
+    'np.sum(list(range(4)) + [1])',
+    'np.mean(tuple(x.ravel()))',
 ]
 
 
@@ -358,6 +361,23 @@ PROGRAMS = {
     a = np.zeros(2)
     ok = a.fill(2.0) is None
     return {"a": a, "ok": ok}""",
+"G1 flat of a parameter": """
+    def corners(m):
+        a, b, c, d = m.flat
+        return a + d
+    return {"s": corners(np.eye(2))}""",
+"G2 polyfit over integer x": """
+    x = np.arange(6)
+    return {"p": np.polyfit(x, 2.0 * x + 1.0, 1)}""",
+"G3 ndarray subclass": """
+    class Vec(np.ndarray):
+        pass
+    v = np.zeros(3).view(Vec)
+    return {"v": np.asarray(v)}""",
+"G4 list passed to a parameter": """
+    def compose(zooms):
+        return np.diag(zooms)
+    return {"a": compose([1.0, 2.0]), "b": compose((3.0, 4.0))}""",
 }
 
 # Whole modules, for what a name may hold across functions (Dataflow.jax_typed): a value
@@ -508,6 +528,12 @@ def test_parameter_arrays_are_not_certain():
     assert analysis.dataflow.jax_typed(returned)
     assert not analysis.dataflow.jax_typed(returned, certain=True)
 
+# Found converting real packages (docs/real-projects.md): the finding each must carry.
+REAL_PROJECT_FINDINGS = {"G1 flat of a parameter": "NJ102", "G2 polyfit over integer x": "NJ102",
+                         "G3 ndarray subclass": "NJ102"}
+
+# Found converting real packages, and converted: equal results, no finding.
+REAL_PROJECT_CONVERSIONS = ("G4 list passed to a parameter",)
 
 # Plain Python code in NumPy modules: no finding may be raised on it.
 NO_FINDINGS = ("C14 self.shape", "C15 partition", "C16 lists", "D17 reshape")
@@ -520,5 +546,34 @@ def _program(body: str) -> str:
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_equal_or_flagged(name):
     result, problem = assert_equal_or_flagged(_program(PROGRAMS[name]))
-    if name in NO_FINDINGS:
+    if name in NO_FINDINGS or name in REAL_PROJECT_CONVERSIONS:
         assert result.findings == [] and problem is None
+    if name in REAL_PROJECT_FINDINGS:
+        assert REAL_PROJECT_FINDINGS[name] in {f.code for f in result.findings}
+
+
+# Still silent, found converting real packages (docs/real-projects.md, "Open"): a JAX array
+# meets a Python list through an operator, which NumPy broadcasts and JAX refuses. Strict
+# xfails: when a fix lands, each turns into a failure here and moves to PROGRAMS.
+OPEN_PROGRAMS = {
+"O1 list parameter minus its mean (nolds dfa)": """
+    def detrend(data):
+        return data - np.mean(data)
+    return {"d": detrend([1.0, 2.0, 4.0])}""",
+"O2 parameter rebound to a slice of itself (nolds rs)": """
+    def head(data, n):
+        data = data[:n]
+        return np.reshape(data, (2, 2))
+    return {"h": head([1.0, 2.0, 3.0, 4.0, 5.0], 4)}""",
+"O3 array times a list argument (pyrr rectangle.scale_by_vector)": """
+    def scale(rect, vec):
+        rect = np.array(rect)
+        return rect * vec[:2]
+    return {"s": scale([[1.0, 2.0]], [2.0, 3.0, 4.0])}""",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="open: a JAX array meets a list (docs/real-projects.md)")
+@pytest.mark.parametrize("name", sorted(OPEN_PROGRAMS))
+def test_open_program_equal_or_flagged(name):
+    assert_equal_or_flagged(_program(OPEN_PROGRAMS[name]))

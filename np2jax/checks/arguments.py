@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax import analyze
 from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
 
@@ -27,7 +28,7 @@ class ListArgument(Rule):
                 if value in self.analysis.sequence_names:
                     yield self._wrap(value, ref, "asarray")
                     continue
-                if not isinstance(value, _SEQUENCE_LITERALS):
+                if not isinstance(value, _SEQUENCE_LITERALS) and not self._built_list(value):
                     continue
                 if argument.role == "array":
                     yield self._wrap(value, ref)
@@ -39,6 +40,13 @@ class ListArgument(Rule):
                             yield self._wrap(element.value, ref)
 
         yield from self._list_indices()
+
+    def _built_list(self, value: cst.BaseExpression) -> bool:
+        """`[factor] * 3`, `[a, b] + [c]`, `list(...)`, `tuple(...)`: a list or tuple built in place."""
+        if isinstance(value, cst.Call):
+            return isinstance(value.func, cst.Name) and value.func.value in ("list", "tuple")
+        return isinstance(value, cst.BinaryOperation) \
+            and self.analysis.dataflow.value_kind(value) == analyze.CONTAINER
 
     def _list_indices(self):
         """x[[0, 2]] raises TypeError in JAX. A list of integer literals becomes an array; any
@@ -65,3 +73,32 @@ def _is_int_literal(node: cst.BaseExpression) -> bool:
         node = node.expression
     return isinstance(node, cst.Integer) or (
         isinstance(node, cst.Name) and node.value in ("True", "False"))
+
+
+class ParameterArgument(Rule):
+    """`def compose(T, R, Z): ... np.diag(Z)`: callers may pass a list or a tuple, which NumPy
+    converts and JAX refuses. A parameter passed where JAX wants an array (and never rebound)
+    is wrapped in jnp.asarray(...), which converts it as NumPy does and returns an array
+    unchanged."""
+
+    code = "NJ111"
+
+    def run(self):
+        lists = api_policy()["lists"]
+        writers = set(api_policy()["in_place_functions"])
+        dataflow = self.analysis.dataflow
+        jnp = self.analysis.jnp_alias
+        for ref in self.analysis.refs:
+            if not ref.converted or ref.qualname in writers or ref.out_arg is not None:
+                continue
+            static = set(lists["static_parameters"].get(ref.qualname, ()))
+            for argument in ref.arguments:
+                value = argument.arg.value
+                if argument.role != "array" or argument.name in static \
+                        or not isinstance(value, cst.Name) or not dataflow.only_parameter(value):
+                    continue
+                yield self.report(
+                    value, argument=value.value, call=code_of(ref.node),
+                    fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("asarray")),
+                                              args=[cst.Arg(node)]),
+                    imports=[("jax.numpy", jnp)], requires=(ref.node,), report_if_unfixed=False)

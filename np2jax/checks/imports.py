@@ -67,15 +67,46 @@ class MissingApi(Rule):
                 elif self._in_type_check(ref.node):
                     why = ("a JAX array is not an instance of `{name}`, so this check would "
                            "change its answer")
+                elif self._class_base(ref.node):
+                    why = ("a class deriving from `{name}` stays a NumPy array: converted "
+                           "functions return JAX arrays, which cannot be viewed as it "
+                           "(`.view(cls)`) or subclassed")
             if why is None:
                 continue
             name = ref.qualname or code_of(ref.node)
             yield self.report(ref.node, name=code_of(ref.node),
                               reason=why.format(name=name, detail=ref.detail))
+        yield from self._missing_attributes()
         for star in self.analysis.star_imports:
             yield self.report(star, name=code_of(star).strip(),
                               reason="the names a star import brings in cannot be resolved, so "
                                      "none of them is converted")
+
+    def _missing_attributes(self):
+        """`m.flat` read in a NumPy module: once `m` holds a JAX array (from a converted call
+        here or in the caller), the attribute does not exist."""
+        if not self.analysis.uses_numpy:
+            return
+        loads = self.analysis.dataflow.collector.attribute_loads
+        for attribute in api_policy()["missing_array_attributes"]:
+            for node in loads.get(attribute, ()):
+                receiver = node.value
+                if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+                    continue
+                parent = self.analysis.parents.get(node)
+                if isinstance(parent, cst.AssignTarget) or (
+                        isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node):
+                    continue  # `x.flat = ...`: an in-place write (NJ205)
+                if any(ref.node is receiver and ref.qualname for ref in self.analysis.refs) or \
+                        self.analysis.dataflow.kind_of(receiver) in (analyze.CONTAINER, analyze.SCALAR):
+                    continue  # np.<name>, or a value that is never an array
+                yield self.report(node, name=code_of(node),
+                                  reason=f"JAX arrays have no `.{attribute}`, so this raises once "
+                                         f"`{code_of(receiver)}` holds a converted array")
+
+    def _class_base(self, node: cst.CSTNode) -> bool:
+        parent = self.analysis.parents.get(node)
+        return isinstance(parent, cst.Arg) and isinstance(self.analysis.parents.get(parent), cst.ClassDef)
 
     def _in_type_check(self, node: cst.CSTNode) -> bool:
         parent = self.analysis.parents.get(node)

@@ -79,11 +79,12 @@ def verify_table(run: VerifyRun, title: str = "np2jax verify") -> Table:
 
 
 def print_verify(console: Console, run: VerifyRun, title: str = "np2jax verify",
-                 show_skipped: bool = True) -> None:
+                 show_skipped: bool = True, quiet: bool = False) -> None:
+    """The table, one line a problem, and a summary line; quiet: the problem lines only."""
     shown = VerifyRun([r for r in run.results if show_skipped or r.verdict != "skipped"],
                       run.devices)
     hidden = len(run.results) - len(shown.results)
-    if shown.results:
+    if shown.results and not quiet:
         console.print(verify_table(shown, title))
     for result in run.results:
         if result.verdict == "error":
@@ -96,6 +97,8 @@ def print_verify(console: Console, run: VerifyRun, title: str = "np2jax verify",
         if result.uses_jax is False and result.verdict in ("equal", "stochastic-equal"):
             console.print(f"{result.label}: note: the converted program does not use JAX",
                           markup=False, soft_wrap=True)
+    if quiet:
+        return
     if hidden:
         console.print(f"{hidden} file(s) without main() not verified", markup=False)
     counts = ", ".join(f"{n} {verdict}" for verdict, n in run.counts().items()) or "nothing to verify"

@@ -1,0 +1,273 @@
+"""Convert real pure-NumPy packages from PyPI and run their own test suites against the
+converted code (docs/real-projects.md shows the table and traces every changed outcome).
+
+Not part of the test suite: it downloads pinned sdists (network) and runs whole test suites
+(minutes). For each project it
+
+1. downloads the sdist (`pip download --no-binary :all: --no-deps NAME==VERSION`) and unpacks
+   it twice: `original/` and `converted/`;
+2. converts the library code only (`np2jax convert PKG --out ... --exclude TESTS`), and copies
+   the converted files over `converted/`, so the package's unconverted tests import the
+   converted library;
+3. runs `np2jax verify original converted --tests -- PYTEST_ARGS`, which reports every test
+   whose outcome changed;
+4. traces each test that passed before and fails after: reruns its test file on the
+   converted tree (native tracebacks), takes the deepest frame in the converted library,
+   maps it back to the original line, and names the findings np2jax reported there
+   ("test code" when no library frame is involved, "UNTRACED" when no finding is there);
+5. prints one table row and the traces (and writes the JSON reports under the work folder).
+
+Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--float32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+from xml.etree import ElementTree
+
+NP2JAX = [sys.executable, "-m", "np2jax"]
+
+
+@dataclass
+class Project:
+    name: str
+    version: str
+    package: str  # the library folder inside the sdist
+    pytest_args: list[str]
+    # the tests stay NumPy-free of conversion: they must test the converted library
+    exclude: list[str] = field(default_factory=lambda: ["tests", "test_*.py", "conftest.py"])
+    x64: bool = True  # the suites compare floats at float64 precision
+
+
+PROJECTS = [
+    Project("transforms3d", "0.4.2", "transforms3d", ["transforms3d"]),
+    Project("nolds", "0.2.1", "nolds", ["nolds/test_measures.py"]),
+    Project("pyrr", "0.10.3", "pyrr", ["tests"]),
+    # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
+    # the shared 2-core machine in the session's time: not in docs/real-projects.md.
+]
+
+
+def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    print("$", " ".join(command), file=sys.stderr, flush=True)
+    return subprocess.run(command, check=False, text=True, capture_output=True, **kwargs)
+
+
+def fetch(project: Project, sdists: Path) -> Path:
+    spec = f"{project.name}=={project.version}"
+    existing = [p for p in sdists.glob(f"{project.name}-{project.version}.*")]
+    if not existing:
+        done = run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:",
+                    "--no-deps", "--no-build-isolation", spec, "-d", str(sdists)])
+        existing = [p for p in sdists.glob(f"{project.name}-{project.version}.*")]
+        if not existing:
+            raise SystemExit(f"{spec}: download failed: {done.stderr.strip()[-300:]}")
+    return existing[0]
+
+
+def unpack(archive: Path, target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    staging = target.with_name(target.name + ".unpack")
+    shutil.rmtree(staging, ignore_errors=True)
+    if archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as bundle:
+            bundle.extractall(staging)
+    else:
+        with tarfile.open(archive) as bundle:
+            bundle.extractall(staging, filter="data")
+    (top,) = staging.iterdir()  # an sdist holds one NAME-VERSION folder
+    top.rename(target)
+    staging.rmdir()
+
+
+def library_files(package: Path, exclude: list[str]) -> list[Path]:
+    """The files convert takes (np2jax's --exclude matches the path, its name or any part)."""
+    return [p for p in sorted(package.rglob("*.py"))
+            if not any(fnmatch(part, pattern) for pattern in exclude
+                       for part in p.relative_to(package).parts)]
+
+
+def convert_project(project: Project, work: Path, x64: bool) -> dict:
+    archive = fetch(project, work / "sdists")
+    base = work / project.name
+    original, converted, out = base / "original", base / "converted", base / "converted-pkg"
+    unpack(archive, original)
+    shutil.rmtree(converted, ignore_errors=True)
+    shutil.copytree(original, converted)
+    shutil.rmtree(out, ignore_errors=True)
+    exclude = project.exclude
+    command = [*NP2JAX, "convert", str(original / project.package), "--out", str(out),
+               "--format", "json"]
+    for pattern in exclude:
+        command += ["--exclude", pattern]
+    if x64:
+        command.append("--x64")
+    done = run(command)
+    (base / "convert.json").write_text(done.stdout)
+    report = json.loads(done.stdout)
+    for path in out.rglob("*.py"):
+        shutil.copy2(path, converted / project.package / path.relative_to(out))
+    files = library_files(original / project.package, exclude)
+    return {"report": report, "files": len(files),
+            "lines": sum(len(p.read_text("utf-8").splitlines()) for p in files),
+            "original": original, "converted": converted}
+
+
+def verify_project(project: Project, converted: dict, x64: bool) -> dict:
+    command = [*NP2JAX, "verify", str(converted["original"]), str(converted["converted"]),
+               "--tests", "--devices", "cpu", "--format", "json", "--timeout", "1800"]
+    if x64:
+        command.append("--x64")
+    # a test module whose import fails stays one error instead of stopping the whole run
+    done = run([*command, "--", "--continue-on-collection-errors", *project.pytest_args])
+    base = Path(converted["original"]).parent
+    (base / "verify.json").write_text(done.stdout)
+    if not done.stdout.strip():
+        raise SystemExit(f"{project.name}: verify printed nothing: {done.stderr[-500:]}")
+    return json.loads(done.stdout)
+
+
+def test_file(tree: Path, classname: str) -> Path | None:
+    """JUnit's classname (`tests.objects.test_vector3.test_object_vector3`) -> its file."""
+    parts = classname.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = tree.joinpath(*parts[:end]).with_suffix(".py")
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def failure_frames(tree: Path, files: list[Path], x64: bool) -> dict[str, list[tuple[str, int]]]:
+    """test id -> the (file, line) frames of its failure, from a rerun of `files` on `tree`."""
+    report = tree.parent / "trace-junit.xml"
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1",
+           "JAX_PLATFORMS": "cpu", **({"JAX_ENABLE_X64": "1"} if x64 else {})}
+    run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=native",
+         f"--junitxml={report}", "-o", "junit_family=xunit2", "--continue-on-collection-errors",
+         *map(str, files)], cwd=tree, env=env, timeout=3600)
+    frames = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        test = f"{case.get('classname')}::{case.get('name')}" if case.get("classname") else case.get("name")
+        for child in case:
+            if child.tag in ("failure", "error"):
+                frames[test] = [(f, int(n)) for f, n in _FRAME.findall(child.text or "")]
+    return frames
+
+
+def original_line(original: Path, converted: Path, line: int) -> int | None:
+    """The line of `original` that line `line` of `converted` came from (None: added)."""
+    old = original.read_text("utf-8").splitlines()
+    new = converted.read_text("utf-8").splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if j1 <= line - 1 < j2:
+            if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+                return i1 + (line - 1 - j1) + 1
+            return i1 + 1 if tag == "replace" else None
+    return None
+
+
+def trace(project: Project, converted: dict, verified: dict, x64: bool) -> list[tuple[str, str]]:
+    """(test, cause) for every test that passed on NumPy and does not on JAX."""
+    broken = [c for c in verified["changed"] if c["original"] == "passed"]
+    if not broken:
+        return []
+    original_tree, converted_tree = Path(converted["original"]), Path(converted["converted"])
+    files = sorted({f for c in broken if (f := test_file(converted_tree, c["test"].split("::")[0]))})
+    frames = failure_frames(converted_tree, files, x64)
+    package = (converted_tree / project.package).resolve()
+    findings = defaultdict(list)
+    for finding in converted["report"]["findings"]:
+        relative = Path(finding["path"]).resolve().relative_to((original_tree / project.package).resolve())
+        findings[(str(relative), finding["line"])].append(finding["code"])
+    traces = []
+    for change in broken:
+        test = change["test"]
+        module_test = test.split("::")[0]
+        stack = frames.get(test) or frames.get(module_test) or []
+        library = [(Path(f).resolve(), n) for f, n in stack
+                   if Path(f).resolve().is_relative_to(package)
+                   and not any(fnmatch(part, pattern) for pattern in project.exclude
+                               for part in Path(f).resolve().relative_to(package).parts)]
+        if change["converted"] == "absent":
+            cause = "not collected: its module failed to import"
+        elif not library:
+            cause = "test code: " + (change["message"] or "")[:90]
+        else:
+            path, line = library[-1]
+            relative = path.relative_to(package)
+            old_line = original_line(original_tree / project.package / relative, path, line)
+            codes = findings.get((str(relative), old_line), [])
+            where = f"{relative}:{old_line}"
+            cause = (f"{where} flagged {','.join(sorted(set(codes)))}" if codes
+                     else f"{where} UNTRACED") + f": {(change['message'] or '')[:90]}"
+        traces.append((test, cause))
+    return traces
+
+
+def counts_cell(counts: dict) -> str:
+    passed = counts.get("passed", 0)
+    failed = counts.get("failed", 0) + counts.get("error", 0)
+    skipped = counts.get("skipped", 0)
+    return f"{passed} / {failed}" + (f" ({skipped} skipped)" if skipped else "")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("/tmp/np2jax-real-projects"))
+    parser.add_argument("--only", nargs="*", help="project names (default: all)")
+    parser.add_argument("--float32", action="store_true",
+                        help="convert and run without --x64 (JAX's default 32-bit floats)")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    (args.work / "sdists").mkdir(exist_ok=True)
+    print("| package | version | files | lines | rewrites | findings | x64 "
+          "| before pass / fail | after pass / fail | changed |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for project in PROJECTS:
+        if args.only and project.name not in args.only:
+            continue
+        x64 = project.x64 and not args.float32
+        converted = convert_project(project, args.work, x64)
+        report = converted["report"]
+        findings = Counter(f["code"] for f in report["findings"])
+        verified = verify_project(project, converted, x64)["tests"]
+        after = next(iter(verified["converted"].values()), {})
+        changed = verified["changed"]
+        print(f"| {project.name} | {project.version} | {converted['files']} "
+              f"| {converted['lines']} | {len(report['changes'])} "
+              f"| {sum(findings.values())} ({', '.join(f'{c} {n}' for c, n in sorted(findings.items()))}) "
+              f"| {'yes' if x64 else 'no'} | {counts_cell(verified['original']['counts'])} "
+              f"| {counts_cell(after.get('counts', {}))} | {len(changed)} |", flush=True)
+        traces = trace(project, converted, verified, x64)
+        (args.work / project.name / "traces.json").write_text(json.dumps(traces, indent=1))
+        for test, cause in traces:
+            print(f"  {project.name}: {test}: {cause}", file=sys.stderr)
+        for change in changed:
+            if change["original"] != "passed":
+                print(f"  {project.name}: {change['test']}: {change['original']} -> "
+                      f"{change['converted']}", file=sys.stderr)
+        for run_ in (verified["original"], after):
+            if run_.get("error"):
+                print(f"{project.name}: {run_['tree']}: {run_['error']}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""Reports of check and convert runs, in four formats.
+
+The CLI builds one RunReport from a run and calls emit(); each format lives in its own
+module and is imported only when chosen:
+
+    text    rich output: diffs, findings, errors, summary table (np2jax.report.text)
+    json    one object: findings, errors, summary, ... (np2jax.report.json_format)
+    sarif   SARIF 2.1.0 for code-scanning tools (np2jax.report.sarif)
+    github  GitHub Actions workflow annotations (np2jax.report.github)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from np2jax.findings import Finding
+from np2jax.report.text import (
+    file_progress,
+    print_diff,
+    print_errors,
+    print_findings,
+    summary_table,
+    unified_diff,
+)
+
+FORMATS = ("text", "json", "sarif", "github")
+
+__all__ = ["FORMATS", "RunReport", "emit", "file_place", "file_progress", "findings_json",
+           "print_diff", "print_errors", "print_findings", "summary_table", "unified_diff"]
+
+
+@dataclass
+class RunReport:
+    """What one check or convert run has to say, whatever the format."""
+
+    command: str  # "check" or "convert"
+    findings: list[Finding]  # the findings to report, sorted
+    errors: list  # SourceError: files that could not be read, parsed or written
+    counts: dict[str, int]  # files checked/converted/unchanged/failed, and verify verdicts
+    fixes: Counter  # by code: the rewrites made (convert) or the problems convert fixes (check)
+    left: Counter  # by code: the findings left for the user
+    fixes_label: str = "rewritten"
+    changes: list[Finding] = field(default_factory=list)  # convert: every rewrite made
+    written: list[Path] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)  # unified diffs, when asked for
+    verify: Any = None  # np2jax.verify.VerifyRun, after convert --verify
+    out: Path | None = None  # convert --out
+
+    def json_extra(self) -> dict:
+        """The command's keys of the JSON report besides findings and errors."""
+        extra: dict[str, Any] = {}
+        if self.command == "convert":
+            extra["changes"] = [c.as_dict() for c in self.changes]
+        extra["summary"] = self.counts
+        if self.command == "convert":
+            extra["written"] = [str(p) for p in self.written]
+        if self.verify is not None:
+            extra["verify"] = self.verify.as_dict()
+        return extra
+
+
+def file_place(line: int | None, col: int | None, cell: int | None) -> tuple:
+    """(line, column, message prefix) for tools that point into files. In a notebook the line
+    and column count inside a cell, which is no place in the .ipynb file: none then, and the
+    prefix names the place instead (`cell 3, line 2, col 5: `)."""
+    if cell is None:
+        return line, col, ""
+    parts = [f"cell {cell}"] + [f"{label} {value}" for label, value in (("line", line), ("col", col))
+                                if value]
+    return None, None, ", ".join(parts) + ": "
+
+
+def findings_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:
+    from np2jax.report.json_format import render_json
+
+    return render_json(findings, errors, extra)
+
+
+def emit(report: RunReport, output_format: str, console: Console, err_console: Console,
+         quiet: bool = False) -> None:
+    """Print the report on `console` (stdout) in the format; text errors go to `err_console`."""
+    if output_format == "text":
+        from np2jax.report.text import print_report
+
+        print_report(console, err_console, report, quiet)
+        return
+    if output_format == "json":
+        text = findings_json(report.findings, report.errors, report.json_extra())
+    elif output_format == "sarif":
+        from np2jax.report.sarif import render_sarif
+
+        text = render_sarif(report)
+    elif output_format == "github":
+        from np2jax.report.github import render_github
+
+        text = render_github(report)
+    else:
+        raise ValueError(f"unknown format {output_format!r}; choose one of {', '.join(FORMATS)}")
+    console.file.write(text if not text or text.endswith("\n") else text + "\n")
+    console.file.flush()

@@ -1,0 +1,22 @@
+"""The JSON report: {"findings": [...], "errors": [...], then the command's keys}.
+
+The keys are a stable interface (CI scripts read "findings", each with "path"); add keys,
+never rename or remove them. docs/guide.md documents the shape.
+"""
+
+from __future__ import annotations
+
+import json
+
+from np2jax.findings import Finding
+
+
+def error_dict(error) -> dict:
+    return {"path": error.path, "line": error.line, "message": error.problem, "cell": error.cell}
+
+
+def render_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:
+    payload = {"findings": [f.as_dict() for f in findings],
+               "errors": [error_dict(e) for e in errors]}
+    payload.update(extra or {})
+    return json.dumps(payload, indent=2)

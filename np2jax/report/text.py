@@ -1,0 +1,137 @@
+"""Text output for a terminal or a log: highlighted diffs, findings, errors, the summary table,
+and a progress bar on stderr for long runs."""
+
+from __future__ import annotations
+
+import difflib
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from np2jax.catalog import rule_docs
+from np2jax.files import is_notebook
+from np2jax.findings import Finding
+
+if TYPE_CHECKING:
+    from np2jax.report import RunReport
+
+SEVERITY_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+PROGRESS_MIN_FILES = 6  # a run of fewer files is over before a bar helps
+
+
+def unified_diff(path: str, original: str, converted: str) -> str:
+    if is_notebook(path):  # the JSON's diff would be unreadable: each changed cell's instead
+        from np2jax.notebooks import cell_diff
+
+        return cell_diff(path, original, converted)
+    return "".join(difflib.unified_diff(
+        original.splitlines(keepends=True), converted.splitlines(keepends=True),
+        fromfile=f"a/{path}", tofile=f"b/{path}"))
+
+
+def print_diff(console: Console, diff: str) -> None:
+    if console.is_terminal and console.color_system is not None:
+        # pygments loads only for a diff on a colour terminal
+        from rich.syntax import Syntax
+
+        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+    else:
+        console.file.write(diff)
+
+
+def finding_text(finding: Finding) -> Text:
+    """Finding.format() as it is, with the location in bold and the code in its severity's
+    colour (the styles vanish where the console has no colour)."""
+    line = finding.format()
+    text = Text(line)
+    code_at = line.find(f": {finding.code} ")
+    if code_at >= 0:
+        text.stylize("bold", 0, code_at)
+        text.stylize(SEVERITY_STYLES.get(finding.severity, ""), code_at + 2,
+                     code_at + 2 + len(finding.code))
+    return text
+
+
+def print_findings(console: Console, findings: list[Finding]) -> None:
+    for finding in findings:
+        console.print(finding_text(finding), highlight=False, soft_wrap=True)
+
+
+def print_errors(console: Console, errors) -> None:
+    for error in errors:
+        console.print(f"error: {error}", style="red", markup=False, highlight=False, soft_wrap=True)
+
+
+def summary_table(title: str, counts: dict[str, int], changes, findings,
+                  changes_label: str = "rewritten") -> Table:
+    """Files converted/unchanged/failed (and verdicts), then rewrites and findings by rule."""
+    docs = rule_docs()
+    table = Table(title=title, title_justify="left", show_edge=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for key, value in counts.items():
+        table.add_row(f"files {key}", str(value))
+    for label, counter in ((changes_label, changes), ("left for you", findings)):
+        for code, number in sorted(counter.items()):
+            name = docs[code].name if code in docs else ""
+            table.add_row(f"{label}: {code} {name}", str(number))
+    return table
+
+
+def print_report(console: Console, err_console: Console, report: RunReport, quiet: bool) -> None:
+    """Diffs (when asked), findings, errors on stderr; unless quiet, the summary table, where
+    the tree went and the verifier's table."""
+    for diff in report.diffs:
+        print_diff(console, diff)
+    print_findings(console, report.findings)
+    print_errors(err_console, report.errors)
+    if not quiet:
+        console.print(summary_table(f"np2jax {report.command}", report.counts, report.fixes,
+                                    report.left, changes_label=report.fixes_label))
+        if report.out is not None:
+            console.print(f"converted tree written to {report.out}", markup=False,
+                          highlight=False)
+    if report.verify is not None:
+        from np2jax.verify.report import print_verify
+
+        print_verify(console, report.verify, show_skipped=False, quiet=quiet)
+
+
+@contextmanager
+def file_progress(console: Console, enabled: bool):
+    """Yields the on_file callback for api.check_paths/convert_paths: a transient progress bar
+    on `console` (stderr) once a run has more than a handful of files; None when disabled or
+    when the console is not a terminal."""
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console, transient=True)
+    task = None
+
+    def on_file(path: Path, total: int) -> None:
+        nonlocal task
+        if total < PROGRESS_MIN_FILES:
+            return
+        if task is None:
+            progress.start()
+            task = progress.add_task("np2jax", total=total)
+        progress.update(task, advance=1, description=Path(path).name)
+
+    try:
+        yield on_file
+    finally:
+        if task is not None:
+            progress.stop()
