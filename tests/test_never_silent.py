@@ -528,6 +528,7 @@ def test_parameter_arrays_are_not_certain():
     assert analysis.dataflow.jax_typed(returned)
     assert not analysis.dataflow.jax_typed(returned, certain=True)
 
+
 # Found converting real packages (docs/real-projects.md): the finding each must carry.
 REAL_PROJECT_FINDINGS = {"G1 flat of a parameter": "NJ102", "G2 polyfit over integer x": "NJ102",
                          "G3 ndarray subclass": "NJ102"}
