@@ -51,6 +51,7 @@ class Dataflow:
         self.sequence_results = frozenset(policy["sequence_results"])
         self.maybe_sequence_results = frozenset(policy["maybe_sequence_results"])
         self.sequence_methods = frozenset(policy["sequence_methods"])
+        self.non_array_results = frozenset(policy["non_array_results"])
 
     # kinds
     def value_kind(self, value) -> str:
@@ -81,6 +82,8 @@ class Dataflow:
             if ref is not None:
                 if ref.qualname in self.sequence_results:
                     return CONTAINER
+                if ref.qualname in self.non_array_results:
+                    return UNKNOWN
                 return ARRAY if self._one_array_result(ref) else UNKNOWN
         return UNKNOWN
 
@@ -100,6 +103,8 @@ class Dataflow:
             return not any(k.startswith("return_") for k in keywords) and len(positional) <= 1
         if ref.qualname.startswith("numpy.atleast_"):
             return len(call.args) == 1
+        if ref.qualname == "numpy.indices":  # one grid array unless sparse=
+            return len(positional) <= 2 and keywords <= {"dtype"}
         return False
 
     def holds_only_scalars(self, value) -> bool:
@@ -304,7 +309,7 @@ class Dataflow:
             return None, f"`{_code(call)}` passes `{_code(argument)}`, which cannot be assigned back"
         # A JAX array: `n += 1` on an int argument changes nothing for the caller, so
         # `x = f(x)` would be wrong there.
-        reason = self.unconvertible_because(argument, call)
+        reason = self.unconvertible_because(argument, call, certain=True)
         if reason is not None:
             return None, f"at `{_code(call)}`: {reason}"
         return argument, None
@@ -322,10 +327,11 @@ class Dataflow:
 
     # functional updates
     def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
-                              need_jax: bool = True) -> str | None:
+                              need_jax: bool = True, certain: bool = False) -> str | None:
         """Why an in-place write at `at` into the array held by `target` (a name, or an
         attribute of self) cannot become `target = <new array>`; None when `target` provably
-        holds a fresh JAX array that no other name can see, so rebinding it is equivalent."""
+        holds a fresh JAX array that no other name can see, so rebinding it is equivalent.
+        `certain`: see jax_typed (a wrong guess must fail loudly, else pass True)."""
         dynamic = self._dynamic_code(target)
         if dynamic is not None:
             return f"the code calls `{dynamic}`, through which the array may be changed unseen"
@@ -357,7 +363,7 @@ class Dataflow:
                 return f"`{name}` is bound by a loop or an unpacking, so it may be shared"
             if not self._fresh(value):
                 return f"`{name}` may share memory with `{_code(value)}`"
-            if need_jax and not self.jax_typed(value):
+            if need_jax and not self.jax_typed(value, certain):
                 return f"`{name}` may not hold a JAX array (it is bound to `{_code(value)}`)"
         if not relevant:
             return f"`{name}` is not bound before this write"
@@ -421,28 +427,50 @@ class Dataflow:
                 return f"`self.{attr}` is also reachable through `{_code(holder).strip()}`"
         return None
 
-    def jax_typed(self, value, depth: int = 0) -> bool:
-        """Whether `value` is a JAX array once the module is converted."""
-        if depth > 8 or isinstance(value, str):
-            return False
-        if isinstance(value, cst.Call):
-            ref = self.collector.ref_by_call.get(value)
-            if ref is not None:
-                return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
-                    and ref.qualname not in self.sequence_results and self._one_array_result(ref)
-            func = value.func
-            return isinstance(func, cst.Attribute) and func.attr.value not in self.sequence_methods \
-                and self.jax_typed(func.value, depth + 1)
-        if isinstance(value, cst.BinaryOperation):
-            return self.jax_typed(value.left, depth + 1) or self.jax_typed(value.right, depth + 1)
-        if isinstance(value, cst.UnaryOperation):
-            return self.jax_typed(value.expression, depth + 1)
-        if isinstance(value, (cst.Attribute, cst.Subscript)):
-            return self.jax_typed(value.value, depth + 1)
-        if isinstance(value, cst.Name):
-            values, _ = self._name_values(value)
-            return bool(values) and all(self.jax_typed(v, depth + 1) for v, _ in values)
-        return False
+    def jax_typed(self, value, certain: bool = False) -> bool:
+        """Whether `value` is a JAX array once the module is converted.
+
+        certain=False also trusts a parameter of a module-level function when every call
+        of the function in this module passes a JAX array for it (the module run as a
+        program): a caller elsewhere passing a NumPy array makes the converted `.at` fail
+        loudly. certain=True (alias analysis, NJ209 call sites) trusts no parameter."""
+        return _JaxTyping(self, certain).of(value)[0]
+
+    def jax_refs(self, value, certain: bool = False) -> tuple:
+        """The converted API references `jax_typed(value)` relies on (empty when False)."""
+        return tuple(_JaxTyping(self, certain).of(value)[1])
+
+    def module_function(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The function a call `f(...)` calls when `f` is a plain function of this module,
+        bound once at module level (not redefined, not a method), undecorated, synchronous,
+        and the module runs no exec/eval/globals() that could rebind it."""
+        func = call.func
+        if not isinstance(func, cst.Name) or self.collector.dynamic_scopes:
+            return None
+        scope = self.scopes.get(func)
+        assignments = list(scope[func.value]) if scope is not None else []
+        if len(assignments) != 1:
+            return None
+        (assignment,) = assignments
+        node = getattr(assignment, "node", None)
+        global_scope = getattr(scope, "globals", None)
+        if not isinstance(node, cst.FunctionDef) or assignment.scope is not global_scope \
+                or len(global_scope.assignments[func.value]) != 1 \
+                or node.decorators or node.asynchronous:
+            return None
+        return node
+
+    def function_returns(self, function: cst.FunctionDef) -> list | None:
+        """The values `function` returns, or None when it may return None (a bare return,
+        falling off its end) or is a generator."""
+        cache = self.__dict__.setdefault("_returns", {})
+        if function not in cache:
+            finder = _Returns()
+            function.body.visit(finder)
+            values = [r.value for r in finder.returns]
+            cache[function] = None if finder.yields or any(v is None for v in values) \
+                or not _always_returns(function.body) else values
+        return cache[function]
 
     def expression_statement_line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
         """The line holding `node` as its only statement (`node` is the whole expression of
@@ -579,9 +607,13 @@ class Dataflow:
             if value == "param" and statement in self.fresh_params:
                 found.append(self.fresh_params[statement])  # the function must return it
                 continue
-            if isinstance(value, str):
-                continue
-            found.extend(self._converted_refs_in(value))
+            if not isinstance(value, str):
+                found.extend(self._converted_refs_in(value))
+        # and those that make it a JAX array: in a called function, an unpacked call, the
+        # arguments of a parameter's callers
+        relied = self.jax_refs(target) if isinstance(target, cst.Name) else [
+            n for value, _ in values or () for n in self.jax_refs(value)]
+        found.extend(n for n in relied if n not in found)
         return tuple(found)
 
     def _converted_refs_in(self, value: cst.CSTNode) -> list:
@@ -781,7 +813,7 @@ class Dataflow:
         base = target.value
         while isinstance(base, cst.Subscript):
             base = base.value
-        return self.kind_of(base) == ARRAY or self.jax_typed(base)
+        return self.kind_of(base) == ARRAY or self.jax_typed(base, certain=True)
 
     def _scalar_read(self, subscript: cst.Subscript) -> bool:
         return len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index) \
@@ -850,8 +882,10 @@ class _Returns(cst.CSTVisitor):
         super().__init__()
         self.value_returned = False
         self.yields = False
+        self.returns: list[cst.Return] = []
 
     def visit_Return(self, node: cst.Return) -> None:
+        self.returns.append(node)
         if node.value is not None and not (isinstance(node.value, cst.Name) and node.value.value == "None"):
             self.value_returned = True
 
@@ -863,6 +897,199 @@ class _Returns(cst.CSTVisitor):
 
     def visit_Lambda(self, node) -> bool:
         return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+
+def _always_returns(block) -> bool:
+    """Whether running `block` always ends in a return or a raise (never falls off)."""
+    statements = getattr(block, "body", ())
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    if isinstance(last, cst.If):
+        orelse = last.orelse
+        if orelse is None:
+            return False
+        other = orelse if isinstance(orelse, cst.If) else orelse.body
+        return _always_returns(last.body) and (
+            _always_returns(cst.IndentedBlock(body=[other])) if isinstance(other, cst.If)
+            else _always_returns(other))
+    if isinstance(last, cst.With):
+        return _always_returns(last.body)
+    return False
+
+
+def _unpacked_position(statement, name: str) -> tuple[int, int] | None:
+    """(index, count) when `statement` is `a, b, c = value` binding `name` once at top
+    level (no starred target, one target list)."""
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    elements = [e.value for e in target.elements]
+    if any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    found = [i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name]
+    return (found[0], len(elements)) if len(found) == 1 else None
+
+
+_ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+                            cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+# Attributes of a JAX array that are JAX arrays too (not .shape, .dtype, .size...).
+_ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
+
+
+class _JaxTyping:
+    """One `Dataflow.jax_typed` question: whether a value is a JAX array once converted, and
+    the converted references that answer relies on. Each node is judged once; a node met
+    again while being judged (a cycle: `x = x + 1`, recursion) counts as not JAX, which
+    only ever makes the answer more cautious."""
+
+    def __init__(self, flow: "Dataflow", certain: bool) -> None:
+        self.flow = flow
+        self.certain = certain
+        self.seen: dict = {}
+
+    def of(self, value) -> tuple[bool, frozenset]:
+        if isinstance(value, str) or value is None:
+            return False, frozenset()
+        if value not in self.seen:
+            self.seen[value] = (False, frozenset())  # a cycle: not (yet) known to be JAX
+            self.seen[value] = self._judge(value)
+        return self.seen[value]
+
+    def _all(self, values) -> tuple[bool, frozenset]:
+        refs: set = set()
+        values = list(values)
+        for value in values:
+            typed, relied = self.of(value)
+            if not typed:
+                return False, frozenset()
+            refs |= relied
+        return bool(values), frozenset(refs)
+
+    def _judge(self, value) -> tuple[bool, frozenset]:
+        flow = self.flow
+        no = (False, frozenset())
+        if isinstance(value, cst.Call):
+            ref = flow.collector.ref_by_call.get(value)
+            if ref is not None:
+                return (True, frozenset({ref.node})) if self._array_call(ref) else no
+            function = flow.module_function(value)
+            if function is not None:
+                return self._all(flow.function_returns(function) or ())
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value not in flow.sequence_methods:
+                return self.of(func.value)
+            return no
+        if isinstance(value, cst.BinaryOperation):
+            if flow.value_kind(value) == CONTAINER:
+                return no  # [0] * n: a list, whatever n is
+            left, right = self.of(value.left), self.of(value.right)
+            return left if left[0] else right
+        if isinstance(value, cst.UnaryOperation):
+            return self.of(value.expression)
+        if isinstance(value, cst.Comparison) and len(value.comparisons) == 1 and isinstance(
+                value.comparisons[0].operator, _ELEMENTWISE_COMPARISONS):  # not `is`, `in`
+            left, right = self.of(value.left), self.of(value.comparisons[0].comparator)
+            return left if left[0] else right
+        if isinstance(value, cst.IfExp):
+            return self._all((value.body, value.orelse))
+        if isinstance(value, cst.Attribute):
+            return self.of(value.value) if value.attr.value in _ARRAY_ATTRIBUTES else no
+        if isinstance(value, cst.Subscript):
+            return self.of(value.value)
+        if isinstance(value, cst.Name):
+            values, _ = flow._name_values(value)
+            return self._all_bindings(value.value, values)
+        return no
+
+    def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:
+        if not values:
+            return False, frozenset()
+        refs: set = set()
+        for bound, statement in values:
+            if bound == "param":
+                typed, relied = self._parameter(statement)
+            elif bound == UNKNOWN:
+                typed, relied = self._unpacked(statement, name)
+            else:
+                typed, relied = self.of(bound)
+            if not typed:
+                return False, frozenset()
+            refs |= relied
+        return True, frozenset(refs)
+
+    def _array_call(self, ref) -> bool:
+        flow = self.flow
+        return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
+            and ref.qualname not in flow.sequence_results \
+            and ref.qualname not in flow.non_array_results and flow._one_array_result(ref)
+
+    def _unpacked(self, statement, name: str) -> tuple[bool, frozenset]:
+        """`lo, hi = np.percentile(x, [1, 99])`: rows of one JAX array are JAX arrays.
+        `a, b = f(x)` with every return of f a tuple `(p, q)` of that length: a is JAX
+        when every return's p is."""
+        no = (False, frozenset())
+        position = _unpacked_position(statement, name)
+        if position is None or not isinstance(statement.value, cst.Call):
+            return no
+        index, count = position
+        call = statement.value
+        ref = self.flow.collector.ref_by_call.get(call)
+        if ref is not None:
+            return (True, frozenset({ref.node})) if self._array_call(ref) else no
+        function = self.flow.module_function(call)
+        returns = self.flow.function_returns(function) if function is not None else None
+        if not returns or not all(
+                isinstance(r, cst.Tuple) and len(r.elements) == count
+                and not any(isinstance(e, cst.StarredElement) for e in r.elements)
+                for r in returns):
+            return no
+        return self._all(r.elements[index].value for r in returns)
+
+    def _parameter(self, param: cst.Param) -> tuple[bool, frozenset]:
+        """A parameter of a module-level function that every call in this module passes a
+        JAX array (or omits, with a JAX default): trusted only when not `certain`, and only
+        when the function's name is used by nothing but those calls (not listed in __all__,
+        not mentioned by other files of the tree, not passed as a value)."""
+        no = (False, frozenset())
+        flow = self.flow
+        function = flow.parents.get(flow.parents.get(param))
+        if self.certain or param.star or not isinstance(function, cst.FunctionDef):
+            return no
+        name = function.name.value
+        context = flow.collector.context
+        if name in flow.collector.exported_names or name in context.external_names \
+                or name.startswith("__") or function.decorators or function.asynchronous \
+                or flow.collector.dynamic_scopes:
+            return no
+        global_scope = flow.scopes.get(function)
+        if not isinstance(global_scope, GlobalScope) or len(global_scope.assignments[name]) != 1:
+            return no
+        (assignment,) = global_scope.assignments[name]
+        if param in function.params.kwonly_params:
+            position = None
+        else:
+            positional = [*function.params.posonly_params, *function.params.params]
+            position = positional.index(param) if param in positional else None
+        passed = []
+        for access in assignment.references:
+            call = flow.parents.get(access.node)
+            if not (isinstance(call, cst.Call) and call.func is access.node) \
+                    or any(a.star for a in call.args):
+                return no  # used as a value, or *args/**kwargs hide the argument
+            argument = _argument_for(call, position, param.name.value)
+            passed.append(argument if argument is not None else param.default)
+        if not passed or any(a is None for a in passed):
+            return no
+        return self._all(passed)
 
 
 def _argument_for(call: cst.Call, position: int | None, name: str):

@@ -380,6 +380,155 @@ PROGRAMS = {
     return {"a": compose([1.0, 2.0]), "b": compose((3.0, 4.0))}""",
 }
 
+# Whole modules, for what a name may hold across functions (Dataflow.jax_typed): a value
+# wrongly taken for an array would hide an escape (`items[0] = w` keeps w) or turn a write
+# into `.at`. Each must convert to something equal, or carry a finding, and the write the
+# case is about (the second item) must stay as it was.
+MODULES = {
+"M1 user function returning a list": ("""
+def make():
+    return [np.zeros(2), np.zeros(2)]
+
+def main():
+    items = make()
+    w = np.ones(2)
+    items[0] = w
+    w[1] = 3.0
+    return {"first": items[0], "w": w}""", "w.at["),
+"M2 user function returning a dict": ("""
+def make():
+    return {"a": np.zeros(2)}
+
+def main():
+    table = make()
+    w = np.ones(2)
+    table["a"] = w
+    w[1] = 3.0
+    return {"a": table["a"], "w": w}""", "w.at["),
+"M3 unpacked tuple of a list and an array": ("""
+def make():
+    return [np.zeros(2)], np.zeros(2)
+
+def main():
+    items, arr = make()
+    w = np.ones(2)
+    items[0] = w
+    w[1] = 3.0
+    return {"first": items[0], "w": w, "arr": arr}""", "w.at["),
+"M4 unpacked shape tuple": ("""
+def main():
+    x = np.zeros((2, 3))
+    h, w = np.shape(x)
+    rows = [None] * h
+    v = np.ones(w)
+    rows[0] = v
+    v[1] = 3.0
+    return {"row": rows[0], "v": v}""", "v.at["),
+"M5 list sized by a shape attribute": ("""
+def main():
+    x = np.zeros(3)
+    n = x.shape[0]
+    buf = [None] * n
+    w = np.ones(2)
+    buf[0] = w
+    w[1] = 3.0
+    return {"b0": buf[0], "w": w}""", "w.at["),
+"M6 parameter passed a NumPy array by one caller": ("""
+def head(a):
+    c = a[:2].copy()
+    c[0] = 9.0
+    return c
+
+def main():
+    x = head(np.arange(3.0))
+    rng = np.random.default_rng(0)
+    y = head(rng.random(3))
+    return {"x": x, "y_first": y[0]}""", "c.at["),
+"M7 function passed as a value": ("""
+def head(a):
+    c = a[:2].copy()
+    c[0] = 9.0
+    return c
+
+def main():
+    x = head(np.arange(3.0))
+    ys = list(map(head, [[1.0, 2.0, 3.0]]))
+    return {"x": x, "y": ys[0]}""", "c.at["),
+"M8 parameter of a public function": ("""
+__all__ = ["head"]
+
+def head(a):
+    c = a[:2].copy()
+    c[0] = 9.0
+    return c
+
+def main():
+    return {"x": head(np.arange(3.0))}""", "c.at["),
+"M9 parameter omitted, its default a list": ("""
+def head(a=[1.0, 2.0, 3.0]):
+    c = a[:2].copy()
+    c[0] = 9.0
+    return c
+
+def main():
+    return {"x": head(np.arange(3.0)), "y": head()}""", "c.at["),
+"M10 list repeated by an array's number": ("""
+def main():
+    x = np.arange(3)
+    buf = [None] * x.argmax()
+    w = np.ones(2)
+    buf[0] = w
+    w[1] = 3.0
+    return {"b0": buf[0], "w": w}""", "w.at["),
+"M11 module function rebound through global": ("""
+def make(n):
+    return np.zeros(n)
+
+def swap():
+    global make
+    make = lambda n: [0.0] * n
+
+def main():
+    swap()
+    items = make(2)
+    w = np.ones(2)
+    items[0] = w
+    w[1] = 3.0
+    return {"first": items[0], "w": w}""", "w.at["),
+"M12 the caller's conversion suppressed": ("""
+def head(a):
+    c = a[:2].copy()
+    c[0] = 9.0
+    return c
+
+def main():
+    x = np.arange(3.0)  # np2jax: ignore
+    return {"x": head(x)}""", "c.at["),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_equal_or_flagged(name):
+    source, never_written = MODULES[name]
+    result, _problem = assert_equal_or_flagged("import numpy as np\n\n" + textwrap.dedent(source) + "\n")
+    assert never_written not in result.converted, result.converted
+
+
+def test_parameter_arrays_are_not_certain():
+    """A parameter every local caller passes a JAX array is trusted to choose `.at` (a
+    caller elsewhere passing NumPy fails loudly) but never by alias analysis."""
+    from np2jax.analyze import analyze
+    from np2jax.parse import parse
+
+    source = ("import numpy as np\n\ndef head(a):\n    c = a[:2].copy()\n    return c\n\n"
+              "def main():\n    return head(np.arange(3.0))\n")
+    analysis = analyze(parse(source, "<case>"))
+    function = analysis.module.body[1]
+    returned = function.body.body[-1].body[0].value
+    assert analysis.dataflow.jax_typed(returned)
+    assert not analysis.dataflow.jax_typed(returned, certain=True)
+
+
 # Found converting real packages (docs/real-projects.md): the finding each must carry.
 REAL_PROJECT_FINDINGS = {"G1 flat of a parameter": "NJ102", "G2 polyfit over integer x": "NJ102",
                          "G3 ndarray subclass": "NJ102"}
