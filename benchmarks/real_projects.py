@@ -70,8 +70,10 @@ def fetch(project: Project, sdists: Path) -> Path:
     spec = f"{project.name}=={project.version}"
     existing = [p for p in sdists.glob(f"{project.name}-{project.version}.*")]
     if not existing:
+        # pip prepares the sdist's metadata in an isolated build environment (some
+        # sdists need build tools, such as versioneer, that this venv lacks)
         done = run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:",
-                    "--no-deps", "--no-build-isolation", spec, "-d", str(sdists)])
+                    "--no-deps", spec, "-d", str(sdists)])
         existing = [p for p in sdists.glob(f"{project.name}-{project.version}.*")]
         if not existing:
             raise SystemExit(f"{spec}: download failed: {done.stderr.strip()[-300:]}")
