@@ -19,15 +19,22 @@ def _decorate(function: cst.FunctionDef, decorator: str) -> cst.FunctionDef:
     return function.with_changes(decorators=[new, *function.decorators])
 
 
-class CompilableFunction(Rule):
+class _JitRule(Rule):
+    """A rule of --jit: it reads the per-function plans of np2jax.jit (nothing without jit)."""
+
+    def plans(self):
+        if not self.config.jit:
+            return []
+        from np2jax.jit import jit_plans  # loaded only when --jit is on
+
+        return jit_plans(self.analysis)
+
+
+class CompilableFunction(_JitRule):
     code = "NJ501"
 
     def run(self):
-        if not self.config.jit:
-            return
-        from np2jax.jit import jit_plans
-
-        for plan in jit_plans(self.analysis):
+        for plan in self.plans():
             if not plan.compiled:
                 continue
             decorator = _decorator(plan.static)
@@ -39,29 +46,21 @@ class CompilableFunction(Rule):
                                   r.node for r in plan.rewrites))
 
 
-class UncompiledFunction(Rule):
+class UncompiledFunction(_JitRule):
     code = "NJ502"
 
     def run(self):
-        if not self.config.jit:
-            return
-        from np2jax.jit import jit_plans
-
-        for plan in jit_plans(self.analysis):
+        for plan in self.plans():
             if not plan.compiled:
                 yield self.report(plan.function.name, function=plan.function.name.value,
                                   reason=plan.reason)
 
 
-class _CompiledRewrite(Rule):
+class _CompiledRewrite(_JitRule):
     """A rewrite inside a function NJ501 compiles; it stands or falls with the decoration."""
 
     def run(self):
-        if not self.config.jit:
-            return
-        from np2jax.jit import jit_plans
-
-        for plan in jit_plans(self.analysis):
+        for plan in self.plans():
             for rewrite in plan.rewrites:
                 if rewrite.code == self.code:
                     yield self.report(rewrite.node, spelled=rewrite.spelled,
@@ -82,17 +81,13 @@ class ArrayIf(_CompiledRewrite):
     code = "NJ505"
 
 
-class LoopCarryingState(Rule):
+class LoopCarryingState(_JitRule):
     """for i in range(n) in a compiled function: lax.fori_loop, or why it stays Python."""
 
     code = "NJ506"
 
     def run(self):
-        if not self.config.jit:
-            return
-        from np2jax.jit import jit_plans
-
-        for plan in jit_plans(self.analysis):
+        for plan in self.plans():
             if not plan.compiled:
                 continue
             for loop in plan.loops:
@@ -114,17 +109,13 @@ class LoopCarryingState(Rule):
                                   requires=(plan.function,), report_if_unfixed=False)
 
 
-class ArrayWhileLoop(Rule):
+class ArrayWhileLoop(_JitRule):
     """while <0-d array test> in a compiled function: lax.while_loop."""
 
     code = "NJ507"
 
     def run(self):
-        if not self.config.jit:
-            return
-        from np2jax.jit import jit_plans
-
-        for plan in jit_plans(self.analysis):
+        for plan in self.plans():
             for rewrite in plan.rewrites:
                 if rewrite.code != self.code:
                     continue
