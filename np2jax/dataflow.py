@@ -469,7 +469,7 @@ class Dataflow:
             function.body.visit(finder)
             values = [r.value for r in finder.returns]
             cache[function] = None if finder.yields or any(v is None for v in values) \
-                or not _always_returns(function.body) else values
+                or not always_leaves(function.body.body) else values
         return cache[function]
 
     def expression_statement_line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
@@ -902,24 +902,23 @@ class _Returns(cst.CSTVisitor):
         return False
 
 
-def _always_returns(block) -> bool:
-    """Whether running `block` always ends in a return or a raise (never falls off)."""
-    statements = getattr(block, "body", ())
+def always_leaves(statements) -> bool:
+    """Whether every path through these statements (a block's body) ends in a return or a
+    raise, never falling off the end."""
     if not statements:
         return False
     last = statements[-1]
+    if isinstance(last, (cst.Return, cst.Raise)):  # `def f(x): return x` on one line
+        return True
     if isinstance(last, cst.SimpleStatementLine):
         return isinstance(last.body[-1], (cst.Return, cst.Raise))
     if isinstance(last, cst.If):
-        orelse = last.orelse
-        if orelse is None:
+        if last.orelse is None:
             return False
-        other = orelse if isinstance(orelse, cst.If) else orelse.body
-        return _always_returns(last.body) and (
-            _always_returns(cst.IndentedBlock(body=[other])) if isinstance(other, cst.If)
-            else _always_returns(other))
+        rest = [last.orelse] if isinstance(last.orelse, cst.If) else last.orelse.body.body
+        return always_leaves(last.body.body) and always_leaves(rest)
     if isinstance(last, cst.With):
-        return _always_returns(last.body)
+        return always_leaves(last.body.body)
     return False
 
 

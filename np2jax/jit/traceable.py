@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from np2jax.analyze import ModuleAnalysis
+from np2jax.dataflow import always_leaves
 from np2jax.checks import code_of
 
 STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
@@ -1401,22 +1402,7 @@ def _returns_none(node: cst.Return) -> bool:
 
 
 def _falls_off_end(function: cst.FunctionDef) -> bool:
-    return not _always_leaves(function.body.body)
-
-
-def _always_leaves(statements) -> bool:
-    """Whether every path through these statements ends in a return or a raise."""
-    if not statements:
-        return False
-    last = statements[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], (cst.Return, cst.Raise))
-    if isinstance(last, cst.If):
-        if last.orelse is None:
-            return False
-        rest = [last.orelse] if isinstance(last.orelse, cst.If) else last.orelse.body.body
-        return _always_leaves(last.body.body) and _always_leaves(rest)
-    return False
+    return not always_leaves(function.body.body)
 
 
 def _escapes(m: _Module, function: cst.FunctionDef, sites: list) -> str | None:
