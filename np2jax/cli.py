@@ -31,7 +31,8 @@ app = typer.Typer(
 )
 
 
-class Format(str, Enum):
+class VerifyFormat(str, Enum):
+    """Formats of verify (check and convert have ReportFormat)."""
     text = "text"
     json = "json"
 
@@ -262,7 +263,7 @@ def verify(
                                          "(default: half the machine's)."),
     stochastic: Optional[List[str]] = typer.Option(None, "--stochastic", help="NAME=TOL: compare "
                                                    "this random output by statistics (repeatable)."),
-    output_format: Format = typer.Option(Format.text, "--format", help="Output format."),
+    output_format: VerifyFormat = typer.Option(VerifyFormat.text, "--format", help="Output format."),
 ) -> None:
     """Run the original (NumPy) and the converted (JAX, once per device) program and compare
     results and timings. Exit 0 when everything is equal, 1 when anything differs or fails."""
@@ -284,7 +285,7 @@ def verify(
         if tests:
             result = verify_tests(original, converted, extra, devices=chosen,
                                   timeout_s=timeout or 600.0, x64=x64)
-            if output_format is Format.json:
+            if output_format is VerifyFormat.json:
                 console.file.write(json.dumps(result.as_dict(), indent=2) + "\n")
             else:
                 print_tests(console, result)
@@ -296,10 +297,10 @@ def verify(
         if memory is not None and memory <= 0:
             raise VerifyUsageError("--memory must be a positive number of MiB")
         run = verify_paths(original, converted, options,
-                           progress=_progress(output_format is Format.json))
+                           progress=_progress(output_format is VerifyFormat.json))
     except VerifyUsageError as exc:
         raise _fail(str(exc)) from None
-    if output_format is Format.json:
+    if output_format is VerifyFormat.json:
         console.file.write(json.dumps(run.as_dict(), indent=2) + "\n")
     else:
         print_verify(console, run)

@@ -1,4 +1,5 @@
-"""Shared test helpers: loading a program from a file and running its main()."""
+"""Shared test helpers: loading a program from a file and running its main(); the CLI in
+process."""
 
 from __future__ import annotations
 
@@ -38,3 +39,17 @@ def fixture_config(text: str):
     from np2jax.config import Config
 
     return Config(x64=header(text, "x64") == "true", jit=header(text, "jit") == "true")
+
+
+def invoke(*args):
+    """The CLI in this process (typer's CliRunner): no exception but SystemExit escapes it,
+    and no traceback is printed."""
+    from typer.testing import CliRunner
+
+    from np2jax.cli import app
+
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
+        f"np2jax raised {result.exception!r}"
+    assert "Traceback" not in result.output
+    return result

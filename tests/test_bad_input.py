@@ -15,22 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import np2jax.api
-from np2jax.cli import app
+from helpers import invoke
 
-runner = CliRunner()
 GOOD = "import numpy as np\ny = np.sum([1, 2])\n"
 GOOD_CONVERTED = "import jax.numpy as jnp\n\ny = jnp.sum(jnp.array([1, 2]))\n"
-
-
-def invoke(*args):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
-        f"np2jax raised {result.exception!r}"
-    assert "Traceback" not in result.output
-    return result
 
 
 def cli(*args, timeout=120):

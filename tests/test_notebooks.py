@@ -8,14 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from np2jax.api import check_source, convert_source
-from np2jax.cli import app
+from helpers import invoke
 from np2jax.files import SourceError
 from np2jax.verify.compare import compare_values
 
-runner = CliRunner()
 MAGICS = ["%matplotlib inline\n", "!pip list\n", "x?\n", "    !echo {i}\n", "%%time\n"]
 
 
@@ -54,14 +52,6 @@ def write(path: Path, notebook: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
-
-
-def invoke(*args):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
-        f"np2jax raised {result.exception!r}"
-    assert "Traceback" not in result.output
-    return result
 
 
 def source(cell: dict) -> str:
