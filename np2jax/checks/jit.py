@@ -91,6 +91,8 @@ class LoopCarryingState(_JitRule):
             if not plan.compiled:
                 continue
             for loop in plan.loops:
+                if loop.code != self.code:
+                    continue  # a loop collecting a history: lax.scan (NJ510)
                 reason = loop.reason
                 if not reason and loop.widens and self.config.x64:
                     reason = ("with --x64 an update `x += y` of a carried array may widen its "

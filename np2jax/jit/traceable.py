@@ -26,6 +26,7 @@ import libcst as cst
 from np2jax.analyze import ModuleAnalysis
 from np2jax.dataflow import always_leaves
 from np2jax.checks import code_of
+from np2jax.jit import scan
 
 STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
 _MAY_BE_ARRAY = (ARRAY, MIXED)
@@ -112,6 +113,8 @@ class LoopVerdict:
     carried: tuple = ()
     widens: bool = False  # a carried array is updated by `x += <array>` (dtype may promote)
     peeled: bool = False  # the first iteration runs before fori_loop (it settles the types)
+    code: str = "NJ506"  # NJ510 when it collects histories (lax.scan)
+    histories: tuple = ()  # the scan.History lists it collects
 
 
 @dataclass
@@ -167,6 +170,7 @@ class _Walker:
         self.counter: str | None = None  # a fori_loop counter (a 0-d integer tracer)
         self.probing = False  # walking a loop body to see whether it can become fori_loop
         self.record = False
+        self.histories = _histories(module, function)  # lists collected in loops (NJ510)
 
     # --- driving ----------------------------------------------------------------------
     def run(self, body) -> None:
@@ -216,7 +220,14 @@ class _Walker:
             for small in node.body:
                 self.small(small, node)
         elif isinstance(node, cst.If):
-            if not self.array_if(node):
+            history = self.histories.of_guard(node)
+            if history is not None and self.probing:
+                # `if counter % k == 0: h.append(v)`: lax.cond in the scan (k stays Python)
+                for part in (history.step, history.offset):
+                    if part is not None:
+                        self.need_static(part, "the step of the recording test")
+                self.expr(node.test)
+            elif not self.array_if(node):
                 self.need_static(node.test, "the `if` test")
             self.block(node.body)
             if node.orelse is not None:
@@ -287,8 +298,18 @@ class _Walker:
         if count is not None and count <= FORI_MIN_COUNT or not any(s is node for s in top):
             return None
         verdict = LoopVerdict(node, f"for {code_of(node.target)} in {code_of(node.iter)}")
+        verdict.histories = tuple(self.histories.by_loop.get(node, ()))
+        if verdict.histories:
+            verdict.code = "NJ510"
         verdict.reason = self._fori_refusal(node, top, verdict)
-        if not verdict.reason:
+        if not verdict.reason and verdict.histories:
+            verdict.fix = scan.ScanFix(
+                verdict.carried, list(verdict.histories), self._fresh("loop_body"),
+                self._fresh("carry"),
+                {h.name: self._fresh(f"{h.name}_item") for h in verdict.histories},
+                {h.name: self._fresh(f"{h.name}_steps") if h.initial else h.name
+                 for h in verdict.histories}, self.m.analysis.jnp_alias)
+        elif not verdict.reason:
             verdict.fix = _ForiLoopFix(verdict.carried, self._fresh("loop_body"),
                                        self._fresh("carry"), verdict.peeled)
         return verdict
@@ -336,12 +357,18 @@ class _Walker:
                     kind, "a value the analysis cannot classify")
                 return (f"it carries `{name}`, {what} (fori_loop carries arrays of a fixed "
                         "shape and dtype)")
+            if kinds == {"plain"} and kind == ARRAY and scan.rebound_as_initialized(
+                    node, top, name, stores, counter):
+                continue  # the same expression as before the loop: the same shape and dtype
             if kinds & {"plain", "loop"} or kind == MIXED:
                 rebound.append(name)
             else:
                 verdict.widens |= "widening" in kinds
-        if not carried:
+        if not carried and not verdict.histories:
             return "it carries no array from one iteration to the next"
+        if rebound and verdict.histories:
+            return (f"it rebinds the carried `{rebound[0]}`, whose shape or dtype may change in "
+                    "the first iteration (a loop collecting a history is not peeled)")
         if rebound:
             why = self._peel_refusal(node, counter, carried, rebound, stores)
             if why:
@@ -467,7 +494,10 @@ class _Walker:
         return False
 
     def small(self, node: cst.CSTNode, line: cst.SimpleStatementLine) -> None:
-        if isinstance(node, cst.Assign):
+        if isinstance(node, cst.Assign) and self.histories.of_init(node) is not None:
+            self.collected(node.value.elements, node)  # the stacked array, after the loop
+            self.env[node.targets[0].target.value] = ARRAY
+        elif isinstance(node, cst.Assign):
             value = self.expr(node.value)
             for target in node.targets:
                 self.store(target.target, value, node, line)
@@ -494,6 +524,9 @@ class _Walker:
             if isinstance(value, cst.Call) and _is_builtin(value.func, "print", self):
                 self.print_call(value)
                 return
+            if isinstance(value, cst.Call) and self.histories.of_append(value) is not None:
+                self.collected(value.args, value)
+                return
             self.expr(value)
             self.refuse(node, f"`{code_of(value)}` is called for its effect, which under jit "
                               "happens once, while compiling")
@@ -511,6 +544,14 @@ class _Walker:
             self.refuse(node, "it imports inside the function")
         else:
             self.refuse(node, f"it uses `{code_of(node).strip()}`, which the analysis does not follow")
+
+    def collected(self, elements, node) -> None:
+        """Values a history list collects: arrays or numbers, stacked into one array."""
+        for element in elements:
+            kind = self.expr(element.value)
+            if kind not in (ARRAY, MIXED, STATIC):
+                self.refuse(node, f"the value `{code_of(element.value)}` collected in a list "
+                                  "is not an array")
 
     def returned(self, value: cst.BaseExpression) -> str:
         if isinstance(value, (cst.Tuple, cst.List)):
@@ -709,6 +750,15 @@ class _Walker:
             kind = self.mask_reduction(node, func.attr.value)
             if kind is not None:
                 return kind
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value in self.histories.refused:
+            for arg in node.args:
+                self.expr(arg.value)
+            self.refuse(node, f"`{code_of(node)}` changes a Python list, which under jit "
+                              f"happens once, while compiling, and the list `{func.value.value}` "
+                              f"cannot become a lax.scan history: "
+                              f"{self.histories.refused[func.value.value]}")
+            return UNKNOWN
         if isinstance(func, cst.Attribute):
             receiver = self.expr(func.value)
             method = func.attr.value
@@ -735,6 +785,8 @@ class _Walker:
                               "on the values")
         kinds = []
         roles = {id(a.arg): a.role for a in ref.arguments}
+        if ref.qualname == "numpy.array":  # np.array(x) of arrays: a copy, traceable
+            roles.update({id(a.arg): "array" for a in ref.arguments if a.name == "object"})
         for arg in node.args:
             role = roles.get(id(arg))
             if arg.star:
@@ -953,6 +1005,15 @@ class _Walker:
                 self._comp_bind(element.value, kind)
         else:
             self.refuse(target, "the comprehension target is not a plain name")
+
+
+def _histories(module: _Module, function) -> scan.Histories:
+    if function is None:
+        return scan.Histories()
+    cache = module.__dict__.setdefault("histories", {})
+    if function not in cache:
+        cache[function] = scan.find_histories(function, module.refs_by_call, module.functions)
+    return cache[function]
 
 
 def _pytree(kinds: list) -> str:
