@@ -785,8 +785,9 @@ class _Walker:
                               "on the values")
         kinds = []
         roles = {id(a.arg): a.role for a in ref.arguments}
-        if ref.qualname == "numpy.array":  # np.array(x) of arrays: a copy, traceable
-            roles.update({id(a.arg): "array" for a in ref.arguments if a.name == "object"})
+        if ref.qualname == "numpy.array":  # np.array(x) of an array (a stacked history): a copy
+            roles.update({id(a.arg): "array" for a in ref.arguments
+                          if a.name == "object" and self.expr(a.arg.value) in _MAY_BE_ARRAY})
         for arg in node.args:
             role = roles.get(id(arg))
             if arg.star:
