@@ -104,9 +104,16 @@ class LoopCarryingState(_JitRule):
                                               f"{reason}", requires=(plan.function,))
                     continue
                 carried = ", ".join(f"`{name}`" for name in loop.carried)
+                outcome = f"becomes `jax.lax.fori_loop`, carrying {carried}"
+                if loop.exit == "break":
+                    outcome = (f"becomes `jax.lax.while_loop`, carrying {carried} and a flag "
+                               "that its `break` sets")
+                elif loop.exit == "continue":
+                    outcome += ("; after its `continue` test the rest of the body runs and "
+                                "its changes are dropped where the test holds")
                 yield self.report(loop.node, spelled=loop.spelled,
                                   function=plan.function.name.value,
-                                  outcome=f"becomes `jax.lax.fori_loop`, carrying {carried}",
+                                  outcome=outcome,
                                   fix=loop.fix, imports=[("jax", None)],
                                   requires=(plan.function,), report_if_unfixed=False)
 

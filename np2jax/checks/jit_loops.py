@@ -30,9 +30,13 @@ class LoopAppendingHistory(_JitRule):
                                       requires=(plan.function,))
                     continue
                 carried = ", ".join(f"`{name}`" for name in loop.carried) or "nothing"
+                outcome = f"becomes `jax.lax.scan`, carrying {carried}"
+                if loop.exit == "continue":
+                    outcome += ("; after its `continue` test the rest of the body runs and "
+                                "its changes are dropped where the test holds")
                 yield self.report(loop.node, spelled=loop.spelled, lists=names,
                                   function=plan.function.name.value,
-                                  outcome=f"becomes `jax.lax.scan`, carrying {carried}",
+                                  outcome=outcome,
                                   fix=loop.fix, imports=[("jax", None), (
                                       "jax.numpy", self.analysis.jnp_alias)],
                                   requires=(plan.function,), report_if_unfixed=False)

@@ -476,6 +476,8 @@ class ScanFix:
          x, h = jax.lax.scan(loop_body, x, jnp.arange(a, b))
        (several carried: a tuple; none: None; several histories: a tuple of items)."""
 
+    body_fix = None  # ContinueBody, for `if <test>: continue`
+
     def __init__(self, carried: tuple, histories: list, name: str, carry: str, items: dict,
                  scanned: dict, jnp: str) -> None:
         self.carried, self.histories, self.name, self.carry = carried, histories, name, carry
@@ -494,6 +496,8 @@ class ScanFix:
         items = [self.items[h.name] for h in self.histories]
         outputs = items[0] if len(items) == 1 else f"({', '.join(items)})"
         body = loop.body.visit(_ItemAssignments(self.histories, self.items, self.jnp))
+        if self.body_fix is not None:
+            body = self.body_fix(body)
         function = _loop_function(self.name, f"{parameter}, {loop.target.value}", unpack, body,
                                   f"{returned}, {outputs}", loop.leading_lines)
         bounds = ", ".join(code_of(a.value) for a in loop.iter.args)
@@ -598,3 +602,140 @@ def rebound_as_initialized(loop: cst.For, top: list, name: str, stores: dict,
            for r in reads):
         return False
     return not (_stored_names(top[init_index + 1:index]) & reads)
+
+
+# --- break / continue: a flag ------------------------------------------------------------
+
+
+def exit_guard(body) -> tuple[cst.If | None, str]:
+    """The one `if <test>: break` (or `continue`) at the top level of a loop body, with no
+    `else` and nothing else in it; (None, why) when the body's `break`/`continue` (those of
+    loops nested in it aside) are anywhere else, or more than one."""
+    guards, others = [], 0
+    for statement in body.body:
+        if isinstance(statement, cst.If) and statement.orelse is None and _exit_of(statement):
+            guards.append(statement)
+            continue
+        others += len(_exits_in(statement))
+    if others or len(guards) != 1:
+        return None, ("`break`/`continue` other than one `if <test>: break` (or `continue`) "
+                      "at the top of the body")
+    return guards[0], ""
+
+
+def _exit_of(node: cst.If) -> str | None:
+    inner = node.body.body
+    if len(inner) != 1:
+        return None
+    small = inner[0] if isinstance(node.body, cst.SimpleStatementSuite) else _only_small(inner[0])
+    if isinstance(small, cst.Break):
+        return "break"
+    if isinstance(small, cst.Continue):
+        return "continue"
+    return None
+
+
+def _exits_in(node) -> list:
+    """break/continue statements of this loop in `node` (not those of loops nested in it)."""
+    if isinstance(node, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return [] if not isinstance(node, (cst.For, cst.While)) or node.orelse is None else \
+            _exits_in(node.orelse)
+    if isinstance(node, (cst.Break, cst.Continue)):
+        return [node]
+    found = []
+    for child in node.children:
+        found.extend(_exits_in(child))
+    return found
+
+
+def _guard_index(body) -> int:
+    """Where the exit guard is among the statements of a (converted) loop body."""
+    return next(i for i, s in enumerate(body.body)
+                if isinstance(s, cst.If) and s.orelse is None and _exit_of(s))
+
+
+def guarded_statements(body, carried: tuple, flag: str, kept: dict, jnp: str) -> list:
+    """The body's statements with `if <test>: break/continue` replaced by a flag: the state at
+    that point is kept, the rest of the body runs, and each carried value is then put back
+    to the kept one where the flag holds (`x = jnp.where(flag, x_kept, x)`)."""
+    statements = list(body.body) if isinstance(body, cst.IndentedBlock) else [
+        cst.SimpleStatementLine(body.body)]
+    index = _guard_index(cst.IndentedBlock(statements))
+    guard = statements[index]
+    flag_line = cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name(flag))], guard.test)],
+        leading_lines=guard.leading_lines)
+    names = list(carried)
+    keep = []
+    if names:
+        keep = [cst.parse_statement(f"{', '.join(kept[n] for n in names)} = {', '.join(names)}\n")]
+    restore = [cst.parse_statement(f"{n} = {jnp}.where({flag}, {kept[n]}, {n})\n") for n in names]
+    return [*statements[:index], flag_line, *keep, *statements[index + 1:], *restore]
+
+
+class BreakLoopFix:
+    """for i in range(a, b): <pre>; if <test>: break; <rest>  ->
+         def loop_cond(carry): i, done, x = carry; return (i < b) & ~done
+         def loop_body(carry):
+             i, done, x = carry
+             <pre>; done = <test>; x_kept = x; <rest>; x = jnp.where(done, x_kept, x)
+             return i + 1, done, x
+         _, _, x = jax.lax.while_loop(loop_cond, loop_body, (a, False, x))"""
+
+    def __init__(self, carried: tuple, cond: str, name: str, carry: str, flag: str, kept: dict,
+                 jnp: str) -> None:
+        self.carried, self.cond, self.name, self.carry = carried, cond, name, carry
+        self.flag, self.kept, self.jnp = flag, kept, jnp
+
+    def __call__(self, loop: cst.For):
+        counter = loop.target.value
+        names = ", ".join((counter, self.flag, *self.carried))
+        unpack = [cst.parse_statement(f"{names} = {self.carry}\n")]
+        bounds = [code_of(a.value) for a in loop.iter.args]
+        start, stop = (["0"] + bounds)[-2:]
+        test = cst.IndentedBlock([cst.parse_statement(
+            f"return {self.jnp}.logical_and({counter} < {stop}, "
+            f"{self.jnp}.logical_not({self.flag}))\n")])
+        cond_def = _loop_function(self.cond, self.carry, unpack, test, None, loop.leading_lines)
+        body = cst.IndentedBlock(guarded_statements(loop.body, self.carried, self.flag,
+                                                    self.kept, self.jnp))
+        returned = ", ".join((f"{counter} + 1", self.flag, *self.carried))
+        body_def = _loop_function(self.name, self.carry, unpack, body, returned)
+        targets = ", ".join(("_", "_", *self.carried))
+        init = ", ".join((start, "False", *self.carried))
+        call = cst.parse_statement(
+            f"{targets} = jax.lax.while_loop({self.cond}, {self.name}, ({init}))\n")
+        return cst.FlattenSentinel([cond_def, body_def, call])
+
+
+class ContinueBody:
+    """`if <test>: continue` in a fori_loop/scan body -> the rest of the body runs and its
+    effect on the carried values is dropped where the test holds (jnp.where)."""
+
+    def __init__(self, carried: tuple, flag: str, kept: dict, jnp: str) -> None:
+        self.carried, self.flag, self.kept, self.jnp = carried, flag, kept, jnp
+
+    def __call__(self, body):
+        return cst.IndentedBlock(guarded_statements(body, self.carried, self.flag, self.kept,
+                                                    self.jnp))
+
+
+def zero_d_test(test, walker) -> bool:
+    """Whether an exit test is provably one value: a comparison of the counter, numbers,
+    Python values and full reductions (`x.sum()`), or `x.any()`/`x.all()`."""
+    if walker.scalar_test(test):
+        return True
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or isinstance(
+            test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+        return False
+    return all(_scalar(o, walker) for o in (test.left, test.comparisons[0].comparator))
+
+
+def _scalar(node, walker) -> bool:
+    if isinstance(node, cst.Name) and node.value == walker.counter:
+        return True
+    if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+        return _scalar(node.left, walker) and _scalar(node.right, walker)
+    if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+        return _scalar(node.expression, walker)
+    return walker.scalar_operand(node) or _zero_d(node, walker.m.refs_by_call)

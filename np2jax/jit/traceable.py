@@ -115,6 +115,8 @@ class LoopVerdict:
     peeled: bool = False  # the first iteration runs before fori_loop (it settles the types)
     code: str = "NJ506"  # NJ510 when it collects histories (lax.scan)
     histories: tuple = ()  # the scan.History lists it collects
+    exit: str = ""  # "break" or "continue": its one `if <test>: break/continue`, by a flag
+    guard: cst.If | None = None  # that `if`
 
 
 @dataclass
@@ -171,6 +173,7 @@ class _Walker:
         self.probing = False  # walking a loop body to see whether it can become fori_loop
         self.record = False
         self.histories = _histories(module, function)  # lists collected in loops (NJ510)
+        self.exit_guards: set = set()  # `if t: break/continue` of converted loops: t traced
 
     # --- driving ----------------------------------------------------------------------
     def run(self, body) -> None:
@@ -227,6 +230,10 @@ class _Walker:
                     if part is not None:
                         self.need_static(part, "the step of the recording test")
                 self.expr(node.test)
+            elif node in self.exit_guards:
+                if self.expr(node.test) in _MAY_BE_ARRAY and not scan.zero_d_test(node.test, self):
+                    self.refuse(node.test, f"the exit test `{code_of(node.test)}` is not provably "
+                                           "one value")
             elif not self.array_if(node):
                 self.need_static(node.test, "the `if` test")
             self.block(node.body)
@@ -302,7 +309,15 @@ class _Walker:
         if verdict.histories:
             verdict.code = "NJ510"
         verdict.reason = self._fori_refusal(node, top, verdict)
-        if not verdict.reason and verdict.histories:
+        if not verdict.reason and verdict.guard is not None:
+            self.exit_guards.add(verdict.guard)  # the flag takes the test: it may be traced
+        kept = {name: self._fresh(f"{name}_kept") for name in verdict.carried} \
+            if verdict.exit else {}
+        if not verdict.reason and verdict.exit == "break":
+            verdict.fix = scan.BreakLoopFix(verdict.carried, self._fresh("loop_cond"),
+                                            self._fresh("loop_body"), self._fresh("carry"),
+                                            self._fresh("done"), kept, self.m.analysis.jnp_alias)
+        elif not verdict.reason and verdict.histories:
             verdict.fix = scan.ScanFix(
                 verdict.carried, list(verdict.histories), self._fresh("loop_body"),
                 self._fresh("carry"),
@@ -312,6 +327,9 @@ class _Walker:
         elif not verdict.reason:
             verdict.fix = _ForiLoopFix(verdict.carried, self._fresh("loop_body"),
                                        self._fresh("carry"), verdict.peeled)
+        if not verdict.reason and verdict.exit == "continue":
+            verdict.fix.body_fix = scan.ContinueBody(verdict.carried, self._fresh("skipped"),
+                                                     kept, self.m.analysis.jnp_alias)
         return verdict
 
     def _fresh(self, base: str) -> str:
@@ -332,7 +350,20 @@ class _Walker:
         if not isinstance(node.target, cst.Name):
             return "its target is not a plain name"
         exit_ = _loop_exit(node.body)
-        if exit_ is not None:
+        if exit_ in ("break", "continue"):
+            guard, why = scan.exit_guard(node.body)
+            if guard is None:
+                return f"{why} (a flag replaces only that form)"
+            verdict.exit, verdict.guard = scan._exit_of(guard), guard
+            if verdict.histories and verdict.exit == "break":
+                return ("`break` ends it early, so how many values it collects depends on the "
+                        "data (lax.scan collects one per iteration)")
+            if verdict.histories and any(
+                    h.append in set(scan._walk(s)) for h in verdict.histories
+                    for s in node.body.body[list(node.body.body).index(guard):]):
+                return ("it appends after `continue`, so how many values it collects depends "
+                        "on the data (lax.scan collects one per iteration)")
+        elif exit_ is not None:
             return (f"`{exit_}` inside it (fori_loop runs every iteration; an early exit "
                     "would need a flag and lax.while_loop)")
         counter = node.target.value
@@ -366,6 +397,10 @@ class _Walker:
                 verdict.widens |= "widening" in kinds
         if not carried and not verdict.histories:
             return "it carries no array from one iteration to the next"
+        if rebound and verdict.exit:
+            return (f"it rebinds the carried `{rebound[0]}`, whose shape or dtype may change in "
+                    f"the first iteration, and has a `{verdict.exit}` (a loop with an exit is "
+                    "not peeled)")
         if rebound and verdict.histories:
             return (f"it rebinds the carried `{rebound[0]}`, whose shape or dtype may change in "
                     "the first iteration (a loop collecting a history is not peeled)")
@@ -379,6 +414,8 @@ class _Walker:
         probe.env[counter] = ARRAY
         probe.record = probe.probing = True
         probe.counter = counter
+        if verdict.guard is not None:
+            probe.exit_guards.add(verdict.guard)
         try:
             probe.block(node.body)
         except _Stop:
@@ -1739,13 +1776,12 @@ def _assigned_first(body, name: str) -> bool:
 
 
 def _loop_exit(body) -> str | None:
+    own = scan._exits_in(body)  # those of loops nested in the body are theirs
+    if own:
+        return "break" if isinstance(own[0], cst.Break) else "continue"
     for node in _walk(body):
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        if isinstance(node, cst.Break):
-            return "break"
-        if isinstance(node, cst.Continue):
-            return "continue"
         if isinstance(node, cst.Return):
             return "return"
         if isinstance(node, (cst.Yield, cst.Await)):
@@ -1778,6 +1814,8 @@ class _ForiLoopFix:
          def loop_body(i, x): <body>; return x      (several: carry, unpacked and packed)
          x = jax.lax.fori_loop(a, b, loop_body, x)"""
 
+    body_fix = None  # scan.ContinueBody, for `if <test>: continue`
+
     def __init__(self, carried: tuple, name: str, carry: str, peeled: bool) -> None:
         self.carried, self.name, self.carry, self.peeled = carried, name, carry, peeled
 
@@ -1785,9 +1823,10 @@ class _ForiLoopFix:
         names = ", ".join(self.carried)
         several = len(self.carried) > 1
         unpack = [cst.parse_statement(f"{names} = {self.carry}\n")] if several else []
+        body = loop.body if self.body_fix is None else self.body_fix(loop.body)
         function = _loop_function(
             self.name, f"{loop.target.value}, {self.carry if several else names}", unpack,
-            loop.body, names, loop.leading_lines)
+            body, names, loop.leading_lines)
         bounds = [code_of(a.value) for a in loop.iter.args]
         start, stop = (["0"] + bounds)[-2:]
         init = f"({names})" if several else names
