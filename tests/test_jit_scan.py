@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import libcst as cst
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -258,3 +259,92 @@ def test_the_slice_keeps_exactly_the_iterations_the_recording_test_selects(a, co
     steps = list(range(a, a + count))
     kept = eval(f"steps[{_slice(history, start)}]", {"steps": steps, "abs": abs, **names})
     assert kept == [s for s in steps if (s + (c or 0)) % k == 0]
+
+
+BREAK = """
+import numpy as np
+
+def settle(x0, n, tol):
+    x = x0 * 1.0
+    for _ in range(n):
+        x[1:] += 0.5 * (x[:-1] - x[1:])
+        if np.abs(x[1:] - x[:-1]).max() < tol:
+            break
+        x *= 0.99
+    return x
+
+def main():
+    return {"early": settle(np.linspace(0.0, 1.0, 6), 500, 1e-3),
+            "late": settle(np.linspace(0.0, 1.0, 6), 25, 1e-6)}
+"""
+
+
+def test_break_on_an_array_test_becomes_a_while_loop_that_stops_where_numpy_stops(tmp_path):
+    from helpers import run_main
+    from np2jax.verify.compare import compare_values
+
+    result, messages = _convert(BREAK)
+    assert "becomes `jax.lax.while_loop`" in messages["NJ506"][0]
+    assert "done = jnp.abs(x[1:] - x[:-1]).max() < tol" in result.converted
+    assert "break" not in result.converted
+    (tmp_path / "a.py").write_text(textwrap.dedent(BREAK))
+    (tmp_path / "b.py").write_text(result.converted)
+    reference, got = run_main(tmp_path / "a.py"), run_main(tmp_path / "b.py")
+    assert compare_values("main()", reference, got) is None
+    # the early run stopped before its 500 steps: its values differ from the late one's
+    assert not np.allclose(reference["early"], reference["late"])
+
+
+@pytest.mark.parametrize("loop, reason", [
+    ("""
+     for i in range(n):
+         if i > 3:
+             total += x
+         else:
+             continue
+     """, "other than one `if <test>: break`"),
+    ("""
+     for i in range(n):
+         if i == 3:
+             continue
+         total += x
+         if i == 30:
+             break
+     """, "other than one `if <test>: break`"),
+    ("""
+     for i in range(n):
+         total = total * 0.5 + x
+         if i == 30:
+             break
+     """, "has a `break`"),
+    ("""
+     for i in range(n):
+         total += x
+         if i == 30:
+             return total
+     """, "`return` inside it"),
+])
+def test_other_exits_leave_a_python_loop_with_the_reason(loop, reason):
+    source = ("import numpy as np\n\ndef accumulate(x, n):\n    total = np.zeros(3)\n"
+              + textwrap.indent(textwrap.dedent(loop), "    ")
+              + "    return total\n\ndef main():\n    return {'t': accumulate(np.arange(3.0), 50)}\n")
+    result, messages = _convert(source)
+    assert reason in messages["NJ506"][0] and "stays a Python loop" in messages["NJ506"][0]
+    assert "while_loop" not in result.converted and "fori_loop" not in result.converted
+
+
+def test_a_break_in_a_nested_python_loop_is_that_loops_own():
+    _, messages = _convert("""
+        import numpy as np
+        def f(x, n):
+            total = np.zeros(3)
+            for _ in range(n):
+                for j in range(3):
+                    if j == 2:
+                        break
+                    total += x
+            return total
+        def main():
+            return {"t": f(np.arange(3.0), 40)}
+        """)
+    assert "becomes `jax.lax.fori_loop`" in messages["NJ506"][0]
