@@ -477,6 +477,8 @@ class ScanFix:
        (several carried: a tuple; none: None; several histories: a tuple of items)."""
 
     body_fix = None  # ContinueBody, for `if <test>: continue`
+    peeled = False  # the first iteration runs before the scan (it binds or settles values)
+    placeholders = ()  # carried names first bound in the loop: None for that iteration
 
     def __init__(self, carried: tuple, histories: list, name: str, carry: str, items: dict,
                  scanned: dict, jnp: str) -> None:
@@ -500,16 +502,35 @@ class ScanFix:
             body = self.body_fix(body)
         function = _loop_function(self.name, f"{parameter}, {loop.target.value}", unpack, body,
                                   f"{returned}, {outputs}", loop.leading_lines)
-        bounds = ", ".join(code_of(a.value) for a in loop.iter.args)
+        bounds = [code_of(a.value) for a in loop.iter.args]
         scanned = [self.scanned[h.name] for h in self.histories]
         results = scanned[0] if len(scanned) == 1 else f"({', '.join(scanned)})"
-        lines = [f"{target}, {results} = jax.lax.scan({self.name}, {init}, "
-                 f"{self.jnp}.arange({bounds}))"]
         start = loop.iter.args[0].value if len(loop.iter.args) == 2 else None
+        if not self.peeled:
+            lines = [f"{target}, {results} = jax.lax.scan({self.name}, {init}, "
+                     f"{self.jnp}.arange({', '.join(bounds)}))"]
+            for history in self.histories:
+                lines.extend(self._after(history, start))
+            statements = [cst.parse_statement(line + "\n") for line in lines]
+            return cst.FlattenSentinel([function, *statements])
+        # the first iteration binds (or settles the types of) what the scan then carries
+        first, stop = (["0"] + bounds)[-2:]
+        if self.placeholders:
+            values = [("None" if n in self.placeholders else n) for n in self.carried]
+            init = f"({', '.join(values)})" if several else values[0]
+        after = str(int(first) + 1) if first.isdigit() else f"{_operand(first)} + 1"
+        lines = [f"{target}, {outputs} = {self.name}({init}, {first})",
+                 f"{target}, {results} = jax.lax.scan({self.name}, {returned}, "
+                 f"{self.jnp}.arange({after}, {stop}))"]
         for history in self.histories:
+            scanned = self.scanned[history.name]
+            item = self.items[history.name]
+            lines.append(f"{scanned} = {self.jnp}.concatenate([{self.jnp}.asarray({item})[None], "
+                         f"{scanned}])")
             lines.extend(self._after(history, start))
-        statements = [cst.parse_statement(line + "\n") for line in lines]
-        return cst.FlattenSentinel([function, *statements])
+        block = "".join(f"    {line}\n" for line in lines)
+        test = f"{_operand(stop)} > {_operand(first)}"
+        return cst.FlattenSentinel([function, cst.parse_statement(f"if {test}:\n{block}")])
 
     def _after(self, history: History, start) -> list:
         name, scanned = history.name, self.scanned[history.name]
@@ -529,6 +550,24 @@ class ScanFix:
         if history.returned:
             lines.append(f"{name} = list({name})")
         return lines
+
+
+def _operand(code: str) -> str:
+    from np2jax.jit.traceable import _operand as operand
+
+    return operand(code)
+
+
+def names_outside_guards(body, histories) -> set:
+    """Names the loop body reads, the recording tests of its histories aside (a Python int
+    counter decides lax.cond in a peeled first iteration as a traced one does later)."""
+    from np2jax.jit.traceable import _names_in
+
+    guards = {h.guard for h in histories if h.guard is not None}
+    names: set = set()
+    for statement in body.body:
+        names |= _names_in(statement.body if statement in guards else statement)
+    return names
 
 
 def _slice(history: History, start) -> str:

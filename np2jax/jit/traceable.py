@@ -113,6 +113,7 @@ class LoopVerdict:
     carried: tuple = ()
     widens: bool = False  # a carried array is updated by `x += <array>` (dtype may promote)
     peeled: bool = False  # the first iteration runs before fori_loop (it settles the types)
+    placeholders: tuple = ()  # carried names first bound in the loop: None before it (peeled)
     code: str = "NJ506"  # NJ510 when it collects histories (lax.scan)
     histories: tuple = ()  # the scan.History lists it collects
     exit: str = ""  # "break" or "continue": its one `if <test>: break/continue`, by a flag
@@ -327,6 +328,9 @@ class _Walker:
         elif not verdict.reason:
             verdict.fix = _ForiLoopFix(verdict.carried, self._fresh("loop_body"),
                                        self._fresh("carry"), verdict.peeled)
+        if verdict.fix is not None:
+            verdict.fix.placeholders = verdict.placeholders
+            verdict.fix.peeled = verdict.peeled
         if not verdict.reason and verdict.exit == "continue":
             verdict.fix.body_fix = scan.ContinueBody(verdict.carried, self._fresh("skipped"),
                                                      kept, self.m.analysis.jnp_alias)
@@ -375,12 +379,17 @@ class _Walker:
             return f"the counter `{counter}` is read after the loop, which fori_loop does not set"
         if counter in stores:
             return f"it assigns to its counter `{counter}`"
-        carried, rebound = [], []
+        carried, rebound, placeholders = [], [], []
         for name, kinds in stores.items():
             if name not in read_after and (kinds == {"loop"} or _assigned_first(node.body, name)):
                 continue  # a temporary of one iteration (an inner loop's counter included)
             carried.append(name)
             if name not in bound_before:
+                if _assigned_first(node.body, name) and self.env.get(name) == ARRAY:
+                    # the last iteration's value, read after the loop: bound by the first
+                    # iteration (run before the compiled loop), then carried
+                    placeholders.append(name)
+                    continue
                 return f"`{name}` is first bound inside it and read again later"
             kind = self.env.get(name)
             if kind not in (ARRAY, MIXED):
@@ -401,14 +410,23 @@ class _Walker:
             return (f"it rebinds the carried `{rebound[0]}`, whose shape or dtype may change in "
                     f"the first iteration, and has a `{verdict.exit}` (a loop with an exit is "
                     "not peeled)")
-        if rebound and verdict.histories:
-            return (f"it rebinds the carried `{rebound[0]}`, whose shape or dtype may change in "
-                    "the first iteration (a loop collecting a history is not peeled)")
+        if placeholders and verdict.exit:
+            return (f"`{placeholders[0]}` is first bound inside it and read after it, and it has "
+                    f"a `{verdict.exit}` (a loop with an exit is not peeled)")
+        if placeholders and rebound:
+            return (f"`{placeholders[0]}` is first bound inside it and read after it, while it "
+                    f"also rebinds the carried `{rebound[0]}`, whose type may settle only in the "
+                    "first iteration")
+        if placeholders and counter in scan.names_outside_guards(node.body, verdict.histories):
+            return (f"`{placeholders[0]}` is first bound inside it and read after it, and it "
+                    f"reads its counter `{counter}` (the first iteration, run before the "
+                    "compiled loop, would see a Python int)")
         if rebound:
-            why = self._peel_refusal(node, counter, carried, rebound, stores)
+            why = self._peel_refusal(node, counter, carried, rebound, stores, verdict.histories)
             if why:
                 return why
-            verdict.peeled = True
+        verdict.peeled = bool(rebound or placeholders)
+        verdict.placeholders = tuple(placeholders)
         probe = _Walker(self.m, self.function, self.params, check=True)
         probe.env, probe.bound = dict(self.env), self.bound
         probe.env[counter] = ARRAY
@@ -481,14 +499,14 @@ class _Walker:
         return ""
 
     def _peel_refusal(self, node: cst.For, counter: str, carried: list, rebound: list,
-                      stores: dict) -> str:
+                      stores: dict, histories: tuple = ()) -> str:
         """A carried value rebound each iteration (`x = r * x * (1 - x)`, or a Python number
         `t = 0.0` then `t += a`) may change its shape or dtype in the first iteration only
         when its new value is elementwise in itself and in values the loop does not change:
         broadcasting and type promotion give the same result when applied again. The first
         iteration is then run before fori_loop (peeled), the others inside it."""
         changing = set(stores) | {counter}
-        if counter in _names_in(node.body):
+        if counter in scan.names_outside_guards(node.body, histories):
             return (f"it rebinds the carried `{rebound[0]}` and reads its counter "
                     f"`{counter}` (the first iteration, run before fori_loop, would see a "
                     "Python int)")
@@ -1761,7 +1779,8 @@ def _loop_stores(body) -> dict:
 def _assigned_first(body, name: str) -> bool:
     """Whether each iteration binds `name` (a plain `name = ...` at the body's top level,
     not reading it) before anything reads it: then it carries nothing between iterations."""
-    for statement in body.body:
+    statements = list(body.body)
+    for index, statement in enumerate(statements):
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
@@ -1771,7 +1790,11 @@ def _assigned_first(body, name: str) -> bool:
                 if name in _names_in(small):
                     return False
         elif name in _names_in(statement):
-            return False
+            # a temporary of a nested loop's iterations, read nowhere else in this body
+            return isinstance(statement, cst.For) and statement.orelse is None \
+                and name not in _names_in([statement.target, statement.iter]) \
+                and _assigned_first(statement.body, name) \
+                and name not in _names_in(statements[index + 1:])
     return False
 
 
@@ -1815,6 +1838,7 @@ class _ForiLoopFix:
          x = jax.lax.fori_loop(a, b, loop_body, x)"""
 
     body_fix = None  # scan.ContinueBody, for `if <test>: continue`
+    placeholders = ()  # carried names first bound in the loop: None for the peeled iteration
 
     def __init__(self, carried: tuple, name: str, carry: str, peeled: bool) -> None:
         self.carried, self.name, self.carry, self.peeled = carried, name, carry, peeled
@@ -1830,6 +1854,9 @@ class _ForiLoopFix:
         bounds = [code_of(a.value) for a in loop.iter.args]
         start, stop = (["0"] + bounds)[-2:]
         init = f"({names})" if several else names
+        if self.placeholders:
+            values = ", ".join("None" if n in self.placeholders else n for n in self.carried)
+            init = f"({values})" if several else values
         if not self.peeled:
             call = cst.parse_statement(
                 f"{names} = jax.lax.fori_loop({start}, {stop}, {self.name}, {init})\n")
