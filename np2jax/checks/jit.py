@@ -81,10 +81,15 @@ class ArrayIf(_CompiledRewrite):
     code = "NJ505"
 
 
-class LoopCarryingState(_JitRule):
-    """for i in range(n) in a compiled function: lax.fori_loop, or why it stays Python."""
+class _LoopRule(_JitRule):
+    """A verdict on the range() loops of compiled functions whose `code` is this rule's: the
+    compiled loop it becomes, or why it stays a Python loop (unrolled while compiling)."""
 
-    code = "NJ506"
+    def fields(self, loop) -> dict:
+        return {}
+
+    def becomes(self, loop) -> str:
+        raise NotImplementedError
 
     def run(self):
         for plan in self.plans():
@@ -92,30 +97,41 @@ class LoopCarryingState(_JitRule):
                 continue
             for loop in plan.loops:
                 if loop.code != self.code:
-                    continue  # a loop collecting a history: lax.scan (NJ510)
+                    continue
+                fields = {"spelled": loop.spelled, "function": plan.function.name.value,
+                          **self.fields(loop)}
                 reason = loop.reason
                 if not reason and loop.widens and self.config.x64:
                     reason = ("with --x64 an update `x += y` of a carried array may widen its "
-                              "dtype (float32 + float64), which fori_loop refuses")
+                              "dtype (float32 + float64), which a compiled loop refuses")
                 if reason:
-                    yield self.report(loop.node, spelled=loop.spelled,
-                                      function=plan.function.name.value,
-                                      outcome=f"stays a Python loop, unrolled while compiling: "
-                                              f"{reason}", requires=(plan.function,))
+                    yield self.report(loop.node, outcome=f"stays a Python loop, unrolled while "
+                                                         f"compiling: {reason}",
+                                      requires=(plan.function,), **fields)
                     continue
-                carried = ", ".join(f"`{name}`" for name in loop.carried)
-                outcome = f"becomes `jax.lax.fori_loop`, carrying {carried}"
+                outcome = self.becomes(loop)
                 if loop.exit == "break":
-                    outcome = (f"becomes `jax.lax.while_loop`, carrying {carried} and a flag "
-                               "that its `break` sets")
+                    outcome += " and a flag that its `break` sets"
                 elif loop.exit == "continue":
                     outcome += ("; after its `continue` test the rest of the body runs and "
                                 "its changes are dropped where the test holds")
-                yield self.report(loop.node, spelled=loop.spelled,
-                                  function=plan.function.name.value,
-                                  outcome=outcome,
-                                  fix=loop.fix, imports=[("jax", None)],
-                                  requires=(plan.function,), report_if_unfixed=False)
+                imports = [("jax", None)]
+                if loop.exit or loop.histories:  # jnp.where, jnp.arange, ...
+                    imports.append(("jax.numpy", self.analysis.jnp_alias))
+                yield self.report(loop.node, outcome=outcome, fix=loop.fix, imports=imports,
+                                  requires=(plan.function,), report_if_unfixed=False, **fields)
+
+
+class LoopCarryingState(_LoopRule):
+    """for i in range(n) in a compiled function: lax.fori_loop (lax.while_loop with a
+    `break`), or why it stays a Python loop."""
+
+    code = "NJ506"
+
+    def becomes(self, loop) -> str:
+        carried = ", ".join(f"`{name}`" for name in loop.carried)
+        loop_kind = "while_loop" if loop.exit == "break" else "fori_loop"
+        return f"becomes `jax.lax.{loop_kind}`, carrying {carried}"
 
 
 class ArrayWhileLoop(_JitRule):

@@ -119,11 +119,10 @@ def find_histories(function: cst.FunctionDef, refs_by_call: dict, functions: dic
     result = Histories()
     top = list(function.body.body)
     loops = [(i, s) for i, s in enumerate(top) if isinstance(s, cst.For)]
-    nested_appends: dict = {}
+    nested_appends: set = set()
     for node in _walk(function.body):
         if isinstance(node, (cst.For, cst.While)) and not any(node is s for _, s in loops):
-            for name in _append_calls(node.body):
-                nested_appends.setdefault(name, node)
+            nested_appends.update(_append_calls(node.body))
     for index, loop in loops:
         for name, calls in _append_calls(loop.body).items():
             if name in result.by_name or name in result.refused:
@@ -138,7 +137,7 @@ def find_histories(function: cst.FunctionDef, refs_by_call: dict, functions: dic
             else:
                 result.by_name[name] = history
                 result.by_loop.setdefault(loop, []).append(history)
-    for name, node in nested_appends.items():
+    for name in nested_appends:
         result.refused.setdefault(name, "it is appended to in a loop nested in another "
                                         "statement (only loops at the top of the function "
                                         "become lax.scan)")
