@@ -86,6 +86,13 @@ def _function(body: str) -> str:
      return np.array(history)
      """, "may share memory"),
     ("""
+     history = [u]
+     for _ in range(n):
+         u *= 0.5
+         history.append(u.sum() * np.ones(3))
+     return np.array(history)
+     """, "may share memory"),
+    ("""
      history = []
      for _ in range(n):
          u *= 0.5

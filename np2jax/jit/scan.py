@@ -187,10 +187,11 @@ def _history(function, top, index, loop, name, calls, refs_by_call, functions):
         return None, f"the loop body uses `{name}` other than by appending to it"
     value = call.args[0].value
     mutated = _mutated_in_place(function)
-    if not _fresh(value, mutated, function, functions, refs_by_call, depth=0):
-        return None, (f"the value appended, `{code_of(value)}`, may share memory with an array "
-                      "the program changes in place, which a list entry would see and a "
-                      "stacked array does not")
+    for held in [value, *(e.value for e in small.value.elements)]:
+        if not _fresh(held, mutated, function, functions, refs_by_call, depth=0):
+            return None, (f"the value `{code_of(held)}` it holds may share memory with an array "
+                          "the program changes in place, which a list entry would see and a "
+                          "stacked array does not")
     # after the loop: only whole-list reads a stacked array answers the same
     for statement in top[index + 1:]:
         for mention in _mentions(statement, name):
