@@ -291,10 +291,11 @@ def test_a_literal_count_beyond_the_unroll_limit_compiles_as_a_fori_loop():
 
 
 @pytest.mark.parametrize("body, reason", [
-    (["u += 1.0", "if i > 3:", "    continue"], "`continue` inside it"),
+    (["u += 1.0", "if i > 3:", "    if i > 5:", "        continue"],
+     "other than one `if <test>: break`"),
     (["u += 1.0", "if i > 3:", "    return u"], "`return` inside it"),
     (["w = u * 2", "u += w"], None),  # w: a temporary of each iteration
-    (["u += 1.0", "last = u.sum()"], "first bound inside it"),
+    (["u += i", "last = u.sum()"], "first bound inside it"),
     (["u = u[:2]"], "is not elementwise in `u`"),
     (["u = u @ np.eye(4)"], "is not elementwise in `u`"),
     (["u = np.sin(u) * 0.5"], None),
