@@ -91,7 +91,7 @@ def _judge(walker, node: cst.If, chain: _Chain):
         effect = _side_effect(block)
         if effect:
             return f"a branch {effect}, which lax.cond cannot express"
-    selector = _switch_selector(walker, chain)
+    selector, literals = _switch_selector(walker, chain)
     for test in chain.tests:
         if selector is None and not _scalar_test(walker, test):
             return (f"the test `{code_of(test)}` is not provably one value (a comparison of full "
@@ -142,13 +142,10 @@ def _judge(walker, node: cst.If, chain: _Chain):
         if why:
             return why
     if selector is not None:
-        order = [int(test.comparisons[0].comparator.evaluated_value)
-                 if isinstance(test.comparisons[0].comparator, cst.Integer)
-                 else int(test.left.evaluated_value) for test in chain.tests]
         names = [_fresh(walker, f"case_{i}") for i in range(len(chain.tests) + 1)]
         spelled = f"if {code_of(chain.tests[0])}: ... elif ..."
         return _BranchFix("NJ509", spelled, tuple(outputs), tuple(operands), returns, names,
-                          selector, tuple(order), walker.m.analysis.jnp_alias)
+                          selector, literals, walker.m.analysis.jnp_alias)
     names = [_fresh(walker, base) for _ in chain.tests for base in ("if_true", "if_false")]
     spelled = f"if {code_of(chain.tests[0])}: ..." + (" elif ..." if len(chain.tests) > 1 else "")
     return _BranchFix("NJ508", spelled, tuple(outputs), tuple(operands), returns, names,
@@ -272,28 +269,28 @@ def _single_binding(walker, name: str):
     return found[0] if len(found) == 1 else None
 
 
-def _switch_selector(walker, chain: _Chain) -> str | None:
-    """`k` when the tests are `k == 0`, `k == 1`, ... (in any order, each once, at least two)
-    on a 0-d integer `k`: lax.switch picks the branch by index."""
+def _switch_selector(walker, chain: _Chain) -> tuple:
+    """(`k`, the literal of each test) when the tests are `k == 0`, `k == 1`, ... (in any
+    order, each once, at least two) on a 0-d integer `k`: lax.switch picks the branch by
+    index. (None, ()) otherwise."""
     if len(chain.tests) < 2:
-        return None
+        return None, ()
     selector, literals = None, []
     for test in chain.tests:
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
                 or not isinstance(test.comparisons[0].operator, cst.Equal):
-            return None
+            return None, ()
         left, right = test.left, test.comparisons[0].comparator
         if isinstance(left, cst.Integer) and isinstance(right, cst.Name):
             left, right = right, left
-        if not (isinstance(left, cst.Name) and isinstance(right, cst.Integer)):
-            return None
-        if selector not in (None, left.value):
-            return None
+        if not (isinstance(left, cst.Name) and isinstance(right, cst.Integer)) \
+                or selector not in (None, left.value):
+            return None, ()
         selector = left.value
         literals.append(int(right.evaluated_value))
-    if sorted(literals) != list(range(len(literals))):
-        return None
-    return selector if _integer_0d(walker, cst.Name(selector)) else None
+    if sorted(literals) != list(range(len(literals))) or not _integer_0d(walker, cst.Name(selector)):
+        return None, ()
+    return selector, tuple(literals)
 
 
 # --- which names flow where ------------------------------------------------------------
@@ -504,16 +501,16 @@ class _BranchFix:
         return t._loop_function(name, ", ".join(self.operands), [], block, returned,
                                 leading_lines)
 
-    def _call(self, head: str, choice: cst.BaseExpression) -> cst.SimpleStatementLine:
+    def _call(self, function: str, choice: cst.BaseExpression, branches: str):
+        """`outputs = function(choice, branches, operands)`, or `return function(...)`."""
         operands = "".join(f", {name}" for name in self.operands)
-        lead = "return " if self.returns else f"{', '.join(self.outputs)} = "
-        statement = cst.parse_statement(f"{lead}{head.replace('CHOICE', '_choice_')}{operands})\n")
-
-        class _Put(cst.CSTTransformer):
-            def leave_Name(self, original, updated):
-                return choice if updated.value == "_choice_" else updated
-
-        return statement.visit(_Put())
+        call = cst.parse_expression(f"{function}(CHOICE, {branches}{operands})")
+        call = call.with_changes(args=[call.args[0].with_changes(value=choice), *call.args[1:]])
+        if self.returns:
+            return cst.SimpleStatementLine([cst.Return(call)])
+        targets = cst.parse_expression(", ".join(self.outputs)) if len(self.outputs) > 1 \
+            else cst.Name(self.outputs[0])
+        return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(targets)], call)])
 
     def __call__(self, node: cst.If):
         chain = _Chain.of(node)
@@ -532,8 +529,7 @@ class _BranchFix:
             statements.append(function.with_changes(body=function.body.with_changes(body=rest)))
         else:
             statements.append(self._function(on_false, chain.orelse))
-        statements.append(self._call(f"jax.lax.cond(CHOICE, {on_true}, {on_false}",
-                                     chain.tests[index]))
+        statements.append(self._call("jax.lax.cond", chain.tests[index], f"{on_true}, {on_false}"))
         return statements
 
     def _switch(self, node: cst.If, chain: _Chain):
@@ -546,6 +542,5 @@ class _BranchFix:
         k = self.selector
         index = cst.parse_expression(
             f"{self.jnp}.where(({k} >= 0) & ({k} < {count}), {k}, {count})")
-        branches = ", ".join(self.names)
-        statements.append(self._call(f"jax.lax.switch(CHOICE, ({branches})", index))
+        statements.append(self._call("jax.lax.switch", index, f"({', '.join(self.names)})"))
         return cst.FlattenSentinel(statements)
