@@ -316,10 +316,11 @@ from hypothesis import strategies as st  # noqa: E402
 
 INPUTS = ["np.arange(5)", "np.arange(5.0)", "np.linspace(-1.0, 2.0, 4)", "np.arange(4.0) - 3.0"]
 TESTS = ["x.sum() > 3", "x.max() > 2.0", "x.mean() < 0.5", "x.min() < 0", "x.any()"]
-# mostly float expressions of x (provably alike), some that change the shape or the dtype
-STATEMENTS = ["y = x * 2.0", "y = y + 1.0", "y = x / 3.0", "y = np.exp(y)", "y = y / y.sum()",
-              "y = -(y * 1.0)", "y = x + 0.0", "x = x / 2.0", "z = y - 1.0", "y = x",
-              "y = x[:2]", "y = x * 2"]
+# float expressions of x (provably alike), and (drawn one time in six) statements that
+# change the shape or the dtype, or bind names only in some branches
+ALIKE = ["y = x * 2.0", "y = y + 1.0", "y = x / 3.0", "y = np.exp(y)", "y = y / y.sum()",
+         "y = -(y * 1.0)", "y = x + 0.0", "y, z = x * 2.0, x / 2.0"]
+UNALIKE = ["x = x / 2.0", "z = y - 1.0", "y = x", "y = x[:2]", "y = x * 2", "y, z = z, y"]
 
 
 @st.composite
@@ -341,8 +342,9 @@ def branchy_programs(draw):
     for index in range(blocks):
         keyword = "if" if index == 0 else ("elif" if index < len(tests) else "else")
         lines.append(f"{keyword} {tests[index]}:" if keyword != "else" else "else:")
-        for statement in draw(st.lists(st.sampled_from(STATEMENTS), min_size=1, max_size=3)):
-            lines.append(f"    {statement}")
+        for _ in range(draw(st.integers(1, 3))):
+            pool = UNALIKE if draw(st.integers(0, 5)) == 5 else ALIKE
+            lines.append(f"    {draw(st.sampled_from(pool))}")
     lines.append("return y")
     body = textwrap.indent("\n".join(lines), "    ")
     data = draw(st.lists(st.sampled_from(INPUTS), min_size=1, max_size=3, unique=True))

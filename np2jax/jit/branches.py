@@ -125,7 +125,7 @@ def _judge(walker, node: cst.If, chain: _Chain):
         if name in operands:
             continue
         for block, stored in zip(chain.blocks, stores):
-            if name in stored and stored[name] != {"loop"} and not t._assigned_first(block, name):
+            if name in stored and stored[name] != {"loop"} and not _bound_first(block, name):
                 return (f"a branch reads `{name}` before assigning it, and `{name}` is not "
                         "certainly bound before the `if` (it could not be passed in)")
     outputs: list = []
@@ -195,6 +195,23 @@ def _inner_return(block) -> str:
                     and node is statement.body[-1]):
                 return code_of(node).strip()
     return ""
+
+
+def _bound_first(block, name: str) -> bool:
+    """Whether the branch binds `name` by a plain assignment (`name = ...`, `name, b = ...`)
+    at its top level before anything reads it: then it is a local of the branch function."""
+    for statement in _statements(block):
+        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+        for small in smalls:
+            if isinstance(small, cst.Assign) and name not in t._names_in(small.value):
+                targets: set = set()
+                for target in small.targets:
+                    t._collect(target.target, targets)
+                if name in targets:
+                    return True
+            if name in t._names_in(small):
+                return False
+    return False
 
 
 def _statements(block) -> list:
@@ -375,6 +392,11 @@ def _branch_mapping(walker, block) -> dict:
                 for target in targets:
                     if isinstance(target, cst.Name) and value is not None:
                         mapping[target.value] = _resolve(t._like(value, walker), mapping)
+                    elif _pairs(target, value):
+                        # `a, b = b, a`: every value is read before any name is bound
+                        proofs = [(n.value, _resolve(t._like(v, walker), mapping))
+                                  for n, v in _pairs(target, value)]
+                        mapping.update(proofs)
                     elif isinstance(target, cst.Subscript):
                         continue  # `x[i] = v` keeps x's shape and dtype (NumPy casts v)
                     else:
@@ -425,6 +447,17 @@ def _settle_floats(walker, node, proofs: list) -> list:
                 proof = (proof[0], "same")
         settled.append(proof)
     return settled
+
+
+def _pairs(target, value) -> list:
+    """[(name, value)] for `a, b = x, y` (plain names and as many values, no starred one)."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)):
+        return []
+    if any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+        return []
+    pairs = [(e.value, v.value) for e, v in zip(target.elements, value.elements)]
+    return pairs if all(isinstance(name, cst.Name) for name, _ in pairs) else []
 
 
 def _same_outputs(walker, chain: _Chain, stores: list, outputs: list, before: set,
