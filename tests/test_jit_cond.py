@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from helpers import run_main
+from helpers import FIXTURES, run_main
 from np2jax.api import convert_source
 from np2jax.config import Config
 from np2jax.verify.compare import compare_values
@@ -374,3 +374,30 @@ def test_generated_branches_convert_only_when_the_results_agree(tmp_path_factory
     converted = folder / "converted.py"
     converted.write_text(result.converted)
     assert compare_values("main()", expected, run_main(converted)) is None, source
+
+
+CONVERTED = sorted(p for folder in ("if-statement-on-array-value", "if-elif-chain-on-index")
+                   for p in (FIXTURES / folder).glob("*.out.py") if "jax.lax." in p.read_text())
+
+
+@pytest.mark.parametrize("case", CONVERTED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fixture_branches_run_inside_compiled_functions(case):
+    """Each converted fixture's lax.cond / lax.switch sits in a jax.jit function, and main()
+    (compiled too, tracing it inline) ran compiled."""
+    import importlib.util
+    import re
+    import sys
+
+    text = case.read_text()
+    first = re.search(r"^ +(return |[\w, ]+ = )jax\.lax\.", text, re.MULTILINE).start()
+    holder = re.findall(r"^def (\w+)\(", text[:first], re.MULTILINE)[-1]
+    spec = importlib.util.spec_from_file_location(f"_cond_fixture_{case.stem}", case)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        module.main()
+        assert hasattr(getattr(module, holder), "lower"), f"{holder} is not compiled"
+        assert module.main._cache_size() >= 1
+    finally:
+        sys.modules.pop(spec.name, None)
