@@ -197,55 +197,41 @@ def test_the_converted_branches_are_one_compiled_cond(tmp_path):
          y = x * 2.0
      return y
      """, "may leave `y` with different shapes or dtypes"),
+    # `t` is bound before the `if` by both arms of a Python `if`: not certainly, so it
+    # cannot be passed in, and the branch function would read an unbound local
+    ("""
+     if flag:
+         t = x * 1.0
+     else:
+         t = x * 2.0
+     if x.sum() > 0:
+         t = t * 2.0
+         y = t + 1.0
+     else:
+         y = x * 3.0
+     return y
+     """, "reads `t` before assigning it"),
+    ("""
+     if flag:
+         y = x * 2.0
+     elif x.sum() > 0:
+         y = x * 3.0
+         y = y + 1.0
+     else:
+         y = x * 4.0
+     return y
+     """, "`elif` of a test on a Python value"),
 ])
 def test_refused_branches_keep_the_function_eager_with_the_reason(body, reason):
-    source = "import numpy as np\n\ndef f(x):\n" + textwrap.indent(textwrap.dedent(body), "    ") \
-        + "\ndef main():\n    return {'a': f(np.arange(4.0)), 'b': f(-np.arange(4.0))}\n"
+    """`flag`, a Python bool at every call, is a static argument."""
+    source = "import numpy as np\n\ndef f(x, flag):\n" \
+        + textwrap.indent(textwrap.dedent(body), "    ") + "\ndef main():\n" \
+        + "    return {'a': f(np.arange(4.0), True), 'b': f(-np.arange(4.0), False)}\n"
     result = _convert(source)
     message = _reason(result, "f")
     assert message is not None and reason in message, message
     assert "jax.lax" not in result.converted
     assert not {"NJ508", "NJ509"} & set(_codes(result))
-
-
-def test_a_name_bound_before_only_conditionally_is_not_read_in_a_branch():
-    """`t` is bound before the `if` in both arms of a Python `if`: not certainly, so it could
-    not be passed in, and reading it inside the branch function would fail."""
-    result = _convert("""
-        import numpy as np
-        def f(x, flag):
-            if flag:
-                t = x * 1.0
-            else:
-                t = x * 2.0
-            if x.sum() > 0:
-                t = t * 2.0
-                y = t + 1.0
-            else:
-                y = x * 3.0
-            return y
-        def main():
-            return {"a": f(np.arange(3.0), True)}
-    """)
-    assert "reads `t` before assigning it" in _reason(result, "f")
-
-
-def test_an_elif_on_an_array_after_a_python_test_is_refused():
-    result = _convert("""
-        import numpy as np
-        def f(x, flag):
-            if flag:
-                y = x * 2.0
-            elif x.sum() > 0:
-                y = x * 3.0
-                y = y + 1.0
-            else:
-                y = x * 4.0
-            return y
-        def main():
-            return {"a": f(np.arange(3.0), False)}
-    """)
-    assert "`elif` of a test on a Python value" in _reason(result, "f")
 
 
 def test_a_static_index_chain_stays_python():
