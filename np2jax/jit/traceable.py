@@ -236,6 +236,10 @@ class _Walker:
                     self.refuse(node.test, f"the exit test `{code_of(node.test)}` is not provably "
                                            "one value")
             elif not self.array_if(node):
+                from np2jax.jit.branches import array_branches  # lax.cond, lax.switch
+
+                if array_branches(self, node):
+                    return
                 self.need_static(node.test, "the `if` test")
             self.block(node.body)
             if node.orelse is not None:
