@@ -44,6 +44,7 @@ class WritePlan:
     how: str = ""  # what it becomes, for the message
     eager_mask: bool = False  # uses a boolean mask in .at[], which jax.jit cannot compile
     requires: tuple = ()
+    where: bool = False  # a mask of the array's own shape: jnp.where(mask, v, x)
 
 
 def _flatten(target: cst.Subscript, dataflow) -> tuple[cst.BaseExpression, list] | None:
@@ -195,7 +196,8 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
 
     eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base") \
         and not form.startswith("where")
-    return WritePlan((line, fix), None, _describe(form), eager, dataflow.binding_refs(base))
+    return WritePlan((line, fix), None, _describe(form), eager, dataflow.binding_refs(base),
+                     where=form.startswith("where"))
 
 
 def _rebuild(target: cst.Subscript, depth: int) -> tuple:
