@@ -560,15 +560,15 @@ class _Walker:
             self.refuse(target, f"`{base.value}` may not be an array")
             return
         plan = plan_write(self.m.analysis, statement)
-        if plan.where:  # a mask of the array's own shape: jnp.where(mask, v, x)
-            self.expr(target.slice[0].slice.value)
-        else:
-            self.index(target)
         if plan.eager_mask:
             self.refuse(target, f"the store `{code_of(target)} = ...` selects with a boolean "
                                 f"mask not provably of `{base.value}`'s own shape, so it "
                                 "stays `.at[mask]`, which jax.jit cannot compile")
             return
+        if plan.where:  # a mask of the array's own shape: jnp.where(mask, v, x)
+            self.expr(target.slice[0].slice.value)
+        else:
+            self.index(target)
         if plan.fix is None:
             self.refuse(target, f"the store `{code_of(target)} = ...` is not rewritten to a "
                                 "form jax.jit compiles")
