@@ -553,24 +553,6 @@ class Dataflow:
                                         for v, _ in values)
         return False
 
-    def elementwise_in(self, node, part: cst.BaseExpression, depth: int = 0) -> bool:
-        """Whether `node` computes elementwise from `part` (x[m]) and numbers: then applying
-        it to the whole array and selecting with the mask gives the same values."""
-        if depth > 16:
-            return False
-        if node.deep_equals(part) or self.is_scalar(node):
-            return True
-        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
-            return self.elementwise_in(node.left, part, depth + 1) and self.elementwise_in(node.right, part, depth + 1)
-        if isinstance(node, cst.UnaryOperation):
-            return self.elementwise_in(node.expression, part, depth + 1)
-        if isinstance(node, cst.Call):
-            ref = self.collector.ref_by_call.get(node)
-            return ref is not None and ref.converted and (ref.entry or {}).get("kind") == "ufunc" \
-                and not any(a.keyword is not None for a in node.args) \
-                and all(self.elementwise_in(a.value, part, depth + 1) for a in node.args)
-        return False
-
     def binding_refs(self, target: cst.BaseExpression) -> tuple:
         """The converted API references the bindings of `target` rely on to be JAX arrays:
         a functional update of `target` is only valid if those conversions happen."""

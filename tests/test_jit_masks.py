@@ -52,6 +52,13 @@ WHERE = {
         counts[np.isfinite(scaled) & (heat < 1)] += 3
         return counts
     """,
+    "values elementwise in selections of arrays of the same root, by the same mask": """
+        x = np.linspace(-2.0, 2.0, 8)
+        y = np.roll(x, 3) * 0.5
+        x[x > 0] = np.sqrt(y[x > 0] + 2.0) - x[x > 0]
+        x[x < -1] += y[x < -1]
+        return x
+    """,
 }
 
 AT = {
@@ -81,6 +88,18 @@ AT = {
         b = np.linspace(0.0, 1.0, 5)
         a[b > 0.5] = -1.0
         return a
+    """,
+    "values selected by another mask": """
+        x = np.linspace(-2.0, 2.0, 8)
+        y = np.roll(x, 3)
+        x[x > 0] = y[y > 0]
+        return x
+    """,
+    "values selected from an array of another shape (a row mask of it)": """
+        x = np.linspace(-2.0, 2.0, 4)
+        y = np.arange(8.0).reshape(4, 2)
+        x[x > 0] = y[x > 0][:, 0]
+        return x
     """,
     "a mask of a matrix product": """
         w = np.arange(6.0).reshape(2, 3)
