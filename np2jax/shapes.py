@@ -27,15 +27,17 @@ import libcst as cst
 from np2jax.analyze import ARRAY
 
 NUMBER = "number"  # a Python number: it broadcasts to any shape
-# NumPy functions whose result has the shape of their first argument.
-_SHAPE_OF_FIRST = frozenset({"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like",
-                             "numpy.full_like", "numpy.copy", "numpy.roll", "numpy.asarray",
-                             "numpy.array", "numpy.nan_to_num", "numpy.sort", "numpy.cumsum",
-                             "numpy.cumprod"})
-# Keywords those may take without changing the shape (`axis` of roll, sort, cumsum keeps it;
-# a cumsum without axis flattens, so it needs one).
-_KEEPING_KEYWORDS = frozenset({"dtype", "axis", "order", "copy", "nan", "posinf", "neginf"})
-_NEEDS_AXIS = frozenset({"numpy.cumsum", "numpy.cumprod"})
+# NumPy functions whose result has the shape of their first argument, with the most
+# positional arguments that keeps it so (np.array(x, float, True, "K", False, 2): ndmin=2).
+_SHAPE_OF_FIRST = {"numpy.zeros_like": 2, "numpy.ones_like": 2, "numpy.empty_like": 2,
+                   "numpy.full_like": 3, "numpy.copy": 2, "numpy.roll": 3, "numpy.asarray": 2,
+                   "numpy.array": 2, "numpy.nan_to_num": 2, "numpy.sort": 2, "numpy.cumsum": 2,
+                   "numpy.cumprod": 2}
+# Keywords those may take without changing the shape.
+_KEEPING_KEYWORDS = frozenset({"dtype", "axis", "order", "copy", "nan", "posinf", "neginf",
+                               "kind"})
+# These flatten with axis=None (a cumsum's default): their axis must be an integer.
+_AXIS_OR_FLAT = {"numpy.sort": "-1", "numpy.cumsum": None, "numpy.cumprod": None}
 # NumPy functions broadcasting all their arguments together, elementwise.
 _BROADCASTING = frozenset({"numpy.where", "numpy.clip", "numpy.logical_and", "numpy.logical_or",
                            "numpy.logical_xor", "numpy.logical_not", "numpy.isclose"})
@@ -107,7 +109,10 @@ def _call_root(flow, call: cst.Call, here: bool, depth: int):
     if not ref.converted or not positional:
         return None
     if ref.qualname in _SHAPE_OF_FIRST:
-        if keywords - _KEEPING_KEYWORDS or (ref.qualname in _NEEDS_AXIS and "axis" not in keywords):
+        if keywords - _KEEPING_KEYWORDS or len(positional) > _SHAPE_OF_FIRST[ref.qualname] \
+                or (ref.qualname in _AXIS_OR_FLAT and not _integer_axis(call, positional)
+                    and not (_AXIS_OR_FLAT[ref.qualname] and len(positional) == 1
+                             and "axis" not in keywords)):
             return None
         if ref.qualname == "numpy.full_like" and not (len(positional) == 2 and flow.is_scalar(
                 positional[1])):
@@ -122,10 +127,20 @@ def _call_root(flow, call: cst.Call, here: bool, depth: int):
     return root if root != NUMBER else None  # np.sin(2.0): a NumPy scalar, not a number
 
 
+def _integer_axis(call: cst.Call, positional: list) -> bool:
+    axis = next((a.value for a in call.args if a.keyword is not None
+                 and a.keyword.value == "axis"), positional[1] if len(positional) > 1 else None)
+    if isinstance(axis, cst.UnaryOperation) and isinstance(axis.operator, cst.Minus):
+        axis = axis.expression
+    return isinstance(axis, cst.Integer)
+
+
 def _name_root(flow, name: cst.Name, here: bool, depth: int):
     scope, values, aug_values = _bindings(flow, name)
     if scope is None or _reshaped(flow, name.value):
         return None
+    if scope is not flow.scopes.get(name) and not here:
+        return None  # a global or a closure's name: another function may rebind it between
     if len(values) == 1 and values[0][0] == "param":  # bound once, on entry: always known
         return (scope, name.value) if flow.jax_typed(name) else None
     single = _single_binding(values)

@@ -52,6 +52,12 @@ WHERE = {
         counts[np.isfinite(scaled) & (heat < 1)] += 3
         return counts
     """,
+    "masks through shape-keeping functions with an integer axis": """
+        x = np.array([[3.0, -1.0], [2.0, 5.0]])
+        x[np.cumsum(x, axis=1) > 2] = 0.0
+        x[np.sort(x) < 0] = 9.0
+        return x
+    """,
     "values elementwise in selections of arrays of the same root, by the same mask": """
         x = np.linspace(-2.0, 2.0, 8)
         y = np.roll(x, 3) * 0.5
@@ -100,6 +106,14 @@ AT = {
         y = np.arange(8.0).reshape(4, 2)
         x[x > 0] = y[x > 0][:, 0]
         return x
+    """,
+    "a mask of a flattening cumsum (axis=None): a row mask of the column": """
+        x = np.array([[1.0], [2.0]])
+        m = np.cumsum(x, axis=None) > 1
+        x[m] = 0.0
+        y = np.array([[1.0], [2.0]])
+        y[np.sort(y, None) > 1] = 0.0
+        return x, y
     """,
     "a mask of a matrix product": """
         w = np.arange(6.0).reshape(2, 3)
