@@ -180,6 +180,26 @@ def test_a_mask_update_of_the_arrays_own_shape_compiles(tmp_path):
     assert "grad = jnp.where(h <= 0, 0.0, grad).astype(grad.dtype)" in result.converted
 
 
+def test_a_mask_update_with_selections_of_same_shape_arrays_compiles(tmp_path):
+    result = _converted_and_run(tmp_path, """
+        import numpy as np
+
+
+        def clamp_to_neighbour(x):
+            out = x.copy()
+            y = np.roll(x, 1)
+            out[out > 0.5] = y[out > 0.5] * 0.5
+            out[out < -0.5] += np.abs(y[out < -0.5])
+            return out
+
+
+        def main():
+            return clamp_to_neighbour(np.sin(np.arange(12.0)))
+    """, JIT)
+    assert _verdicts(result)["clamp_to_neighbour"] == "compiled"
+    assert "out = jnp.where(out > 0.5, y * 0.5, out).astype(out.dtype)" in result.converted
+
+
 def test_a_row_mask_update_leaves_the_function_eager_and_says_why(tmp_path):
     result = _converted_and_run(tmp_path, """
         import numpy as np

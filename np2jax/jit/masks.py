@@ -4,6 +4,8 @@
 jax.jit cannot trace. What is used of the selection decides whether it can go:
   - a reduction of it (`x[m].sum()`: NJ504, traceable._masked) becomes the reduction with
     `where=`;
+  - a selection by the mask of a write `x[m] = y[m] * 2` that becomes
+    `jnp.where(m, y * 2, x)` (NJ201/NJ202) is the whole `y` there;
   - its length (`len(x[m])`, `x[m].size`) becomes `jnp.count_nonzero(m)` (NJ504 too), where
     the count is only divided by or compared (a Python int and a 0-d int32 array give the
     same value and dtype there; elsewhere, `int8_array + len(...)`, they do not);
@@ -83,6 +85,24 @@ def _count_fix(jnp: str):
         return cst.Call(func=cst.parse_expression(f"{jnp}.count_nonzero"), args=[cst.Arg(mask)],
                         lpar=node.lpar, rpar=node.rpar)
     return fix
+
+
+def selection_in_where_write(walker, node: cst.Subscript) -> bool:
+    """Whether `node` is a selection `y[m]` in the value of a write `x[m] = ...` that NJ201/
+    NJ202 turn into jnp.where(m, ..., x), where it becomes the whole `y`."""
+    from np2jax.checks.inplace import plan_write
+
+    parents = walker.m.analysis.parents
+    statement, child = parents.get(node), node
+    while statement is not None and not isinstance(statement, (cst.Assign, cst.AugAssign)):
+        statement, child = parents.get(statement), statement
+    if statement is None or child is not statement.value or len(node.slice) != 1 \
+            or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    target = statement.target if isinstance(statement, cst.AugAssign) else \
+        statement.targets[0].target if len(statement.targets) == 1 else None
+    return isinstance(target, cst.Subscript) and plan_write(walker.m.analysis, statement).where \
+        and node.slice[0].slice.value.deep_equals(target.slice[0].slice.value)
 
 
 def size_hint(function: str) -> str:

@@ -26,7 +26,8 @@ import libcst as cst
 from np2jax.analyze import ModuleAnalysis
 from np2jax.dataflow import always_leaves
 from np2jax.checks import code_of
-from np2jax.jit.masks import selection_count, selection_of_mask, size_hint
+from np2jax.jit.masks import (selection_count, selection_in_where_write, selection_of_mask,
+                              size_hint)
 
 STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
 _MAY_BE_ARRAY = (ARRAY, MIXED)
@@ -892,7 +893,10 @@ class _Walker:
             self.index(node)
             return ARRAY
         if base in _MAY_BE_ARRAY:
-            self.index(node)
+            if selection_in_where_write(self, node):  # x[m] = y[m] * 2: y, in jnp.where
+                self.expr(node.slice[0].slice.value)
+            else:
+                self.index(node)
             return base
         for element in node.slice:
             self.index_element(element, need=False)
