@@ -132,15 +132,20 @@ class Dataflow:
 
     def _name_values(self, expr: cst.Name):
         """Bindings and `op=` values of a name, looked up from its scope outwards as Python does."""
+        _, values, aug_values = self.name_bindings(expr)
+        return values, aug_values
+
+    def name_bindings(self, expr: cst.Name) -> tuple:
+        """(scope, bindings, `op=` values) of a name: the scope is the one that binds it."""
         scope = self.scopes.get(expr)
         seen = set()
         while scope is not None and id(scope) not in seen:
             seen.add(id(scope))
             key = (scope, expr.value)
             if key in self.collector.bindings:
-                return self.collector.bindings[key], self.collector.aug_values.get(key, [])
+                return scope, self.collector.bindings[key], self.collector.aug_values.get(key, [])
             scope = getattr(scope, "parent", None)
-        return [], []
+        return None, [], []
 
     def _values(self, expr):
         if isinstance(expr, cst.Name):

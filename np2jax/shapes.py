@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analyze import ARRAY
+from np2jax.analyze import ARRAY, ELEMENTWISE_COMPARISONS
 
 NUMBER = "number"  # a Python number: it broadcasts to any shape
 # NumPy functions whose result has the shape of their first argument, with the most
@@ -42,8 +42,6 @@ _AXIS_OR_FLAT = {"numpy.sort": "-1", "numpy.cumsum": None, "numpy.cumprod": None
 _BROADCASTING = frozenset({"numpy.where", "numpy.clip", "numpy.logical_and", "numpy.logical_or",
                            "numpy.logical_xor", "numpy.logical_not", "numpy.isclose"})
 _METHODS_OF_SAME_SHAPE = frozenset({"astype", "copy"})
-_ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
-                            cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _DEPTH = 24
 
 
@@ -73,7 +71,7 @@ def shape_root(flow, node: cst.BaseExpression, here: bool = True, depth: int = 0
         return _broadcast(flow, (node.left, node.right), here, depth)
     if isinstance(node, cst.Comparison):
         if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator,
-                                                        _ELEMENTWISE_COMPARISONS):
+                                                        ELEMENTWISE_COMPARISONS):
             return None
         return _broadcast(flow, (node.left, node.comparisons[0].comparator), here, depth)
     if isinstance(node, cst.Call):
@@ -136,7 +134,7 @@ def _integer_axis(call: cst.Call, positional: list) -> bool:
 
 
 def _name_root(flow, name: cst.Name, here: bool, depth: int):
-    scope, values, aug_values = _bindings(flow, name)
+    scope, values, aug_values = flow.name_bindings(name)
     if scope is None or _reshaped(flow, name.value):
         return None
     if scope is not flow.scopes.get(name) and not here:
@@ -159,19 +157,6 @@ def _name_root(flow, name: cst.Name, here: bool, depth: int):
     elif flow.kind_of(name) != ARRAY:
         return None
     return scope, name.value
-
-
-def _bindings(flow, name: cst.Name):
-    """(scope, bindings, `op=` values) of a name, from its scope outwards as Python does."""
-    scope = flow.scopes.get(name)
-    seen = set()
-    while scope is not None and id(scope) not in seen:
-        seen.add(id(scope))
-        key = (scope, name.value)
-        if key in flow.collector.bindings:
-            return scope, flow.collector.bindings[key], flow.collector.aug_values.get(key, [])
-        scope = getattr(scope, "parent", None)
-    return None, [], []
 
 
 def _single_binding(values):

@@ -1,7 +1,7 @@
 """Boolean masks: `x[m] = v` becomes jnp.where only when m provably has x's shape
 (np2jax.shapes), and under --jit the selections whose use does not depend on their size
 (reductions, counts that are divided or compared) compile; the others stay eager, with the
-reason. Every case is run both ways."""
+reason. Every case is run both ways (more cases: fixtures/eager-mask-update, mask-reduction)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from helpers import run_main
+from helpers import FIXTURES, run_main
 from np2jax.api import convert_source
 from np2jax.config import Config
 from np2jax.verify.compare import compare_values
@@ -68,22 +68,6 @@ WHERE = {
 }
 
 AT = {
-    "a mask of the array bound before it was rebound to 2-D (a row mask)": """
-        x = np.array([0.0, 5.0, 0.0])
-        m = x > 0
-        x = np.zeros((3, 3))
-        x[m] = 1.0
-        return x
-    """,
-    "a mask bound in one branch only": """
-        y = np.arange(4.0)
-        if y.sum() > 1:
-            hot = y > 2
-        else:
-            hot = y > 0
-        y[hot] = 0.0
-        return y
-    """,
     "a row mask of a matrix": """
         m = np.arange(12.0).reshape(4, 3)
         m[m[:, 0] > 4.0] = -1.0
@@ -201,20 +185,8 @@ def test_a_mask_update_with_selections_of_same_shape_arrays_compiles(tmp_path):
 
 
 def test_a_row_mask_update_leaves_the_function_eager_and_says_why(tmp_path):
-    result = _converted_and_run(tmp_path, """
-        import numpy as np
-
-
-        def highlight(image, edges):
-            out = image * 1.0
-            out[edges > 0.5] = 1.0
-            return out
-
-
-        def main():
-            image = np.linspace(0.0, 0.4, 12).reshape(2, 2, 3)
-            return highlight(image, np.array([[0.0, 1.0], [1.0, 0.0]]))
-    """, JIT)
+    case = FIXTURES / "eager-mask-update" / "row_mask_under_jit_stays_eager.in.py"
+    result = _converted_and_run(tmp_path, case.read_text(), JIT)
     reason = _verdicts(result)["highlight"]
     assert "not provably of `out`'s own shape" in reason and "jax.jit cannot compile" in reason
 

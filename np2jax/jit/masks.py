@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analyze import ELEMENTWISE_COMPARISONS
 from np2jax.checks import code_of
 from np2jax.shapes import same_shape
-
-# The count of a selection is exact wherever it is divided by or compared.
-_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
-                cst.Equal, cst.NotEqual)
 
 
 def selection_of_mask(walker, subscript: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -75,7 +72,7 @@ def _divided_or_compared(parents, node) -> bool:
     if isinstance(parent, cst.ComparisonTarget):
         parent = parents.get(parent)
     return isinstance(parent, cst.Comparison) and len(parent.comparisons) == 1 \
-        and isinstance(parent.comparisons[0].operator, _COMPARISONS)
+        and isinstance(parent.comparisons[0].operator, ELEMENTWISE_COMPARISONS)
 
 
 def _count_fix(jnp: str):
