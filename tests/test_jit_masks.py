@@ -192,7 +192,8 @@ def test_a_row_mask_update_leaves_the_function_eager_and_says_why(tmp_path):
 
 
 @pytest.mark.parametrize("expression", ["len(x[x > 0]) / x.size", "x[x > 0].size / len(x)",
-                                        "np.where(len(x[x > 0]) > 2, x, -x)"])
+                                        "np.where(len(x[x > 0]) > 2, x, -x)",
+                                        "x[x > 0].sum() / len(x[x > 0])"])
 def test_counts_of_a_selection_that_are_divided_or_compared_compile(tmp_path, expression):
     result = _converted_and_run(tmp_path, f"""
         import numpy as np
@@ -213,6 +214,8 @@ def test_counts_of_a_selection_that_are_divided_or_compared_compile(tmp_path, ex
 @pytest.mark.parametrize("expression, why", [
     ("codes + len(x[x > 0])", "boolean mask, and the selection is kept"),  # int8 + int32
     ("len(x[y > 0]) / x.size", "boolean mask, and the selection is kept"),  # not x's mask
+    # a Python number divided by 0 raises ZeroDivisionError, an array gives inf
+    ("1.0 / len(x[x > 0])", "boolean mask, and the selection is kept"),
     ("x[x > 0]", "boolean mask, and the selection is kept"),
     ("np.unique(x)", "static `size=`"),
     ("np.nonzero(x > 0)[0]", "static `size=`"),

@@ -7,8 +7,9 @@ jax.jit cannot trace. What is used of the selection decides whether it can go:
   - a selection by the mask of a write `x[m] = y[m] * 2` that becomes
     `jnp.where(m, y * 2, x)` (NJ201/NJ202) is the whole `y` there;
   - its length (`len(x[m])`, `x[m].size`) becomes `jnp.count_nonzero(m)` (NJ504 too), where
-    the count is only divided by or compared (a Python int and a 0-d int32 array give the
-    same value and dtype there; elsewhere, `int8_array + len(...)`, they do not);
+    the count is only divided (or divides an array) or compared: a Python int and a 0-d
+    int32 array give the same value and dtype there; elsewhere, `int8_array + len(...)`,
+    they do not;
   - anything else (the selection kept, returned, indexed) leaves the function eager (NJ502),
     as do np.nonzero, np.unique, np.argwhere, np.flatnonzero and one-argument np.where: JAX
     compiles them only with a static `size=`, and then pads the result, which equals
@@ -54,7 +55,7 @@ def selection_count(walker, node: cst.BaseExpression) -> bool:
     else:
         return False
     mask = selection_of_mask(walker, selection)
-    if mask is None or not _divided_or_compared(walker.m.analysis.parents, node):
+    if mask is None or not _divided_or_compared(walker, node):
         return False
     walker.expr(mask)
     if walker.record:
@@ -65,14 +66,30 @@ def selection_count(walker, node: cst.BaseExpression) -> bool:
     return True
 
 
-def _divided_or_compared(parents, node) -> bool:
-    parent = parents.get(node)
+def _divided_or_compared(walker, node) -> bool:
+    """The count divides or is divided by something, or is compared. Divided into an array
+    only: `1.0 / len(x[m])` raises ZeroDivisionError in Python on an empty selection, where
+    an array divided by 0 gives inf or nan in NumPy as in JAX."""
+    from np2jax.jit.traceable import ARRAY
+
+    parent = walker.m.analysis.parents.get(node)
     if isinstance(parent, cst.BinaryOperation):
-        return isinstance(parent.operator, cst.Divide)
+        return isinstance(parent.operator, cst.Divide) and (
+            parent.left is node or _kind_quietly(walker, parent.left) == ARRAY)
     if isinstance(parent, cst.ComparisonTarget):
-        parent = parents.get(parent)
+        parent = walker.m.analysis.parents.get(parent)
     return isinstance(parent, cst.Comparison) and len(parent.comparisons) == 1 \
         and isinstance(parent.comparisons[0].operator, ELEMENTWISE_COMPARISONS)
+
+
+def _kind_quietly(walker, node) -> str:
+    """The walker's class of `node`, recording and refusing nothing."""
+    record, check = walker.record, walker.check
+    walker.record = walker.check = False
+    try:
+        return walker.expr(node)
+    finally:
+        walker.record, walker.check = record, check
 
 
 def _count_fix(jnp: str):
