@@ -16,15 +16,17 @@ A name is followed, or used as a root, only when its value where it is read is k
     encloses the read, so no other binding, and no later run of the same one (in a loop),
     can come in between; or it is a parameter never rebound.
 Names whose shape an in-place method can change (`x.resize(...)`, `x.shape = ...`) are never
-followed, and a root is only a name proven to hold an array (a list would concatenate under
-`+`). `x += y` keeps x's shape: NumPy refuses to broadcast an in-place update.
+followed, and a root read in a binding is only a name proven to hold an array (a list would
+concatenate under `+`); read in the statement judged, the name is the same value on both
+sides (`x[x > 0] = 0` only runs on an array). `x += y` keeps x's shape: NumPy refuses to
+broadcast an in-place update.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analyze import ARRAY, ELEMENTWISE_COMPARISONS
+from np2jax.analyze import ELEMENTWISE_COMPARISONS
 
 NUMBER = "number"  # a Python number: it broadcasts to any shape
 # NumPy functions whose result has the shape of their first argument, with the most
@@ -140,7 +142,7 @@ def _name_root(flow, name: cst.Name, here: bool, depth: int):
     if scope is not flow.scopes.get(name) and not here:
         return None  # a global or a closure's name: another function may rebind it between
     if len(values) == 1 and values[0][0] == "param":  # bound once, on entry: always known
-        return (scope, name.value) if flow.jax_typed(name) else None
+        return (scope, name.value) if here or flow.jax_typed(name) else None
     single = _single_binding(values)
     known = single is not None and _dominates(flow, single[1], name)
     if not known and not here:
@@ -152,10 +154,8 @@ def _name_root(flow, name: cst.Name, here: bool, depth: int):
             return None  # `t = 0; t += a`: t takes a's shape
         if root is not None:
             return root
-        if not flow.jax_typed(value):
+        if not here and not flow.jax_typed(value):
             return None
-    elif flow.kind_of(name) != ARRAY:
-        return None
     return scope, name.value
 
 
