@@ -400,6 +400,11 @@ PROGRAMS = {
         direction = unit(direction)
         return np.outer(direction, direction) * length
     return {"d": direction_scale([3.0, 4.0])}""",
+"G10 a slice of a list meets a parameter of unknown kind (pyrr rectangle.scale_by_vector)": """
+    def scale(rect, vec):
+        return rect * vec[:2]
+    scale.exported = True  # used as a value: np2jax cannot see every caller
+    return {"s": scale(np.array([[1.0, 2.0]]), [2.0, 3.0, 4.0])}""",
 "G9 parameter rebound later in a loop": """
     def total(data):
         t = 0.0
@@ -561,7 +566,9 @@ def test_parameter_arrays_are_not_certain():
 
 # Found converting real packages (docs/real-projects.md): the finding each must carry.
 REAL_PROJECT_FINDINGS = {"G1 flat of a parameter": "NJ102", "G2 polyfit over integer x": "NJ102",
-                         "G3 ndarray subclass": "NJ102"}
+                         "G3 ndarray subclass": "NJ102",
+                         "G10 a slice of a list meets a parameter of unknown kind "
+                         "(pyrr rectangle.scale_by_vector)": "NJ112"}
 
 # Found converting real packages, and converted: equal results, no finding.
 REAL_PROJECT_CONVERSIONS = tuple(name for name in PROGRAMS if name[:2] in ("G4", "G5", "G6", "G7", "G8", "G9"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax import analyze
+from np2jax.analyze import UNKNOWN
 from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
 
@@ -120,11 +121,32 @@ class ParameterOperand(Rule):
                            and ref.call is not None and ref.arguments[0].arg is ref.call.args[0]}
         for node, left, right in analysis.operations:
             for operand, other in ((left, right), (right, left)):
+                if not self._caller_value(operand, array_arguments):
+                    continue
                 relied = self._jax_operand(other, node)
-                if relied is not None and self._caller_value(operand, array_arguments):
+                if relied is None and _is_slice(operand) and self._may_be_array(other, operand):
+                    # `rect * vec[:2]`, rect of unknown kind: a list slice meets it
+                    if not isinstance(getattr(node, "operator", None), _LIST_REFUSING_OPERATORS):
+                        yield self.report(operand, operand=code_of(operand), operation=code_of(node),
+                                          outcome=f"left as it was, because `{code_of(other)}` "
+                                          "may be a number, a list or a string, with which Python "
+                                          "repeats, joins or compares the list; if it is an array, "
+                                          "JAX refuses the list: wrap it in jnp.asarray(...)")
+                        continue
+                    relied = ()  # a list there raises TypeError in NumPy too, unless other is an array
+                if relied is not None:
                     yield self.report(operand, operand=code_of(operand), operation=code_of(node),
-                                      fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
+                                      outcome="wrapped in jnp.asarray(...), which converts it as "
+                                      "NumPy does", fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
                                       requires=relied, report_if_unfixed=False)
+
+    def _may_be_array(self, other, operand) -> bool:
+        """`other` is of unknown kind (not a literal, a container, a number) and not a part of
+        the same parameter as `operand` (`a[1:] - a[:-1]`: two lists, or two arrays)."""
+        kind = self.analysis.dataflow.kind_of(other) if isinstance(other, (cst.Name, cst.Attribute)) \
+            else self.analysis.dataflow.value_kind(other)
+        return kind == UNKNOWN and isinstance(other, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) \
+            and _root_name(other) != _root_name(operand)
 
     def _jax_operand(self, other, operation) -> tuple | None:
         """The converted references that make `other` a JAX array where `operation` reads it,
@@ -186,6 +208,26 @@ class ParameterOperand(Rule):
 
 _SEQUENCE_BUILTINS = frozenset({"len", "list", "tuple", "iter", "enumerate", "zip", "sorted",
                                 "reversed"})
+
+
+# Operators a list operand never supports in Python (list - x raises TypeError): wrapping
+# it can only turn such an error into NumPy's result. Not +, *, % or comparisons, with which
+# a list repeats, concatenates, formats or compares when the other side is not an array.
+_LIST_REFUSING_OPERATORS = (
+    cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply, cst.BitAnd,
+    cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift, cst.SubtractAssign, cst.DivideAssign,
+    cst.FloorDivideAssign, cst.PowerAssign, cst.MatrixMultiplyAssign, cst.BitAndAssign,
+    cst.BitOrAssign, cst.BitXorAssign, cst.LeftShiftAssign, cst.RightShiftAssign)
+
+
+def _is_slice(node) -> bool:
+    return isinstance(node, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in node.slice)
+
+
+def _root_name(node) -> str | None:
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def _enclosing_function(node, parents) -> cst.FunctionDef | None:

@@ -219,6 +219,10 @@ class _Walker:
                 self.small(small, node)
         elif isinstance(node, cst.If):
             if not self.array_if(node):
+                from np2jax.jit.branches import array_branches  # lax.cond, lax.switch
+
+                if array_branches(self, node):
+                    return
                 self.need_static(node.test, "the `if` test")
             self.block(node.body)
             if node.orelse is not None:

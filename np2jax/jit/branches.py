@@ -1,0 +1,579 @@
+"""`if`/`elif` on a 0-d array value inside a compiled function: jax.lax.cond (NJ508) or
+jax.lax.switch (NJ509), when the branches provably leave values of the same shape and dtype.
+
+NJ505 (np2jax.jit.traceable.array_if) turns a one-statement if/else into jnp.where; this
+module takes what is left: branches of several statements, an `if` without `else`, and
+`if/elif` chains. Each branch becomes a local function taking the names the branches rebind
+that exist before the `if` (the operands) and returning the names read after it (the
+outputs), or what the branch returns when every branch ends in `return`:
+
+    def if_true(y):             def if_false(y):
+        <body>                      <else body>
+        return y, z                 return y, z
+    y, z = jax.lax.cond(test, if_true, if_false, y)
+
+Under jit both branches are traced and their outputs must agree in shape and dtype; that is
+proven here from the NumPy source (the same proof NJ505 uses, followed through the
+branch's assignments), else the function stays eager with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from np2jax.checks import code_of
+from np2jax.jit import traceable as t
+
+# 0-d integer results: the full argmax/argmin, the count of a comparison.
+_INDEX_FUNCTIONS = frozenset({"argmax", "argmin"})
+_COUNT_FUNCTIONS = frozenset({"sum", "count_nonzero"})
+
+
+@dataclass
+class _Chain:
+    """`if t0: b0 elif t1: b1 ... else: e`, flattened."""
+
+    tests: list
+    bodies: list
+    orelse: object  # the `else` block, or None
+
+    @classmethod
+    def of(cls, node: cst.If) -> "_Chain":
+        tests, bodies = [], []
+        clause = node
+        while isinstance(clause, cst.If):
+            tests.append(clause.test)
+            bodies.append(clause.body)
+            clause = clause.orelse
+        return cls(tests, bodies, clause.body if clause is not None else None)
+
+    @property
+    def blocks(self) -> list:
+        return self.bodies + ([self.orelse] if self.orelse is not None else [])
+
+
+def array_branches(walker, node: cst.If) -> bool:
+    """The hook of _Walker.statement for an `if` NJ505 did not take: False when its test is a
+    Python value (the caller handles it); else the chain is judged (a rewrite recorded, or
+    the function refused with the reason) and walked, and True."""
+    if walker.expr(node.test) not in t._MAY_BE_ARRAY:
+        return False
+    chain = _Chain.of(node)
+    if walker.check and walker.record and walker.function is not None:
+        verdict = _judge(walker, node, chain)
+        if isinstance(verdict, str):
+            walker.refuse(node.test, f"the `if` test `{code_of(node.test)}` is an array, and the "
+                                     f"`if` cannot become lax.cond or lax.switch: {verdict}")
+        else:
+            walker.rewrites.append(t.Rewrite(verdict.code, node, verdict, verdict.spelled))
+            walker.requires.append(node)  # without it the function does not compile
+    for test in chain.tests[1:]:
+        walker.expr(test)
+    for block in chain.blocks:
+        walker.block(block)
+    return True
+
+
+# --- the verdict ------------------------------------------------------------------------
+
+
+def _judge(walker, node: cst.If, chain: _Chain):
+    """A _BranchFix, or why the chain cannot become lax.cond / lax.switch."""
+    parent = walker.m.analysis.parents.get(node)
+    if isinstance(parent, cst.If):
+        return "it is an `elif` of a test on a Python value (the chain would mix Python and traced tests)"
+    for test in chain.tests:
+        if walker.expr(test) not in t._MAY_BE_ARRAY:
+            return (f"the chain mixes tests on arrays and on Python values (`{code_of(test)}`)")
+    for block in chain.blocks:
+        effect = _side_effect(block)
+        if effect:
+            return f"a branch {effect}, which lax.cond cannot express"
+    selector, literals = _switch_selector(walker, chain)
+    for test in chain.tests:
+        if selector is None and not _scalar_test(walker, test):
+            return (f"the test `{code_of(test)}` is not provably one value (a comparison of full "
+                    "reductions such as `x.sum()`, numbers and static values, `x.any()`/"
+                    "`x.all()`, or of a 0-d integer such as `x.argmax()` with an integer)")
+    ends = [_ends_in_return(block) for block in chain.blocks]
+    returns = all(ends) and chain.orelse is not None
+    if all(ends) and chain.orelse is None:
+        return ("it returns and has no `else` (the code after it is the other branch: under "
+                "`else:` it could become lax.cond)")
+    if any(ends) and not returns:
+        return ("only some branches end in `return` (under jit every branch must give the same "
+                "kind of result)")
+    for block in chain.blocks:
+        inner = _inner_return(block)
+        if inner:
+            return f"a branch returns from inside a nested statement (`{inner}`)"
+    stores = [t._loop_stores(block) for block in chain.blocks]
+    assigned = [name for s in stores for name in s]
+    assigned = list(dict.fromkeys(assigned))
+    before = _bound_before(walker, node)
+    operands = [name for name in assigned if name in before]
+    for name in operands:
+        kind = walker.env.get(name)
+        if kind != t.ARRAY:
+            what = {t.STATIC: "a Python value", t.LIST: "a Python list", t.MIXED:
+                    "sometimes a Python value"}.get(kind, "a value the analysis cannot classify")
+            return (f"a branch rebinds `{name}`, {what} (lax.cond passes and returns arrays "
+                    "only)")
+    for name in assigned:
+        if name in operands:
+            continue
+        for block, stored in zip(chain.blocks, stores):
+            if name in stored and stored[name] != {"loop"} and not _bound_first(block, name):
+                return (f"a branch reads `{name}` before assigning it, and `{name}` is not "
+                        "certainly bound before the `if` (it could not be passed in)")
+    outputs: list = []
+    if returns:
+        why = _same_returns(walker, chain, node)
+        if why:
+            return why
+    else:
+        after = _read_after(walker, node)
+        outputs = [name for name in assigned if name in after]
+        if not outputs:
+            return "it changes nothing that is read after it"
+        why = _same_outputs(walker, chain, stores, outputs, before, node)
+        if why:
+            return why
+    if selector is not None:
+        names = [_fresh(walker, f"case_{i}") for i in range(len(chain.tests) + 1)]
+        spelled = f"if {code_of(chain.tests[0])}: ... elif ..."
+        return _BranchFix("NJ509", spelled, tuple(outputs), tuple(operands), returns, names,
+                          selector, literals, walker.m.analysis.jnp_alias)
+    names = [_fresh(walker, base) for _ in chain.tests for base in ("if_true", "if_false")]
+    spelled = f"if {code_of(chain.tests[0])}: ..." + (" elif ..." if len(chain.tests) > 1 else "")
+    return _BranchFix("NJ508", spelled, tuple(outputs), tuple(operands), returns, names,
+                      None, (), walker.m.analysis.jnp_alias)
+
+
+def _side_effect(block) -> str:
+    """What in a branch a compiled lax.cond branch cannot do (other effects, such as calls
+    for their effect, are refused by the walker itself)."""
+    for node, inside_loop in _nodes(block, False):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                and node.func.value == "print":
+            return "prints (both branches are traced: a print would show for the branch not taken)"
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            return "writes global state"
+        if isinstance(node, cst.Raise):
+            return "raises an exception"
+        if isinstance(node, cst.Del):
+            return "deletes a name"
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return "yields"
+        if isinstance(node, (cst.Break, cst.Continue)) and not inside_loop:
+            return f"leaves the enclosing loop (`{type(node).__name__.lower()}`)"
+    return ""
+
+
+def _nodes(node, inside_loop: bool):
+    yield node, inside_loop
+    for child in node.children:
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        yield from _nodes(child, inside_loop or isinstance(node, (cst.For, cst.While)))
+
+
+def _ends_in_return(block) -> bool:
+    last = _statements(block)[-1]
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+
+
+def _inner_return(block) -> str:
+    """A `return` other than the block's last statement (nested in a loop or an `if`)."""
+    statements = _statements(block)
+    for index, statement in enumerate(statements):
+        for node, _ in _nodes(statement, False):
+            if isinstance(node, cst.Return) and not (
+                    index == len(statements) - 1 and isinstance(statement, cst.SimpleStatementLine)
+                    and node is statement.body[-1]):
+                return code_of(node).strip()
+    return ""
+
+
+def _bound_first(block, name: str) -> bool:
+    """Whether the branch binds `name` by a plain assignment (`name = ...`, `name, b = ...`)
+    at its top level before anything reads it: then it is a local of the branch function."""
+    for statement in _statements(block):
+        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+        for small in smalls:
+            if isinstance(small, cst.Assign) and name not in t._names_in(small.value):
+                targets: set = set()
+                for target in small.targets:
+                    t._collect(target.target, targets)
+                if name in targets:
+                    return True
+            if name in t._names_in(small):
+                return False
+    return False
+
+
+def _statements(block) -> list:
+    if isinstance(block, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(block.body)] if block.body else []
+    return list(block.body)
+
+
+def _scalar_test(walker, test) -> bool:
+    """Provably 0-d: what NJ505 accepts, or a comparison of a 0-d integer with a number."""
+    if walker.scalar_test(test):
+        return True
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or isinstance(
+            test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+        return False
+    operands = (test.left, test.comparisons[0].comparator)
+    return all(walker.scalar_operand(o) or _integer_0d(walker, o) for o in operands)
+
+
+def _integer_0d(walker, node) -> bool:
+    """A 0-d integer array: `x.argmax()`, `np.argmin(x)`, `(x > 0).sum()`,
+    `np.count_nonzero(x > 0)`, or a name bound once in the function to one of those."""
+    if isinstance(node, cst.Name):
+        value = _single_binding(walker, node.value)
+        return value is not None and not isinstance(value, cst.Name) and _integer_0d(walker, value)
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    ref = walker.m.refs_by_call.get(node)
+    if ref is not None:
+        short = ref.qualname.rsplit(".", 1)[-1]
+        if not ref.converted or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
+            return False
+        argument = node.args[0].value
+        if short in _INDEX_FUNCTIONS:
+            return walker.expr(argument) in t._MAY_BE_ARRAY
+        return short in _COUNT_FUNCTIONS and _comparison(argument)
+    if isinstance(func, cst.Attribute) and not node.args:
+        receiver = func.value
+        if func.attr.value in _INDEX_FUNCTIONS:
+            return walker.expr(receiver) in t._MAY_BE_ARRAY
+        return func.attr.value == "sum" and _comparison(receiver)
+    return False
+
+
+def _comparison(node) -> bool:
+    """An elementwise comparison (a boolean array: its sum counts, an integer)."""
+    return isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and isinstance(
+        node.comparisons[0].operator, (cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
+                                       cst.GreaterThanEqual, cst.Equal, cst.NotEqual))
+
+
+def _single_binding(walker, name: str):
+    """The value of the only binding of `name` in the function (`name = value`), if any."""
+    found = []
+    for node in t._walk(walker.function.body):
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            names: set = set()
+            t._collect(node.target, names)
+            if name in names:
+                return None
+        elif isinstance(node, cst.Assign):
+            for target in node.targets:
+                names = set()
+                t._collect(target.target, names)
+                if name in names:
+                    if not isinstance(target.target, cst.Name) or len(node.targets) != 1:
+                        return None
+                    found.append(node.value)
+    if name in walker.params:
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+def _switch_selector(walker, chain: _Chain) -> tuple:
+    """(`k`, the literal of each test) when the tests are `k == 0`, `k == 1`, ... (in any
+    order, each once, at least two) on a 0-d integer `k`: lax.switch picks the branch by
+    index. (None, ()) otherwise."""
+    if len(chain.tests) < 2:
+        return None, ()
+    selector, literals = None, []
+    for test in chain.tests:
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
+                or not isinstance(test.comparisons[0].operator, cst.Equal):
+            return None, ()
+        left, right = test.left, test.comparisons[0].comparator
+        if isinstance(left, cst.Integer) and isinstance(right, cst.Name):
+            left, right = right, left
+        if not (isinstance(left, cst.Name) and isinstance(right, cst.Integer)) \
+                or selector not in (None, left.value):
+            return None, ()
+        selector = left.value
+        literals.append(int(right.evaluated_value))
+    if sorted(literals) != list(range(len(literals))) or not _integer_0d(walker, cst.Name(selector)):
+        return None, ()
+    return selector, tuple(literals)
+
+
+# --- which names flow where ------------------------------------------------------------
+
+
+def _climb(walker, node):
+    """(statement, the block holding it) from `node` up to the function body, and each
+    enclosing loop."""
+    parents = walker.m.analysis.parents
+    child, parent = node, parents.get(node)
+    while parent is not None and child is not walker.function:
+        yield child, parent
+        child, parent = parent, parents.get(parent)
+
+
+def _read_after(walker, node) -> set:
+    """Names the code after the `if` may read (over-approximated: every name mentioned after
+    it, and everywhere in an enclosing loop, which runs again)."""
+    names: set = set()
+    for child, parent in _climb(walker, node):
+        if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            body = list(parent.body)
+            index = next(i for i, s in enumerate(body) if s is child)
+            names |= t._names_in(body[index + 1:])
+        elif isinstance(parent, (cst.For, cst.While)):
+            names |= t._names_in(parent)
+    return names
+
+
+def _bound_before(walker, node) -> set:
+    """Names certainly bound when the `if` runs: the parameters, and the targets of plain
+    assignments before it in the blocks around it."""
+    names = set(walker.params)
+    for child, parent in _climb(walker, node):
+        if not isinstance(parent, cst.IndentedBlock):
+            continue
+        for statement in parent.body:
+            if statement is child:
+                break
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        t._collect(target.target, names)
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    t._collect(small.target, names)
+    return names
+
+
+# --- same shape and dtype in every branch ----------------------------------------------
+
+
+def _resolve(like, mapping: dict):
+    """A proof of NJ505's `_like` ((array name, "same" or "float")) in terms of the values the
+    names had before the branch: a name the branch rebinds stands for its own proof."""
+    if like is None:
+        return None
+    base, kind = like
+    if base not in mapping:
+        return like
+    outer = mapping[base]
+    if outer is None:
+        return None
+    return outer[0], "float" if "float" in (kind, outer[1]) else "same"
+
+
+def _branch_mapping(walker, block) -> dict:
+    """name -> proof of its shape and dtype after the branch (None: not proven), for every
+    name the branch rebinds."""
+    mapping: dict = {}
+    for statement in _statements(block):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            for name in t._loop_stores(statement):
+                mapping[name] = None
+            continue
+        for small in statement.body:
+            if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                targets = [x.target for x in small.targets] if isinstance(small, cst.Assign) \
+                    else [small.target]
+                value = small.value
+                for target in targets:
+                    if isinstance(target, cst.Name) and value is not None:
+                        mapping[target.value] = _resolve(t._like(value, walker), mapping)
+                    elif _pairs(target, value):
+                        # `a, b = b, a`: every value is read before any name is bound
+                        proofs = [(n.value, _resolve(t._like(v, walker), mapping))
+                                  for n, v in _pairs(target, value)]
+                        mapping.update(proofs)
+                    elif isinstance(target, cst.Subscript):
+                        continue  # `x[i] = v` keeps x's shape and dtype (NumPy casts v)
+                    else:
+                        for name in t._loop_stores(cst.SimpleStatementLine([small])):
+                            mapping[name] = None
+            elif isinstance(small, cst.AugAssign):
+                target = small.target
+                if isinstance(target, cst.Name):
+                    operator = type(small.operator).__name__.replace("Assign", "")
+                    update = cst.BinaryOperation(cst.Name(target.value), getattr(cst, operator)(),
+                                                 small.value) if hasattr(cst, operator) else None
+                    mapping[target.value] = None if update is None else _resolve(
+                        t._like(update, walker), mapping)
+    return mapping
+
+
+def _reaching_value(walker, node, name: str):
+    """The value of the plain `name = value` that certainly reaches `node` (the last store to
+    `name` before it in the blocks around it, with no loop around both storing it again);
+    None when there is no such assignment."""
+    for child, parent in _climb(walker, node):
+        if isinstance(parent, (cst.For, cst.While)) and name in t._loop_stores(parent.body):
+            return None
+        if not isinstance(parent, cst.IndentedBlock):
+            continue
+        body = list(parent.body)
+        for statement in reversed(body[:next(i for i, s in enumerate(body) if s is child)]):
+            if name not in t._loop_stores(statement):
+                continue
+            small = statement.body[-1] if isinstance(statement, cst.SimpleStatementLine) else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                    small.targets[0].target, cst.Name) and len(statement.body) == 1:
+                return small.value
+            return None
+    return None
+
+
+def _settle_floats(walker, node, proofs: list) -> list:
+    """A float expression of an array that already holds floats has its dtype: ("x", "float")
+    is ("x", "same") when the value `x` has at the `if` was itself made by a float expression
+    (`x = x * 1.0`)."""
+    settled = []
+    for proof in proofs:
+        if proof is not None and proof[1] == "float":
+            value = _reaching_value(walker, node, proof[0])
+            like = t._like(value, walker) if value is not None else None
+            if like is not None and like[1] == "float":
+                proof = (proof[0], "same")
+        settled.append(proof)
+    return settled
+
+
+def _pairs(target, value) -> list:
+    """[(name, value)] for `a, b = x, y` (plain names and as many values, no starred one)."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)):
+        return []
+    if any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements)):
+        return []
+    pairs = [(e.value, v.value) for e, v in zip(target.elements, value.elements)]
+    return pairs if all(isinstance(name, cst.Name) for name, _ in pairs) else []
+
+
+def _same_outputs(walker, chain: _Chain, stores: list, outputs: list, before: set,
+                  node) -> str:
+    mappings = [_branch_mapping(walker, block) for block in chain.blocks]
+    if chain.orelse is None:
+        mappings.append({})  # the implicit `else`: every name passes through unchanged
+        stores = stores + [{}]
+    for name in outputs:
+        proofs = []
+        for mapping, stored in zip(mappings, stores):
+            if name in stored:
+                proofs.append(mapping.get(name, (name, "same")))
+            elif name in before:
+                if walker.env.get(name) != t.ARRAY:
+                    return f"`{name}` is not always an array"
+                proofs.append((name, "same"))
+            else:
+                return (f"`{name}` is read after it but bound in only some branches, and not "
+                        "before it")
+        proofs = _settle_floats(walker, node, proofs)
+        if proofs[0] is None or any(p != proofs[0] for p in proofs):
+            return (f"the branches may leave `{name}` with different shapes or dtypes (proven "
+                    "only for the same array, or float expressions of the same array)")
+    return ""
+
+
+def _same_returns(walker, chain: _Chain, node) -> str:
+    proofs = []
+    for block in chain.blocks:
+        mapping = _branch_mapping(walker, block)
+        value = _statements(block)[-1].body[-1].value
+        if value is None:
+            return "a branch returns None"
+        values = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+        if any(isinstance(v, cst.StarredElement) for v in values):
+            return "a branch returns a starred tuple"
+        proofs.append(_settle_floats(walker, node, [_resolve(t._like(v, walker), mapping)
+                                                    for v in values]))
+    first = proofs[0]
+    if any(p is None for p in first) or any(p != first for p in proofs):
+        return ("the branches may return values of different shapes or dtypes (proven only "
+                "for the same array, or float expressions of the same array)")
+    return ""
+
+
+def _fresh(walker, base: str) -> str:
+    taken = walker.__dict__.setdefault("branch_names", set())
+    name, number = walker._fresh(base), 1
+    while name in taken:
+        number += 1
+        name = walker._fresh(f"{base}_{number}")
+    taken.add(name)
+    return name
+
+
+# --- the rewrite ------------------------------------------------------------------------
+
+
+class _BranchFix:
+    """The chain (as converted so far) -> its branch functions and the lax.cond /
+    lax.switch call that picks one."""
+
+    def __init__(self, code: str, spelled: str, outputs: tuple, operands: tuple, returns: bool,
+                 names: list, selector: str | None, order: tuple, jnp: str) -> None:
+        self.code, self.spelled = code, spelled
+        self.outputs, self.operands, self.returns = outputs, operands, returns
+        self.names, self.selector, self.order, self.jnp = names, selector, order, jnp
+
+    def _function(self, name: str, block, leading_lines=()) -> cst.FunctionDef:
+        returned = None if self.returns else ", ".join(self.outputs)
+        if block is None:  # the `else` an `if` without one has: everything passes through
+            block = cst.IndentedBlock([])
+        return t._loop_function(name, ", ".join(self.operands), [], block, returned,
+                                leading_lines)
+
+    def _call(self, function: str, choice: cst.BaseExpression, branches: str):
+        """`outputs = function(choice, branches, operands)`, or `return function(...)`."""
+        operands = "".join(f", {name}" for name in self.operands)
+        call = cst.parse_expression(f"{function}(CHOICE, {branches}{operands})")
+        call = call.with_changes(args=[call.args[0].with_changes(value=choice), *call.args[1:]])
+        if self.returns:
+            return cst.SimpleStatementLine([cst.Return(call)])
+        targets = cst.parse_expression(", ".join(self.outputs)) if len(self.outputs) > 1 \
+            else cst.Name(self.outputs[0])
+        return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(targets)], call)])
+
+    def __call__(self, node: cst.If):
+        chain = _Chain.of(node)
+        if self.selector is not None:
+            return self._switch(node, chain)
+        return cst.FlattenSentinel(self._cond(chain, 0, node.leading_lines))
+
+    def _cond(self, chain: _Chain, index: int, leading_lines) -> list:
+        """`if tests[index]: ... else: <the rest of the chain>` as lax.cond."""
+        on_true, on_false = self.names[2 * index], self.names[2 * index + 1]
+        statements = [self._function(on_true, chain.bodies[index], leading_lines)]
+        if index + 1 < len(chain.tests):
+            rest = self._cond(chain, index + 1, ())
+            function = cst.parse_statement(f"def {on_false}({', '.join(self.operands)}):\n    pass\n")
+            rest[-1] = rest[-1].with_changes(body=[cst.Return(rest[-1].body[0].value)])
+            statements.append(function.with_changes(body=function.body.with_changes(body=rest)))
+        else:
+            statements.append(self._function(on_false, chain.orelse))
+        statements.append(self._call("jax.lax.cond", chain.tests[index], f"{on_true}, {on_false}"))
+        return statements
+
+    def _switch(self, node: cst.If, chain: _Chain):
+        count = len(chain.tests)
+        by_literal = dict(zip(self.order, chain.bodies))
+        statements = [self._function(self.names[i], by_literal[i],
+                                     node.leading_lines if i == 0 else ())
+                      for i in range(count)]
+        statements.append(self._function(self.names[count], chain.orelse))
+        k = self.selector
+        index = cst.parse_expression(
+            f"{self.jnp}.where(({k} >= 0) & ({k} < {count}), {k}, {count})")
+        statements.append(self._call("jax.lax.switch", index, f"({', '.join(self.names)})"))
+        return cst.FlattenSentinel(statements)
