@@ -34,6 +34,7 @@ from np2jax.analyze import (
     _code,
 )
 from np2jax.catalog import api_policy
+from np2jax.shapes import same_shape
 from np2jax.tree import ModuleContext
 
 
@@ -131,15 +132,20 @@ class Dataflow:
 
     def _name_values(self, expr: cst.Name):
         """Bindings and `op=` values of a name, looked up from its scope outwards as Python does."""
+        _, values, aug_values = self.name_bindings(expr)
+        return values, aug_values
+
+    def name_bindings(self, expr: cst.Name) -> tuple:
+        """(scope, bindings, `op=` values) of a name: the scope is the one that binds it."""
         scope = self.scopes.get(expr)
         seen = set()
         while scope is not None and id(scope) not in seen:
             seen.add(id(scope))
             key = (scope, expr.value)
             if key in self.collector.bindings:
-                return self.collector.bindings[key], self.collector.aug_values.get(key, [])
+                return scope, self.collector.bindings[key], self.collector.aug_values.get(key, [])
             scope = getattr(scope, "parent", None)
-        return [], []
+        return None, [], []
 
     def _values(self, expr):
         if isinstance(expr, cst.Name):
@@ -516,15 +522,15 @@ class Dataflow:
     # indices and values of writes
     def index_kind(self, subscript: cst.Subscript) -> str:
         """"basic" (ints, slices, ..., None: no index repeats), "mask-of-base" (a boolean
-        mask computed elementwise from the array itself, so of its shape), "mask" (another
-        boolean mask), or "other" (fancy or unknown: may repeat)."""
+        mask provably of the array's own shape, np2jax.shapes), "mask" (another boolean
+        mask), or "other" (fancy or unknown: may repeat)."""
         elements = subscript.slice
         if all(self._basic(e.slice) for e in elements):
             return "basic"
         if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
             index = elements[0].slice.value
             if self.is_mask(index):
-                return "mask-of-base" if self.mask_of(index, subscript.value) else "mask"
+                return "mask-of-base" if same_shape(self, index, subscript.value) else "mask"
         return "other"
 
     def _basic(self, index) -> bool:
@@ -571,52 +577,6 @@ class Dataflow:
             values, _ = self._name_values(node)
             return bool(values) and all(not isinstance(v, str) and self.is_mask(v, depth + 1)
                                         for v, _ in values)
-        return False
-
-    def mask_of(self, node, base, depth: int = 0) -> bool:
-        """Whether the mask `node` is computed elementwise from `base` and numbers only, so it
-        has exactly base's shape (a row mask of a 2-D array would broadcast wrongly)."""
-        if depth > 8:
-            return False
-        if isinstance(node, cst.Comparison):
-            operands = [node.left, *(c.comparator for c in node.comparisons)]
-            return any(_contains_equal(o, base) for o in operands) and all(
-                self.elementwise_in(o, base) for o in operands)
-        if isinstance(node, cst.UnaryOperation):
-            return self.mask_of(node.expression, base, depth + 1)
-        if isinstance(node, cst.BinaryOperation):
-            return self.mask_of(node.left, base, depth + 1) and self.mask_of(node.right, base, depth + 1)
-        if isinstance(node, cst.Call):
-            ref = self.collector.ref_by_call.get(node)
-            masks = api_policy()["masks"]
-            if ref is None or not node.args:
-                return False
-            if ref.qualname in masks["elementwise_predicates"]:
-                return node.args[0].value.deep_equals(base)
-            return ref.qualname in masks["mask_combinators"] and all(
-                self.mask_of(a.value, base, depth + 1) or self.is_scalar(a.value) for a in node.args)
-        if isinstance(node, cst.Name):
-            values, _ = self._name_values(node)
-            return len(values) == 1 and not isinstance(values[0][0], str) \
-                and self.mask_of(values[0][0], base, depth + 1)
-        return False
-
-    def elementwise_in(self, node, part: cst.BaseExpression, depth: int = 0) -> bool:
-        """Whether `node` computes elementwise from `part` (x[m]) and numbers: then applying
-        it to the whole array and selecting with the mask gives the same values."""
-        if depth > 16:
-            return False
-        if node.deep_equals(part) or self.is_scalar(node):
-            return True
-        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
-            return self.elementwise_in(node.left, part, depth + 1) and self.elementwise_in(node.right, part, depth + 1)
-        if isinstance(node, cst.UnaryOperation):
-            return self.elementwise_in(node.expression, part, depth + 1)
-        if isinstance(node, cst.Call):
-            ref = self.collector.ref_by_call.get(node)
-            return ref is not None and ref.converted and (ref.entry or {}).get("kind") == "ufunc" \
-                and not any(a.keyword is not None for a in node.args) \
-                and all(self.elementwise_in(a.value, part, depth + 1) for a in node.args)
         return False
 
     def binding_refs(self, target: cst.BaseExpression) -> tuple:
@@ -1137,9 +1097,3 @@ def _catches(handler: cst.ExceptHandler, name: str) -> bool:
         return True
     types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
     return any((_code(t).split(".")[-1]) in _INDEX_ERROR_BASES for t in types)
-
-
-def _contains_equal(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    if isinstance(tree, cst.BaseExpression) and tree.deep_equals(node):
-        return True
-    return any(_contains_equal(child, node) for child in tree.children)

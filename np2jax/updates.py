@@ -87,13 +87,3 @@ def replace_line(line: cst.SimpleStatementLine, statements: list[cst.BaseSmallSt
     return lines[0] if len(lines) == 1 else cst.FlattenSentinel(lines)
 
 
-def replace_elements(tree: cst.CSTNode, old: cst.BaseExpression, new: cst.BaseExpression):
-    """`tree` with every subtree equal to `old` (deep equality) replaced by `new`."""
-
-    class _Replace(cst.CSTTransformer):
-        def on_leave(self, original_node, updated_node):
-            if isinstance(original_node, cst.BaseExpression) and original_node.deep_equals(old):
-                return new
-            return updated_node
-
-    return tree.visit(_Replace())

@@ -16,6 +16,7 @@ import libcst as cst
 from np2jax import analyze, updates
 from np2jax.catalog import api_policy
 from np2jax.checks import Rule, code_of
+from np2jax.shapes import same_shape
 
 _NOT_ARRAYS = (analyze.CONTAINER, analyze.SCALAR)
 
@@ -44,6 +45,7 @@ class WritePlan:
     how: str = ""  # what it becomes, for the message
     eager_mask: bool = False  # uses a boolean mask in .at[], which jax.jit cannot compile
     requires: tuple = ()
+    where: bool = False  # a mask of the array's own shape: jnp.where(mask, v, x)
 
 
 def _flatten(target: cst.Subscript, dataflow) -> tuple[cst.BaseExpression, list] | None:
@@ -116,7 +118,7 @@ def _form(analysis, statement, target: cst.Subscript, base, index, value, operat
     if kind == "mask-of-base":
         if uniform:
             return "where", None
-        if operator is None and dataflow.elementwise_in(value, target):
+        if _elementwise_in_selections(analysis, value, index[0].slice.value, base):
             return "where-map", None
     if kind in ("mask", "mask-of-base"):
         return ("set" if operator is None else "set-op"), None  # eager-only: reported by NJ208
@@ -152,10 +154,53 @@ def _new_value(form: str, base, index, value, operator, target, jnp: str):
     if form == "where":  # .astype: NumPy casts what it stores into the array's dtype
         new = value if operator is None else updates.binary(base, operator, value)
         return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
-    if form == "where-map":
-        return _keep_dtype(updates.jnp_call(
-            jnp, "where", mask, updates.replace_elements(value, target, base), base), base)
+    if form == "where-map":  # y[m] * 2 -> y * 2: elementwise, so the selected values agree
+        whole = _unselected(value, mask)
+        new = whole if operator is None else updates.binary(base, operator, whole)
+        return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
     raise ValueError(form)
+
+
+def _elementwise_in_selections(analysis, node, mask, base, depth: int = 0) -> bool:
+    """Whether `node` computes elementwise from numbers and selections `y[mask]` of arrays
+    `y` provably of base's shape (`x[m] = y[m] * 2`, `x[m] = np.sqrt(x[m])`): then computing
+    it on whole arrays and keeping the masked elements gives the values NumPy stores."""
+    dataflow = analysis.dataflow
+    if depth > 16:
+        return False
+    if dataflow.is_scalar(node):
+        return True
+    if isinstance(node, cst.Subscript):
+        return _selection_by(node, mask) and same_shape(dataflow, node.value, base)
+    if isinstance(node, cst.BinaryOperation):
+        return not isinstance(node.operator, cst.MatrixMultiply) and all(
+            _elementwise_in_selections(analysis, side, mask, base, depth + 1)
+            for side in (node.left, node.right))
+    if isinstance(node, cst.UnaryOperation):
+        return not isinstance(node.operator, cst.Not) and _elementwise_in_selections(
+            analysis, node.expression, mask, base, depth + 1)
+    if isinstance(node, cst.Call):
+        ref = dataflow.collector.ref_by_call.get(node)
+        return ref is not None and ref.converted and (ref.entry or {}).get("kind") == "ufunc" \
+            and not any(a.keyword is not None or a.star for a in node.args) \
+            and all(_elementwise_in_selections(analysis, a.value, mask, base, depth + 1)
+                    for a in node.args)
+    return False
+
+
+def _selection_by(node, mask) -> bool:
+    return isinstance(node, cst.Subscript) and len(node.slice) == 1 \
+        and isinstance(node.slice[0].slice, cst.Index) and node.slice[0].slice.value.deep_equals(mask)
+
+
+def _unselected(value, mask):
+    """`value` (as converted) with every selection `y[mask]` replaced by `y`."""
+
+    class _Whole(cst.CSTTransformer):
+        def leave_Subscript(self, original_node, updated_node):
+            return updated_node.value if _selection_by(updated_node, mask) else updated_node
+
+    return value.visit(_Whole())
 
 
 def _keep_dtype(value, base):
@@ -195,7 +240,8 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
 
     eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base") \
         and not form.startswith("where")
-    return WritePlan((line, fix), None, _describe(form), eager, dataflow.binding_refs(base))
+    return WritePlan((line, fix), None, _describe(form), eager, dataflow.binding_refs(base),
+                     where=form.startswith("where"))
 
 
 def _rebuild(target: cst.Subscript, depth: int) -> tuple:

@@ -27,6 +27,8 @@ from np2jax.analyze import ModuleAnalysis
 from np2jax.dataflow import always_leaves
 from np2jax.checks import code_of
 from np2jax.jit import scan
+from np2jax.jit.masks import (selection_count, selection_in_where_write, selection_of_mask,
+                              size_hint)
 
 STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
 _MAY_BE_ARRAY = (ARRAY, MIXED)
@@ -658,9 +660,17 @@ class _Walker:
         if self.env.get(base.value) != ARRAY:
             self.refuse(target, f"`{base.value}` may not be an array")
             return
-        self.index(target)
         plan = plan_write(self.m.analysis, statement)
-        if plan.fix is None or plan.eager_mask:
+        if plan.eager_mask:
+            self.refuse(target, f"the store `{code_of(target)} = ...` selects with a boolean "
+                                f"mask not provably of `{base.value}`'s own shape, so it "
+                                "stays `.at[mask]`, which jax.jit cannot compile")
+            return
+        if plan.where:  # a mask of the array's own shape: jnp.where(mask, v, x)
+            self.expr(target.slice[0].slice.value)
+        else:
+            self.index(target)
+        if plan.fix is None:
             self.refuse(target, f"the store `{code_of(target)} = ...` is not rewritten to a "
                                 "form jax.jit compiles")
             return
@@ -768,6 +778,8 @@ class _Walker:
 
     def attribute(self, node: cst.Attribute) -> str:
         attr = node.attr.value
+        if attr == "size" and selection_count(self, node):  # x[m].size: the mask's count
+            return ARRAY
         base = self.expr(node.value)
         if base in _MAY_BE_ARRAY:
             if attr in STATIC_ATTRIBUTES:
@@ -840,8 +852,7 @@ class _Walker:
         self.api_value(ref.node, ref)
         short = ref.qualname.rsplit(".", 1)[-1]
         if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
-            self.refuse(node, f"`{code_of(node.func)}(...)` makes an array whose shape depends "
-                              "on the values")
+            self.refuse(node, size_hint(code_of(node.func)))
         kinds = []
         roles = {id(a.arg): a.role for a in ref.arguments}
         if ref.qualname == "numpy.array":  # np.array(x) of an array (a stacked history): a copy
@@ -936,17 +947,10 @@ class _Walker:
             self.rewrites.append(Rewrite("NJ503", node, _debug_print, code_of(node)))
 
     def mask_reduction(self, node: cst.Call, method: str) -> str | None:
-        """x[mask].sum() with a mask computed elementwise from x itself: the same reduction
-        over x with the mask as `where` (the shape no longer depends on the values)."""
-        subscript = node.func.value
-        base = subscript.value
-        if not (isinstance(base, cst.Name) and len(subscript.slice) == 1 and not node.args
-                and isinstance(subscript.slice[0].slice, cst.Index)
-                and self.expr(base) == ARRAY):
-            return None
-        mask = subscript.slice[0].slice.value
-        if not (_reads_only(mask, base.value, self.m.refs_by_node)
-                and self.m.analysis.dataflow.mask_of(mask, base)):
+        """x[mask].sum() with a boolean mask of x's own shape (np2jax.shapes): the same
+        reduction over x with the mask as `where` (the shape no longer depends on the values)."""
+        mask = None if node.args else selection_of_mask(self, node.func.value)
+        if mask is None:
             return None
         self.expr(mask)
         if self.record:
@@ -961,6 +965,8 @@ class _Walker:
             self.refuse(node, "it prints (under jit a print runs once, while compiling)")
             return STATIC
         if name == "len":
+            if selection_count(self, node):  # len(x[m]) / n: jnp.count_nonzero(m) / n
+                return ARRAY
             kinds = [self.expr(arg.value) for arg in node.args]
             return STATIC if all(k in (STATIC, LIST, ARRAY) for k in kinds) else UNKNOWN
         if name == "abs":
@@ -999,7 +1005,10 @@ class _Walker:
             self.index(node)
             return ARRAY
         if base in _MAY_BE_ARRAY:
-            self.index(node)
+            if selection_in_where_write(self, node):  # x[m] = y[m] * 2: y, in jnp.where
+                self.expr(node.slice[0].slice.value)
+            else:
+                self.index(node)
             return base
         for element in node.slice:
             self.index_element(element, need=False)
@@ -1021,10 +1030,12 @@ class _Walker:
         elif need:
             kind = self.expr(piece.value)
             if kind not in _PYTHON or kind == LIST:
-                self.refuse(piece, f"the index `{code_of(piece.value)}` is "
-                                   + ("an array (a boolean mask makes the result's shape "
-                                      "depend on the values)" if kind in _MAY_BE_ARRAY
-                                      else "not a Python integer or slice"))
+                self.refuse(piece, f"the index `{code_of(piece.value)}` is " + (
+                    "not a Python integer or slice" if kind not in _MAY_BE_ARRAY
+                    else "a boolean mask, and the selection is kept (its shape depends on the "
+                         "values; only reductions and counts of it are rewritten)"
+                    if self.m.analysis.dataflow.is_mask(piece.value)
+                    else "an array (integer-array indexing is not followed)"))
         else:
             self.expr(piece.value)
 
@@ -1542,19 +1553,6 @@ def _escapes(m: _Module, function: cst.FunctionDef, sites: list) -> str | None:
                 return (f"it is used as a value on line {line} (passed or stored), so its "
                         "arguments cannot be checked")
     return None
-
-
-def _reads_only(node: cst.CSTNode, name: str, refs_by_node: dict) -> bool:
-    """Whether the only names `node` reads are `name` and NumPy references (so the mask is
-    computed from the very array it selects from, as bound at this point)."""
-    if node in refs_by_node:
-        return True
-    if isinstance(node, cst.Name):
-        return node.value == name
-    if isinstance(node, (cst.Lambda, cst.NamedExpr)):
-        return False
-    return all(_reads_only(child, name, refs_by_node) for child in node.children
-               if isinstance(child, (cst.BaseExpression, cst.Arg, cst.ComparisonTarget)))
 
 
 def _masked(method: str, jnp: str):

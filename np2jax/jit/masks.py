@@ -1,0 +1,127 @@
+"""Boolean selections inside functions --jit compiles.
+
+`x[m]` has as many elements as `m` has True values: a shape that depends on the data, which
+jax.jit cannot trace. What is used of the selection decides whether it can go:
+  - a reduction of it (`x[m].sum()`: NJ504, traceable._masked) becomes the reduction with
+    `where=`;
+  - a selection by the mask of a write `x[m] = y[m] * 2` that becomes
+    `jnp.where(m, y * 2, x)` (NJ201/NJ202) is the whole `y` there;
+  - its length (`len(x[m])`, `x[m].size`) becomes `jnp.count_nonzero(m)` (NJ504 too), where
+    the count is only divided (or divides an array) or compared: a Python int and a 0-d
+    int32 array give the same value and dtype there; elsewhere, `int8_array + len(...)`,
+    they do not;
+  - anything else (the selection kept, returned, indexed) leaves the function eager (NJ502),
+    as do np.nonzero, np.unique, np.argwhere, np.flatnonzero and one-argument np.where: JAX
+    compiles them only with a static `size=`, and then pads the result, which equals
+    NumPy's only when the count is exactly that size (the analysis never knows it).
+In every case the mask must be provably boolean and of the array's own shape
+(np2jax.shapes): then the count of the selection is the count of the mask.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.analyze import ELEMENTWISE_COMPARISONS
+from np2jax.checks import code_of
+from np2jax.shapes import same_shape
+
+
+def selection_of_mask(walker, subscript: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The mask `m` of `x[m]` when `x` is an array name of the function and `m` is a boolean
+    mask provably of x's shape; None otherwise."""
+    if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1 \
+            or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    from np2jax.jit.traceable import ARRAY  # (traceable imports this module)
+
+    base, mask = subscript.value, subscript.slice[0].slice.value
+    flow = walker.m.analysis.dataflow
+    if not (isinstance(base, cst.Name) and walker.env.get(base.value) == ARRAY
+            and flow.is_mask(mask) and same_shape(flow, mask, base)):
+        return None
+    return mask
+
+
+def selection_count(walker, node: cst.BaseExpression) -> bool:
+    """`len(x[m])` or `x[m].size` whose count is divided by or compared: records the NJ504
+    rewrite to `jnp.count_nonzero(m)` and says True (the value is then an array)."""
+    if isinstance(node, cst.Call):
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return False
+        selection = node.args[0].value
+    elif isinstance(node, cst.Attribute) and node.attr.value == "size":
+        selection = node.value
+    else:
+        return False
+    mask = selection_of_mask(walker, selection)
+    if mask is None or not _divided_or_compared(walker, node):
+        return False
+    walker.expr(mask)
+    if walker.record:
+        from np2jax.jit.traceable import Rewrite
+
+        walker.rewrites.append(Rewrite("NJ504", node, _count_fix(walker.m.analysis.jnp_alias),
+                                       code_of(node)))
+    return True
+
+
+def _divided_or_compared(walker, node) -> bool:
+    """The count divides or is divided by something, or is compared. Divided into an array
+    only: `1.0 / len(x[m])` raises ZeroDivisionError in Python on an empty selection, where
+    an array divided by 0 gives inf or nan in NumPy as in JAX."""
+    from np2jax.jit.traceable import ARRAY
+
+    parent = walker.m.analysis.parents.get(node)
+    if isinstance(parent, cst.BinaryOperation):
+        return isinstance(parent.operator, cst.Divide) and (
+            parent.left is node or _kind_quietly(walker, parent.left) == ARRAY)
+    if isinstance(parent, cst.ComparisonTarget):
+        parent = walker.m.analysis.parents.get(parent)
+    return isinstance(parent, cst.Comparison) and len(parent.comparisons) == 1 \
+        and isinstance(parent.comparisons[0].operator, ELEMENTWISE_COMPARISONS)
+
+
+def _kind_quietly(walker, node) -> str:
+    """The walker's class of `node`, recording and refusing nothing."""
+    record, check = walker.record, walker.check
+    walker.record = walker.check = False
+    try:
+        return walker.expr(node)
+    finally:
+        walker.record, walker.check = record, check
+
+
+def _count_fix(jnp: str):
+    def fix(node: cst.BaseExpression) -> cst.BaseExpression:
+        selection = node.args[0].value if isinstance(node, cst.Call) else node.value
+        mask = selection.slice[0].slice.value
+        return cst.Call(func=cst.parse_expression(f"{jnp}.count_nonzero"), args=[cst.Arg(mask)],
+                        lpar=node.lpar, rpar=node.rpar)
+    return fix
+
+
+def selection_in_where_write(walker, node: cst.Subscript) -> bool:
+    """Whether `node` is a selection `y[m]` in the value of a write `x[m] = ...` that NJ201/
+    NJ202 turn into jnp.where(m, ..., x), where it becomes the whole `y`."""
+    from np2jax.checks.inplace import plan_write
+
+    parents = walker.m.analysis.parents
+    statement, child = parents.get(node), node
+    while statement is not None and not isinstance(statement, (cst.Assign, cst.AugAssign)):
+        statement, child = parents.get(statement), statement
+    if statement is None or child is not statement.value or len(node.slice) != 1 \
+            or not isinstance(node.slice[0].slice, cst.Index):
+        return False
+    target = statement.target if isinstance(statement, cst.AugAssign) else \
+        statement.targets[0].target if len(statement.targets) == 1 else None
+    return isinstance(target, cst.Subscript) and plan_write(walker.m.analysis, statement).where \
+        and node.slice[0].slice.value.deep_equals(target.slice[0].slice.value)
+
+
+def size_hint(function: str) -> str:
+    """Why a function giving an array whose size depends on the data stays eager."""
+    return (f"`{function}(...)` makes an array whose shape depends on the values; jax.jit "
+            "compiles it only with a static `size=`, and then pads or cuts the result, which "
+            "equals NumPy's only when the count is exactly that size (pass `size=` yourself "
+            "where you know it)")
