@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
@@ -20,7 +21,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
-from libcst.metadata import ExpressionContextProvider, QualifiedNameSource, ScopeProvider
+from libcst.metadata import (
+    ExpressionContext,
+    ExpressionContextProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
 
 from np2jax.catalog import api_policy, api_table
 from np2jax.tree import ModuleContext, resolve
@@ -187,7 +193,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
     whole tree, and together they cost several times the parse)."""
     scopes = scopes_of(module)
     collector = _Collector(scopes, context)
-    module.visit(collector)
+    collector.walk(module)
     parents = collector.parents
     positions = SourcePositions(module)
     from np2jax.dataflow import Dataflow  # it builds on this module's facts
@@ -245,16 +251,67 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
 
 
 def scopes_of(module: cst.Module) -> dict:
-    """libcst's ScopeProvider mapping (node -> Scope) for `module`, from its providers run
-    directly: resolved through a MetadataWrapper, each of the two (the scopes and the
-    expression contexts they read) costs one more walk of the whole tree, the batch walk
-    that only calls their visit_Module."""
-    contexts = ExpressionContextProvider()
-    contexts.visit_Module(module)
+    """libcst's ScopeProvider mapping (node -> Scope) for `module`. The provider runs
+    directly (through a MetadataWrapper it costs one more walk of the tree, the batch walk
+    that only calls its visit_Module), and what it reads of ExpressionContextProvider, which
+    names are stored to, comes from `_stored_names` (the provider is a walk that spawns a
+    visitor per target, attribute and subscript)."""
     scopes = ScopeProvider()
-    scopes.metadata = {ExpressionContextProvider: contexts._computed}
+    scopes.metadata = {ExpressionContextProvider: _stored_names(module)}
     scopes.visit_Module(module)
     return scopes._computed
+
+
+def _stored_names(module: cst.Module) -> dict:
+    """The Names ExpressionContextProvider marks STORE (ScopeProvider takes every other name
+    as a read, whatever its context): its rules, as one recursive walk."""
+    stored: dict[cst.Name, ExpressionContext] = {}
+
+    def walk(node: cst.CSTNode, store: bool) -> None:
+        kind = type(node)
+        if kind is cst.Name:
+            if store:
+                stored[node] = ExpressionContext.STORE
+        elif kind is cst.Assign:
+            for target in node.targets:
+                walk(target, True)
+            walk(node.value, store)
+        elif kind in (cst.AnnAssign, cst.AugAssign, cst.NamedExpr):
+            walk(node.target, True)
+            for child in (getattr(node, "annotation", None), node.value):
+                if child is not None:
+                    walk(child, store)
+        elif kind is cst.AsName:
+            walk(node.name, True)
+        elif kind in (cst.CompFor, cst.For):
+            walk(node.target, True)
+            for child in _children(node):
+                if child is not node.target:
+                    walk(child, store)
+        elif kind is cst.Del:
+            walk(node.target, False)
+        elif kind is cst.Attribute:
+            walk(node.value, False)  # the attr Name has no context
+        elif kind is cst.Subscript:
+            walk(node.value, False)
+            for element in node.slice:
+                walk(element, False)
+        elif kind in (cst.ClassDef, cst.FunctionDef):
+            walk(node.name, True)
+            for child in _children(node):  # not the type parameters: the provider skips them
+                if child is not node.name and child is not node.type_parameters:
+                    walk(child, store)
+        elif kind is cst.Param:
+            walk(node.name, True)
+            for child in (node.annotation, node.default):
+                if child is not None:
+                    walk(child, store)
+        else:
+            for child in _children(node):
+                walk(child, store)
+
+    walk(module, False)
+    return stored
 
 
 class SourcePositions:
@@ -334,27 +391,67 @@ class _SyntacticStart:
         starts[self.node] = self.index if self.start_node is None else starts[self.start_node]
 
 
-class _ParentRecorder(cst.CSTVisitor):
-    """Each node's parent, as libcst's ParentNodeProvider gives it, from the walk itself
-    (the provider asks every node for its `children`, one more walk per node)."""
+_VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+_FIELD_ORDER: dict[type, tuple[str, ...] | None] = {}
 
-    def __init__(self, parents: dict | None = None) -> None:
-        super().__init__()
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {} if parents is None else parents
-        self._path: list[cst.CSTNode] = []
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self._path:
-            self.parents[node] = self._path[-1]
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node.children`, in the same order, read straight from the node's fields: libcst
+    finds them by visiting, rebuilding the node. The order is the one its
+    `_visit_and_replace_children` visits the fields in (each call names its field)."""
+    kind = type(node)
+    try:
+        fields = _FIELD_ORDER[kind]
+    except KeyError:
+        try:
+            source = inspect.getsource(kind._visit_and_replace_children)
+        except (OSError, TypeError):  # no source to read: libcst's own way
+            source = ""
+        fields = _FIELD_ORDER[kind] = tuple(dict.fromkeys(_VISITED_FIELD.findall(source))) or None
+    if fields is None:
+        return list(node.children)
+    children = []
+    for name in fields:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            children.append(value)
+        elif isinstance(value, (tuple, list)):
+            children.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return children
+
+
+class _Walker:
+    """A read-only walk in libcst's visiting order that calls `visit_<Node>(node)` (False:
+    skip its children) and records each node's parent, as ParentNodeProvider gives it.
+    Several times quicker than a CSTVisitor, which rebuilds every node it leaves."""
+
+    def __init__(self) -> None:
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._path: list[cst.CSTNode] = []  # the nodes from the module down to this one
+        self._visits: dict[type, object] = {}
+
+    def walk(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        try:
+            visit = self._visits[kind]
+        except KeyError:
+            visit = self._visits[kind] = getattr(self, f"visit_{kind.__name__}", None)
         self._path.append(node)
-        if super().on_visit(node):
-            return True
-        node.visit(_ParentRecorder(self.parents))  # the children a subclass skips
-        return False
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        super().on_leave(original_node)
+        descend = visit is None or visit(node) is not False
+        parents = self.parents
+        for child in _children(node):
+            parents[child] = node
+            if descend:
+                self.walk(child)
+            else:
+                _record_parents(child, parents)
         self._path.pop()
+
+
+def _record_parents(node: cst.CSTNode, parents: dict) -> None:
+    for child in _children(node):
+        parents[child] = node
+        _record_parents(child, parents)
 
 
 # --- references -------------------------------------------------------------------------
@@ -612,7 +709,7 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: "_Collector") -> bool
 # --- the one pass -------------------------------------------------------------------------
 
 
-class _Collector(_ParentRecorder):
+class _Collector(_Walker):
     def __init__(self, scopes, context: ModuleContext = ModuleContext()) -> None:
         super().__init__()
         self.scopes = scopes  # libcst's ScopeProvider

@@ -1,6 +1,7 @@
 """The analysis computes libcst's metadata its own cheaper way (np2jax.analyze: parents from
-its own walk, qualified names asked of the scopes per node, positions from one light code
-generation, the scope providers run without a MetadataWrapper). Each must say exactly what
+its own walk, in libcst's visiting order, qualified names asked of the scopes per node,
+positions from one light code generation, the scope provider run without a MetadataWrapper
+on stored names found by one walk). Each must say exactly what
 libcst's provider says (over every fixture, the examples and a few of NumPy's own files),
 and the findings and conversions must be the same either way."""
 
@@ -68,8 +69,10 @@ def test_metadata_is_libcst_s(text):
     fast_scopes = analyze_module.scopes_of(module)
     assert _scope_shape(fast_scopes) == _scope_shape(scopes)
     collector = analyze_module._Collector(fast_scopes)
-    module.visit(collector)
+    collector.walk(module)
     assert collector.parents == dict(parents)
+    for node in [module, *parents]:  # the walk visits in libcst's order
+        assert [id(c) for c in analyze_module._children(node)] == [id(c) for c in node.children]
     fast_positions = analyze_module.SourcePositions(module)
     assert {node: fast_positions.start(node) for node in positions} == {
         node: (where.start.line, where.start.column) for node, where in positions.items()}
