@@ -1,6 +1,6 @@
 """Analysis: one pass over a parsed module that gathers the facts the rules report on.
 
-- every reference to NumPy/SciPy (resolved by libcst's QualifiedNameProvider, so aliases,
+- every reference to NumPy/SciPy (resolved by libcst's scopes' qualified names, so aliases,
   `from ... import`, local imports, shadowing and parameters named `np` are handled), each
   with a plan: convert to its JAX counterpart, or keep on NumPy and why;
 - the role of each argument of those calls (array, shape, sequence of arrays, out, ...);
@@ -11,17 +11,19 @@
 
 from __future__ import annotations
 
+import inspect
+import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import (
-    CodeRange,
-    MetadataWrapper,
-    ParentNodeProvider,
-    PositionProvider,
-    QualifiedNameProvider,
+    ExpressionContext,
+    ExpressionContextProvider,
     QualifiedNameSource,
     ScopeProvider,
 )
@@ -155,7 +157,7 @@ class MutatorFunction:
 @dataclass
 class ModuleAnalysis:
     module: cst.Module
-    positions: dict
+    positions: "SourcePositions"
     parents: dict
     refs: list[ApiRef]
     subscript_writes: list[SubscriptWrite]
@@ -185,24 +187,28 @@ class ModuleAnalysis:
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         """1-based line and column of a node."""
-        code_range: CodeRange = self.positions[node]
-        return code_range.start.line, code_range.start.column + 1
+        line, column = self.positions.start(node)
+        return line, column + 1
 
 
 def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> ModuleAnalysis:
-    """`context`: what the other files of the converted tree mean for this one (np2jax.tree)."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    collector = _Collector(context)
-    wrapper.visit(collector)
-    positions = wrapper.resolve(PositionProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
-    scopes = wrapper.resolve(ScopeProvider)
+    """`context`: what the other files of the converted tree mean for this one (np2jax.tree).
+
+    Of libcst's metadata only the scopes are resolved: parents are recorded by the
+    collector's own walk, qualified names asked of the scopes for just the nodes that need
+    them, and positions computed on first use (each of libcst's providers is a walk of the
+    whole tree, and together they cost several times the parse)."""
+    scopes = scopes_of(module)
+    collector = _Collector(scopes, context)
+    collector.walk(module)
+    parents = collector.parents
+    positions = SourcePositions(module)
     from np2jax.dataflow import Dataflow  # it builds on this module's facts
 
     dataflow = Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         _plan(ref, parents, collector)
-    mutators = dataflow.mutator_functions(wrapper.module, context)
+    mutators = dataflow.mutator_functions(module, context)
     external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)
     for ref in collector.refs:  # needs every plan: which arrays are JAX depends on them
         if ref.keep == KEEP_OUT and ref.call is not None and ref.out_arg is not None:
@@ -247,6 +253,213 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
         context=context,
         uses_numpy=collector.imports_numpy or bool(collector.refs),
     )
+
+
+# --- metadata -----------------------------------------------------------------------------
+
+
+def scopes_of(module: cst.Module) -> dict:
+    """libcst's ScopeProvider mapping (node -> Scope) for `module`. The provider runs
+    directly (through a MetadataWrapper it costs one more walk of the tree, the batch walk
+    that only calls its visit_Module), and what it reads of ExpressionContextProvider, which
+    names are stored to, comes from `_stored_names` (the provider is a walk that spawns a
+    visitor per target, attribute and subscript)."""
+    scopes = ScopeProvider()
+    scopes.metadata = {ExpressionContextProvider: _stored_names(module)}
+    scopes.visit_Module(module)
+    return scopes._computed
+
+
+def _stored_names(module: cst.Module) -> dict:
+    """The Names ExpressionContextProvider marks STORE (ScopeProvider takes every other name
+    as a read, whatever its context): its rules, as one recursive walk."""
+    stored: dict[cst.Name, ExpressionContext] = {}
+
+    def walk(node: cst.CSTNode, store: bool) -> None:
+        kind = type(node)
+        if kind is cst.Name:
+            if store:
+                stored[node] = ExpressionContext.STORE
+        elif kind is cst.Assign:
+            for target in node.targets:
+                walk(target, True)
+            walk(node.value, store)
+        elif kind in (cst.AnnAssign, cst.AugAssign, cst.NamedExpr):
+            walk(node.target, True)
+            for child in (getattr(node, "annotation", None), node.value):
+                if child is not None:
+                    walk(child, store)
+        elif kind is cst.AsName:
+            walk(node.name, True)
+        elif kind in (cst.CompFor, cst.For):
+            walk(node.target, True)
+            for child in _children(node):
+                if child is not node.target:
+                    walk(child, store)
+        elif kind is cst.Del:
+            walk(node.target, False)
+        elif kind is cst.Attribute:
+            walk(node.value, False)  # the attr Name has no context
+        elif kind is cst.Subscript:
+            walk(node.value, False)
+            for element in node.slice:
+                walk(element, False)
+        elif kind in (cst.ClassDef, cst.FunctionDef):
+            walk(node.name, True)
+            for child in _children(node):  # not the type parameters: the provider skips them
+                if child is not node.name and child is not node.type_parameters:
+                    walk(child, store)
+        elif kind is cst.Param:
+            walk(node.name, True)
+            for child in (node.annotation, node.default):
+                if child is not None:
+                    walk(child, store)
+        else:
+            for child in _children(node):
+                walk(child, store)
+
+    walk(module, False)
+    return stored
+
+
+class SourcePositions:
+    """Where each node starts: the line (1-based) and column (0-based) of libcst's
+    PositionProvider, which ignores the whitespace and comments a node owns in front.
+
+    Computed on first use by one code generation that notes, for each node, how many
+    characters come before it (integers in a dict, where the provider builds position
+    objects for both ends of every node at several times the cost)."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self._module = module
+        self._offsets: dict[cst.CSTNode, int] | None = None
+        self._line_starts: list[int] = []
+
+    def start(self, node: cst.CSTNode) -> tuple[int, int]:
+        if self._offsets is None:
+            self._compute()
+        offset = self._offsets[node]
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1]
+
+    def _compute(self) -> None:
+        state = _OffsetState(self._module.default_indent, self._module.default_newline)
+        self._module._codegen(state)
+        tokens = state.tokens
+        ends = list(accumulate(map(len, tokens), initial=0))  # character offset of each token
+        self._offsets = {node: ends[index] for node, index in state.starts.items()}
+        code = "".join(tokens)
+        if "\r" in code:  # libcst counts newlines token by token: "\r" + "\n" would be two
+            self._line_starts = [0]
+            for token, end in zip(tokens, ends[1:]):
+                if _NEWLINE.search(token):
+                    base = end - len(token)
+                    self._line_starts.extend(base + m.end() for m in _NEWLINE.finditer(token))
+        else:
+            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(code))]
+
+
+_NEWLINE = re.compile(r"\r\n?|\n")  # libcst.metadata.position_provider.NEWLINE_RE
+
+
+class _OffsetState(CodegenState):
+    """Code generation that records the token index where each node starts, the way
+    libcst's PositionProvidingCodegenState records positions: where its syntax starts
+    (`record_syntactic_position`, possibly hoisted from a child) or else where its code
+    starts, whitespace included."""
+
+    def __init__(self, default_indent: str, default_newline: str) -> None:
+        super().__init__(default_indent, default_newline)
+        self.starts: dict[cst.CSTNode, int] = {}
+        self._stack: list[int] = []
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append(len(self.tokens))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        if node not in self.starts:
+            self.starts[node] = start
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        return _SyntacticStart(self, node, start_node)
+
+
+class _SyntacticStart:
+    __slots__ = ("state", "node", "start_node", "index")
+
+    def __init__(self, state: _OffsetState, node, start_node) -> None:
+        self.state, self.node, self.start_node = state, node, start_node
+
+    def __enter__(self) -> None:
+        self.index = len(self.state.tokens)
+
+    def __exit__(self, *exc) -> None:
+        starts = self.state.starts
+        starts[self.node] = self.index if self.start_node is None else starts[self.start_node]
+
+
+_VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+_FIELD_ORDER: dict[type, tuple[str, ...] | None] = {}
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node.children`, in the same order, read straight from the node's fields: libcst
+    finds them by visiting, rebuilding the node. The order is the one its
+    `_visit_and_replace_children` visits the fields in (each call names its field)."""
+    kind = type(node)
+    try:
+        fields = _FIELD_ORDER[kind]
+    except KeyError:
+        try:
+            source = inspect.getsource(kind._visit_and_replace_children)
+        except (OSError, TypeError):  # no source to read: libcst's own way
+            source = ""
+        fields = _FIELD_ORDER[kind] = tuple(dict.fromkeys(_VISITED_FIELD.findall(source))) or None
+    if fields is None:
+        return list(node.children)
+    children = []
+    for name in fields:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            children.append(value)
+        elif isinstance(value, (tuple, list)):
+            children.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return children
+
+
+class _Walker:
+    """A read-only walk in libcst's visiting order that calls `visit_<Node>(node)` (False:
+    skip its children) and records each node's parent, as ParentNodeProvider gives it.
+    Several times quicker than a CSTVisitor, which rebuilds every node it leaves."""
+
+    def __init__(self) -> None:
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._path: list[cst.CSTNode] = []  # the nodes from the module down to this one
+        self._visits: dict[type, object] = {}
+
+    def walk(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        try:
+            visit = self._visits[kind]
+        except KeyError:
+            visit = self._visits[kind] = getattr(self, f"visit_{kind.__name__}", None)
+        self._path.append(node)
+        descend = visit is None or visit(node) is not False
+        parents = self.parents
+        for child in _children(node):
+            parents[child] = node
+            if descend:
+                self.walk(child)
+            else:
+                _record_parents(child, parents)
+        self._path.pop()
+
+
+def _record_parents(node: cst.CSTNode, parents: dict) -> None:
+    for child in _children(node):
+        parents[child] = node
+        _record_parents(child, parents)
 
 
 # --- references -------------------------------------------------------------------------
@@ -504,11 +717,11 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: "_Collector") -> bool
 # --- the one pass -------------------------------------------------------------------------
 
 
-class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ParentNodeProvider, ScopeProvider)
-
-    def __init__(self, context: ModuleContext = ModuleContext()) -> None:
+class _Collector(_Walker):
+    def __init__(self, scopes, context: ModuleContext = ModuleContext()) -> None:
         super().__init__()
+        self.scopes = scopes  # libcst's ScopeProvider
+        self._qualified_names: dict[cst.CSTNode, set] = {}
         self.context = context
         self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
         policy = api_policy()
@@ -578,28 +791,38 @@ class _Collector(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         self._reference(node)
 
+    def _names_of(self, node: cst.CSTNode) -> set:
+        """What QualifiedNameProvider says of `node`, asked of its scope only when needed."""
+        names = self._qualified_names.get(node)
+        if names is None:
+            scope = self.scopes.get(node)
+            names = scope.get_qualified_names_for(node) if scope else set()
+            self._qualified_names[node] = names
+        return names
+
     def _reference(self, node: cst.BaseExpression) -> None:
-        parent = self.get_metadata(ParentNodeProvider, node, None)
+        parent = self.parents.get(node)
         if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
             return  # only the outermost node of a dotted chain
         chain = _dotted_chain(node)
         if chain is None or self._in_annotation(node):
             return
-        names = self.get_metadata(QualifiedNameProvider, node, set())
+        names = self._names_of(node)
         if self.context.external_mutators:
             self._tree_reference(node, names)
         qualname = _numpy_qualname(names)
         if qualname is None:
             return
-        target = node
+        target, target_parent = node, parent
         if qualname:
             known = _longest_known(qualname)
             drop = qualname.count(".") - known.count(".")
             if drop < len(chain):  # `from numpy import unknown_name` has no shorter node
                 target, qualname = chain[drop], known
-        if isinstance(self.get_metadata(ParentNodeProvider, target, None), (cst.Param,)):
+                if drop:  # the walk has not reached it yet: its parent is the chain's
+                    target_parent = chain[drop - 1]
+        if isinstance(target_parent, cst.Param):
             return
-        target_parent = self.get_metadata(ParentNodeProvider, target, None)
         ref = ApiRef(target, qualname, api_table().get(qualname))
         if isinstance(target_parent, cst.Call) and target_parent.func is target:
             ref.call = target_parent
@@ -623,16 +846,16 @@ class _Collector(cst.CSTVisitor):
 
     def _in_annotation(self, node) -> bool:
         """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""
-        parent = self.get_metadata(ParentNodeProvider, node, None)
+        parent = self.parents.get(node)
         while parent is not None and not isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             if isinstance(parent, cst.Annotation):
                 return True
-            parent = self.get_metadata(ParentNodeProvider, parent, None)
+            parent = self.parents.get(parent)
         return False
 
     # bindings, for value kinds and aliasing
     def _scope(self, node):
-        return self.get_metadata(ScopeProvider, node, None)
+        return self.scopes.get(node)
 
     def _bind_target(self, target: cst.BaseExpression, value, statement) -> None:
         if isinstance(target, cst.Name):
@@ -649,10 +872,9 @@ class _Collector(cst.CSTVisitor):
                 (value, statement))
 
     def _class_of(self, node):
-        parent = self.get_metadata(ParentNodeProvider, node, None)
-        while parent is not None and not isinstance(parent, cst.ClassDef):
-            parent = self.get_metadata(ParentNodeProvider, parent, None)
-        return parent
+        """The class around `node`, a target inside the node the walk is at (whose own
+        parents are not recorded yet): the innermost class on the walk's path."""
+        return next((n for n in reversed(self._path) if isinstance(n, cst.ClassDef)), None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         shared = len(node.targets) > 1  # a = b = np.zeros(3): two names, one array
@@ -730,7 +952,7 @@ class _Collector(cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
             self.dynamic_scopes.setdefault(self._scope(func), set()).add(func.value)
-        for name in self.get_metadata(QualifiedNameProvider, func, set()):
+        for name in self._names_of(func):
             if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
                 self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
         callee = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
@@ -743,7 +965,7 @@ class _Collector(cst.CSTVisitor):
         method = func.attr.value
         # NumPy's in-place methods return None: a call whose result is used is something else
         # (str.partition, jnp's functional sort...).
-        used = not isinstance(self.get_metadata(ParentNodeProvider, node, None), cst.Expr)
+        used = not isinstance(self.parents.get(node), cst.Expr)
         # str.partition returns a tuple: a partition whose result is used is not NumPy's.
         if method in self._in_place_methods and not (used and method == "partition") \
                 and not self._is_api(func.value):
@@ -769,7 +991,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """x[[0, 2]]: JAX refuses a list as an index. Stores are reported by NJ201/NJ202."""
-        parent = self.get_metadata(ParentNodeProvider, node, None)
+        parent = self.parents.get(node)
         if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or \
                 (isinstance(parent, cst.AnnAssign) and parent.target is node):
             return
@@ -779,7 +1001,7 @@ class _Collector(cst.CSTVisitor):
                 self.list_indices.append(index.value)
 
     def _is_api(self, node) -> bool:
-        return _numpy_qualname(self.get_metadata(QualifiedNameProvider, node, set())) is not None
+        return _numpy_qualname(self._names_of(node)) is not None
 
     def _is_api_call(self, node: cst.Call) -> bool:
         return any(self._is_api(n) for n in _dotted_chain(node.func) or ())

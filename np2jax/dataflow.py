@@ -677,8 +677,7 @@ class Dataflow:
                     yield access
 
     def _position(self, node):
-        code_range = self.positions[node]
-        return (code_range.start.line, code_range.start.column)
+        return self.positions.start(node)
 
     def _loops_around(self, node):
         parent = self.parents.get(node)

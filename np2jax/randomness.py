@@ -100,11 +100,12 @@ class _Finder:
         global_state = self._global()
         if global_state is not None:
             states.append(global_state)
-        taken = _names(self.analysis.module)
+        taken = None  # the module's names, walked for only when a key needs naming
         for state in states:
             if state.refused is None:
                 state.refused = self._check(state)
             if state.refused is None:
+                taken = _names(self.analysis.module) if taken is None else taken
                 state.key = _fresh_name("key", taken)
         return states
 

@@ -1544,14 +1544,15 @@ def _escapes(m: _Module, function: cst.FunctionDef, sites: list) -> str | None:
         return "the module's scopes are not known"
     name = function.name.value
     calls = {id(site.call) for site in sites}
-    for assignment in scope.assignments[name]:
-        for access in assignment.references:
-            parent = m.analysis.parents.get(access.node)
-            if not (isinstance(parent, cst.Call) and parent.func is access.node
-                    and id(parent) in calls):
-                line = m.analysis.position(access.node)[0]
-                return (f"it is used as a value on line {line} (passed or stored), so its "
-                        "arguments cannot be checked")
+    # libcst keeps accesses in sets: in source order, the line named is the same every run
+    accesses = [access for assignment in scope.assignments[name] for access in assignment.references]
+    for access in sorted(accesses, key=lambda access: m.analysis.position(access.node)):
+        parent = m.analysis.parents.get(access.node)
+        if not (isinstance(parent, cst.Call) and parent.func is access.node
+                and id(parent) in calls):
+            line = m.analysis.position(access.node)[0]
+            return (f"it is used as a value on line {line} (passed or stored), so its "
+                    "arguments cannot be checked")
     return None
 
 

@@ -1,0 +1,119 @@
+"""The analysis computes libcst's metadata its own cheaper way (np2jax.analyze: parents from
+its own walk, in libcst's visiting order, qualified names asked of the scopes per node,
+positions from one light code generation, the scope provider run without a MetadataWrapper
+on stored names found by one walk). Each must say exactly what
+libcst's provider says (over every fixture, the examples and a few of NumPy's own files),
+and the findings and conversions must be the same either way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import numpy
+import pytest
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    ScopeProvider,
+)
+
+from helpers import FIXTURES, ROOT
+from np2jax import analyze as analyze_module
+from np2jax.config import Config
+from np2jax.pipeline import process
+
+NUMPY = Path(numpy.__file__).parent
+FILES = [
+    *sorted(FIXTURES.glob("*/*.in.py")),
+    *sorted((ROOT / "examples").glob("**/*.py")),
+    *(NUMPY / name for name in ("_core/_methods.py", "lib/_shape_base_impl.py",
+                                "fft/_pocketfft.py", "polynomial/polyutils.py",
+                                "lib/_index_tricks_impl.py", "random/tests/test_regression.py")),
+]
+IDS = [str(p.relative_to(NUMPY if p.is_relative_to(NUMPY) else ROOT)) for p in FILES]
+# Windows line ends and a backslash continuation: the positions count lines as libcst does
+EXTRA = {"crlf": "import numpy as np\r\n\r\nx = np.zeros(3)\r\nx[0] = \\\r\n  1\r\n",
+         "cr": "import numpy as np\rx = np.ones(2)\r"}
+
+
+def _libcst_metadata(module: cst.Module):
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    return (wrapper.resolve(ParentNodeProvider), wrapper.resolve(PositionProvider),
+            wrapper.resolve(ScopeProvider), wrapper.resolve(QualifiedNameProvider))
+
+
+def _scope_shape(scopes: dict) -> list:
+    """Each node's scope, told apart by its kind, its node, what it assigns and reads."""
+    numbers: dict[int, int] = {}
+    shape = []
+    for node, scope in scopes.items():
+        number = numbers.setdefault(id(scope), len(numbers))
+        shape.append((id(node), number, type(scope).__name__, id(getattr(scope, "node", None)),
+                      sorted((a.name, id(a.node), len(a.references)) for a in scope.assignments),
+                      sorted(id(a.node) for a in scope.accesses)))
+    return shape
+
+
+TEXTS = [*(pytest.param(path.read_text(encoding="utf-8"), id=name)
+           for path, name in zip(FILES, IDS)),
+         *(pytest.param(text, id=name) for name, text in EXTRA.items())]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_metadata_is_libcst_s(text):
+    module = cst.parse_module(text)
+    parents, positions, scopes, qualified_names = _libcst_metadata(module)
+    fast_scopes = analyze_module.scopes_of(module)
+    assert _scope_shape(fast_scopes) == _scope_shape(scopes)
+    collector = analyze_module._Collector(fast_scopes)
+    collector.walk(module)
+    assert collector.parents == dict(parents)
+    for node in [module, *parents]:  # the walk visits in libcst's order
+        assert [id(c) for c in analyze_module._children(node)] == [id(c) for c in node.children]
+    fast_positions = analyze_module.SourcePositions(module)
+    assert {node: fast_positions.start(node) for node in positions} == {
+        node: (where.start.line, where.start.column) for node, where in positions.items()}
+    names = {node: collector._names_of(node) for node in qualified_names}
+    lazy = {node: set(value() if callable(value) else value)  # LazyValue
+            for node, value in qualified_names.items()}
+    assert names == lazy
+
+
+class _LibcstPositions:
+    def __init__(self, module: cst.Module) -> None:
+        self._positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def start(self, node):
+        start = self._positions[node].start
+        return start.line, start.column
+
+
+def _libcst_scopes(module: cst.Module):
+    return MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+
+
+def _results(text: str, path: str, config: Config) -> list:
+    results = []
+    for rewrite in (False, True):
+        result = process(text, config, path, rewrite=rewrite)
+        results.append((result.converted, result.findings, result.changes, result.applied_keys,
+                        result.mutators, result.tree_references))
+    return results
+
+
+# every rule's first fixture (all of them run in test_metadata_is_libcst_s), and the rest
+ONE_PER_RULE = [(p, name) for p, name in zip(FILES, IDS) if p.parent.parent != FIXTURES
+                or p == min(p.parent.glob("*.in.py"))]
+
+
+@pytest.mark.parametrize("path", [p for p, _ in ONE_PER_RULE], ids=[n for _, n in ONE_PER_RULE])
+def test_findings_are_the_same_with_libcst_providers(path, monkeypatch):
+    text = path.read_text(encoding="utf-8")
+    configs = [Config(), Config(jit=True)]
+    fast = [_results(text, str(path), config) for config in configs]
+    monkeypatch.setattr(analyze_module, "SourcePositions", _LibcstPositions)
+    monkeypatch.setattr(analyze_module, "scopes_of", _libcst_scopes)
+    assert [_results(text, str(path), config) for config in configs] == fast
