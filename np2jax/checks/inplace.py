@@ -848,6 +848,8 @@ def _ufunc_at(new_call: cst.Call, method: str, jnp: str, list_name: bool = False
     target, index, values = (a.value for a in new_call.args)
     if list_name:  # a name bound to a list: .at[] refuses lists
         index = updates.jnp_call(jnp, "asarray", index)
-    parts = list(index.elements) if isinstance(index, cst.Tuple) else [cst.Element(index)]
+    # a tuple indexes each axis; `()` (the whole array) is an index of its own
+    parts = list(index.elements) if isinstance(index, cst.Tuple) and index.elements \
+        else [cst.Element(index)]
     elements = _with_commas([cst.SubscriptElement(slice=cst.Index(p.value)) for p in parts])
     return target, updates.at_update(target, elements, method, _array_literal(values, jnp), jnp)
