@@ -18,7 +18,7 @@ from pathlib import Path
 from np2jax.config import Config
 from np2jax.files import InputFile, SourceError, discover, is_notebook, read_source, write_atomic
 from np2jax.findings import FileResult, Finding
-from np2jax.tree import ModuleContext, Tree, module_name
+from np2jax.tree import ModuleContext, Tree, module_names
 
 __all__ = ["Config", "FileResult", "RunResult", "convert_source", "check_source",
            "convert_paths", "check_paths"]
@@ -260,8 +260,9 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
     if config.cache and not rewrite:  # convert's outcomes carry converted sources: per file
         from np2jax.cache import StoredRun
 
-        stored = StoredRun([(str(item.path), module_name(item.path, item.relative),
-                             sources[item.path].text) for item in readable], config, rewrite)
+        names = module_names((item.path, item.relative) for item in readable)
+        stored = StoredRun([(str(item.path), names[item.path], sources[item.path].text)
+                            for item in readable], config, rewrite)
         outcomes = stored.load()
     if outcomes is None:
         engine = _Engine(config, rewrite, jobs)
