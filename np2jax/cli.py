@@ -229,14 +229,15 @@ def check(
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     with file_progress(_console(stderr=True), not quiet) as on_file:
         run = check_paths(paths, config, jobs=jobs, on_file=on_file)
+    problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
-    findings = sorted(run.problems + (renames if show_fixes else []), key=Finding.order)
+    findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)
     counts = {"checked": len(run.files), "failed": len(run.errors)}
-    fixable = Counter(p.code for p in run.problems if p.fixable)
+    fixable = Counter(p.code for p in problems if p.fixable)
     emit(RunReport("check", findings=findings, errors=run.errors, counts=counts, fixes=fixable,
                    left=run.findings_by_code(), fixes_label="convert fixes"),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
-    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.problems else EXIT_CLEAN))
+    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if problems else EXIT_CLEAN))
 
 
 @app.command()
