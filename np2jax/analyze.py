@@ -51,6 +51,11 @@ KEEP_DIFFERS = "differs"  # JAX has the name but answers differently (policy.tom
 KEEP_NO_METHOD = "no-method"  # np.sin.reduce: JAX's sin is a plain function
 KEEP_BOUND_TO_NAME = "bound-to-name"  # add = np.add: later uses (.at, out=) cannot be checked
 
+# Operators NumPy applies elementwise (not `is`, `in`), and the operands np2jax may wrap.
+ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                           cst.Equal, cst.NotEqual)
+_OPERAND_NODES = (cst.Name, cst.Subscript)
+
 UFUNC_METHODS = ("reduce", "accumulate", "outer", "at", "reduceat")
 
 # Builtins that neither keep a reference to their arguments nor return them.
@@ -166,6 +171,8 @@ class ModuleAnalysis:
     sequence_names: set  # Name arguments that hold lists where JAX wants an array
     random_shuffles: list[cst.Call]  # rng.shuffle(x): in place, on a Generator kept on NumPy
     list_indices: list[cst.List]  # x[[0, 2]]: a list literal used as an index
+    # `a - b`, `a < b`, `a -= b` with a name or a subscript as one operand: (node, left, right)
+    operations: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]
     jnp_alias: str
     uses_numpy: bool
     dataflow: "Dataflow"
@@ -219,6 +226,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
         wide_dtypes=collector.wide_dtypes,
         tiny_literals=collector.tiny_literals,
         list_indices=collector.list_indices,
+        operations=collector.operations,
         wide_literals=collector.wide_literals,
         dtype_comparisons=collector.dtype_comparisons,
         star_imports=collector.star_imports,
@@ -519,6 +527,7 @@ class _Collector(cst.CSTVisitor):
         self.tiny_literals: list[cst.Float] = []
         self.round_methods: list[cst.Call] = []  # x.round(2): decimals on a possible array
         self.list_indices: list[cst.List] = []
+        self.operations: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
         self.wide_literals: list[cst.Integer] = []
         self.dtype_comparisons: list[cst.Comparison] = []
         self.star_imports: list[cst.ImportFrom] = []
@@ -662,6 +671,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
+        self._operation(node, target, node.value)
         if isinstance(target, cst.Subscript):
             self.subscript_stores.append((node, target, _code(node.operator).strip()))
             self.aug_assigns.append(node)  # a container item may be an array seen elsewhere
@@ -789,8 +799,13 @@ class _Collector(cst.CSTVisitor):
         if number >= 2**31:
             self.wide_literals.append(node)
 
+    def _operation(self, node, left, right) -> None:
+        if isinstance(left, _OPERAND_NODES) or isinstance(right, _OPERAND_NODES):
+            self.operations.append((node, left, right))
+
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """2**40, 1 << 40, 100000 * 100000: constants beyond int32."""
+        self._operation(node, node.left, node.right)
         if isinstance(node.left, cst.Integer) and isinstance(node.right, cst.Integer) and \
                 isinstance(node.operator, (cst.Power, cst.LeftShift, cst.Multiply)):
             left, right = (int(n.value.replace("_", ""), 0) for n in (node.left, node.right))
@@ -803,6 +818,8 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         sides = [node.left, *(c.comparator for c in node.comparisons)]
+        if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, ELEMENTWISE_COMPARISONS):
+            self._operation(node, node.left, node.comparisons[0].comparator)
         if any(isinstance(side, cst.Attribute) and side.attr.value == "dtype" for side in sides):
             self.dtype_comparisons.append(node)
 

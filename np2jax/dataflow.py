@@ -20,6 +20,7 @@ from np2jax.analyze import (
     CONTAINER_CALLS,
     CONTAINER_METHODS,
     DYNAMIC_CALLS,
+    ELEMENTWISE_COMPARISONS,
     KEEP_IN_PLACE_FUNCTION,
     KEEP_OUT,
     MutatorFunction,
@@ -161,11 +162,31 @@ class Dataflow:
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
-    def only_parameter(self, name: cst.Name) -> bool:
-        """The name is a function parameter that is never rebound: it holds whatever the caller
-        passed (a list, a tuple, an array)."""
-        values, aug_values = self._name_values(name)
-        return bool(values) and not aug_values and all(value == "param" for value, _ in values)
+    def may_hold_argument(self, name: cst.Name) -> bool:
+        """Whether the name, where it is read, may hold what the caller passed to a parameter
+        (a list, a tuple, an array) or a part of it (`data = data[:n]`): it is a parameter,
+        not rebound to a JAX array by an assignment of the function's own body that comes
+        before the read (`x = np.asarray(x)`)."""
+        values, _ = self._name_values(name)
+        params = [statement for value, statement in values if value == "param"]
+        if not params:
+            return False
+        function = self.parents.get(self.parents.get(params[0]))
+        if self._enclosing_function(name) is not function:
+            return True  # read in a nested function or class: called at any time
+        for value, statement in values:
+            line = self.parents.get(statement)
+            if isinstance(statement, (cst.Assign, cst.AnnAssign)) and not _part_of(value, name.value) \
+                    and self.parents.get(self.parents.get(line)) is function \
+                    and self._position(statement) < self._position(name) and self.jax_typed(value):
+                return False
+        return True
+
+    def _enclosing_function(self, node):
+        node = self.parents.get(node)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            node = self.parents.get(node)
+        return node
 
     def sequence_arguments(self, refs) -> set:
         """Names passed where JAX wants an array that hold Python lists or tuples (every
@@ -868,6 +889,12 @@ def _may_not_copy(call: cst.Call) -> bool:
                for a in call.args)
 
 
+def _part_of(value, name: str) -> bool:
+    """`name[...]`: a part of what the name holds (a list's slice is a list)."""
+    return isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) \
+        and value.value.value == name
+
+
 def _is_sequence_value(value) -> bool:
     if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
         return True
@@ -937,9 +964,6 @@ def _unpacked_position(statement, name: str) -> tuple[int, int] | None:
     return (found[0], len(elements)) if len(found) == 1 else None
 
 
-_ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
-                            cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-
 # Attributes of a JAX array that are JAX arrays too (not .shape, .dtype, .size...).
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 
@@ -995,7 +1019,7 @@ class _JaxTyping:
         if isinstance(value, cst.UnaryOperation):
             return self.of(value.expression)
         if isinstance(value, cst.Comparison) and len(value.comparisons) == 1 and isinstance(
-                value.comparisons[0].operator, _ELEMENTWISE_COMPARISONS):  # not `is`, `in`
+                value.comparisons[0].operator, ELEMENTWISE_COMPARISONS):  # not `is`, `in`
             left, right = self.of(value.left), self.of(value.comparisons[0].comparator)
             return left if left[0] else right
         if isinstance(value, cst.IfExp):

@@ -378,6 +378,36 @@ PROGRAMS = {
     def compose(zooms):
         return np.diag(zooms)
     return {"a": compose([1.0, 2.0]), "b": compose((3.0, 4.0))}""",
+"G5 list parameter minus its mean (nolds dfa)": """
+    def detrend(data):
+        return data - np.mean(data)
+    return {"d": detrend([1.0, 2.0, 4.0])}""",
+"G6 parameter rebound to a slice of itself (nolds rs)": """
+    def head(data, n):
+        data = data[:n]
+        return np.reshape(data, (2, 2))
+    return {"h": head([1.0, 2.0, 3.0, 4.0, 5.0], 4)}""",
+"G7 array times a part of a list argument (pyrr rectangle.scale_by_vector)": """
+    def scale(rect, vec):
+        rect = np.array(rect)
+        return rect * vec[:2]
+    return {"s": scale([[1.0, 2.0]], [2.0, 3.0, 4.0])}""",
+"G8 parameter rebound after its use (pyrr matrix33.create_direction_scale)": """
+    def unit(v):
+        return v / np.linalg.norm(v)
+    def direction_scale(direction):
+        length = np.linalg.norm(direction)
+        direction = unit(direction)
+        return np.outer(direction, direction) * length
+    return {"d": direction_scale([3.0, 4.0])}""",
+"G9 parameter rebound later in a loop": """
+    def total(data):
+        t = 0.0
+        for _ in range(2):
+            t = t + np.sum(data)
+            data = np.asarray(data) * 2
+        return t
+    return {"t": total([1.0, 2.0])}""",
 }
 
 # Whole modules, for what a name may hold across functions (Dataflow.jax_typed): a value
@@ -534,7 +564,7 @@ REAL_PROJECT_FINDINGS = {"G1 flat of a parameter": "NJ102", "G2 polyfit over int
                          "G3 ndarray subclass": "NJ102"}
 
 # Found converting real packages, and converted: equal results, no finding.
-REAL_PROJECT_CONVERSIONS = ("G4 list passed to a parameter",)
+REAL_PROJECT_CONVERSIONS = tuple(name for name in PROGRAMS if name[:2] in ("G4", "G5", "G6", "G7", "G8", "G9"))
 
 # Plain Python code in NumPy modules: no finding may be raised on it.
 NO_FINDINGS = ("C14 self.shape", "C15 partition", "C16 lists", "D17 reshape")
@@ -551,30 +581,3 @@ def test_program_equal_or_flagged(name):
         assert result.findings == [] and problem is None
     if name in REAL_PROJECT_FINDINGS:
         assert REAL_PROJECT_FINDINGS[name] in {f.code for f in result.findings}
-
-
-# Still silent, found converting real packages (docs/real-projects.md, "Open"): a JAX array
-# meets a Python list through an operator, which NumPy broadcasts and JAX refuses. Strict
-# xfails: when a fix lands, each turns into a failure here and moves to PROGRAMS.
-OPEN_PROGRAMS = {
-"O1 list parameter minus its mean (nolds dfa)": """
-    def detrend(data):
-        return data - np.mean(data)
-    return {"d": detrend([1.0, 2.0, 4.0])}""",
-"O2 parameter rebound to a slice of itself (nolds rs)": """
-    def head(data, n):
-        data = data[:n]
-        return np.reshape(data, (2, 2))
-    return {"h": head([1.0, 2.0, 3.0, 4.0, 5.0], 4)}""",
-"O3 array times a list argument (pyrr rectangle.scale_by_vector)": """
-    def scale(rect, vec):
-        rect = np.array(rect)
-        return rect * vec[:2]
-    return {"s": scale([[1.0, 2.0]], [2.0, 3.0, 4.0])}""",
-}
-
-
-@pytest.mark.xfail(strict=True, reason="open: a JAX array meets a list (docs/real-projects.md)")
-@pytest.mark.parametrize("name", sorted(OPEN_PROGRAMS))
-def test_open_program_equal_or_flagged(name):
-    assert_equal_or_flagged(_program(OPEN_PROGRAMS[name]))

@@ -95,10 +95,105 @@ class ParameterArgument(Rule):
             for argument in ref.arguments:
                 value = argument.arg.value
                 if argument.role != "array" or argument.name in static \
-                        or not isinstance(value, cst.Name) or not dataflow.only_parameter(value):
+                        or not isinstance(value, cst.Name) or not dataflow.may_hold_argument(value):
                     continue
-                yield self.report(
-                    value, argument=value.value, call=code_of(ref.node),
-                    fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("asarray")),
-                                              args=[cst.Arg(node)]),
-                    imports=[("jax.numpy", jnp)], requires=(ref.node,), report_if_unfixed=False)
+                yield self.report(value, argument=value.value, call=code_of(ref.node),
+                                  fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
+                                  requires=(ref.node,), report_if_unfixed=False)
+
+
+class ParameterOperand(Rule):
+    """`def detrend(data): return data - np.mean(data)`: called with a list, NumPy's operator
+    converts it; JAX's `-` refuses a list (TypeError). A parameter (or a part of one) that
+    meets a JAX array through an operator, and that the function also uses as a sequence,
+    is wrapped in jnp.asarray(...)."""
+
+    code = "NJ112"
+
+    def run(self):
+        analysis = self.analysis
+        jnp = analysis.jnp_alias
+        # the first argument of a NumPy function, its main array (`np.mean(data)`), not
+        # the scalar-like arrays after it (`np.clip(x, lo, hi)`)
+        array_arguments = {ref.arguments[0].arg.value for ref in analysis.refs if ref.converted
+                           and ref.arguments and ref.arguments[0].role in ("array", "arrays")
+                           and ref.call is not None and ref.arguments[0].arg is ref.call.args[0]}
+        for node, left, right in analysis.operations:
+            for operand, other in ((left, right), (right, left)):
+                relied = self._jax_operand(other, node)
+                if relied is not None and self._caller_value(operand, array_arguments):
+                    yield self.report(operand, operand=code_of(operand), operation=code_of(node),
+                                      fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
+                                      requires=relied, report_if_unfixed=False)
+
+    def _jax_operand(self, other, operation) -> tuple | None:
+        """The converted references that make `other` a JAX array where `operation` reads it,
+        or None. Beyond `jax_typed`: a parameter converted at the top of its function
+        (`rect = np.array(rect)`) before the operation, in the same function."""
+        dataflow = self.analysis.dataflow
+        if dataflow.jax_typed(other):
+            return dataflow.jax_refs(other)
+        if not isinstance(other, cst.Name):
+            return None
+        values, _ = dataflow._name_values(other)  # `x op= y` keeps an array an array
+        function = _enclosing_function(operation, self.analysis.parents)
+        rebindings = [statement for value, statement in values if value != "param"]
+        if not rebindings or len(rebindings) == len(values) or function is None:
+            return None
+        relied: tuple = ()
+        for value, statement in values:
+            if value == "param":
+                continue
+            line = self.analysis.parents.get(statement)
+            if not (dataflow.jax_typed(value) and isinstance(statement, cst.Assign)
+                    and self.analysis.parents.get(self.analysis.parents.get(line)) is function):
+                return None
+            relied += dataflow.jax_refs(value)
+        if not any(self.analysis.position(s) < self.analysis.position(operation) for s in rebindings):
+            return None
+        return relied
+
+    def _caller_value(self, operand, array_arguments) -> bool:
+        """A parameter, or a subscript of one, that may hold a list the caller passed: not
+        known to be a JAX array, and used as a sequence (subscripted, iterated, len(),
+        passed first to a NumPy function) unless it is itself a subscript."""
+        dataflow = self.analysis.dataflow
+        name = operand.value if isinstance(operand, cst.Subscript) else operand
+        if not isinstance(name, cst.Name) or not dataflow.may_hold_argument(name) \
+                or dataflow.jax_typed(name):
+            return False
+        return isinstance(operand, cst.Subscript) or self._used_as_sequence(name, array_arguments)
+
+    def _used_as_sequence(self, name: cst.Name, array_arguments) -> bool:
+        parents = self.analysis.parents
+        scope = self.analysis.dataflow.scopes.get(name)
+        for assignment in scope.assignments[name.value] if scope is not None else ():
+            default = getattr(assignment.node, "default", None)
+            if isinstance(default, (cst.List, cst.Tuple)):
+                return True
+            for access in assignment.references:
+                use = access.node
+                parent = parents.get(use)
+                if use in array_arguments or (isinstance(parent, cst.Subscript) and parent.value is use) \
+                        or (isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is use):
+                    return True
+                call = parents.get(parent) if isinstance(parent, cst.Arg) else None
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+                        and call.func.value in _SEQUENCE_BUILTINS:
+                    return True
+        return False
+
+
+_SEQUENCE_BUILTINS = frozenset({"len", "list", "tuple", "iter", "enumerate", "zip", "sorted",
+                                "reversed"})
+
+
+def _enclosing_function(node, parents) -> cst.FunctionDef | None:
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        node = parents.get(node)
+    return node
+
+
+def _as_array(jnp: str):
+    return lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("asarray")),
+                                 args=[cst.Arg(node)])
