@@ -18,7 +18,7 @@ from pathlib import Path
 from np2jax.config import Config
 from np2jax.files import InputFile, SourceError, discover, is_notebook, read_source, write_atomic
 from np2jax.findings import FileResult, Finding
-from np2jax.tree import ModuleContext, Tree
+from np2jax.tree import ModuleContext, Tree, module_names
 
 __all__ = ["Config", "FileResult", "RunResult", "convert_source", "check_source",
            "convert_paths", "check_paths"]
@@ -49,7 +49,8 @@ def _process_text(text: str, config: Config, path: str, rewrite: bool = True,
 
 
 def problems(result: FileResult) -> list[Finding]:
-    return sorted(result.findings + [c for c in result.changes if c.severity != "info"])
+    return sorted(result.findings + [c for c in result.changes if c.severity != "info"],
+                  key=Finding.order)
 
 
 # Called after each file is processed, with its path and the number of files in the run
@@ -108,6 +109,7 @@ class _Engine:
 
             self.cache = ResultCache()
         self.memo: dict[tuple, object] = {}
+        self.internal_errors = False  # a bug in np2jax made a file fail: store no whole run
         self.pool = None
         self.on_done: Callable[[Path], None] | None = None  # after each file's outcome
 
@@ -142,6 +144,7 @@ class _Engine:
         for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs)):
             if kind == "internal":
                 outcomes[path] = SourceError(str(path), value)
+                self.internal_errors = True
                 continue
             outcomes[path] = self.memo[memo_key] = value
             if key is not None:
@@ -243,41 +246,64 @@ def _process_job(job: tuple) -> tuple[str, object]:
 
 def _process_files(files: list[InputFile], config: Config, run: RunResult, rewrite: bool = True,
                    jobs: int | None = None, on_file: OnFile = None):
-    """Process the files as one tree: functions rewritten to return their argument (NJ209)
-    and their calls in other modules are rewritten together, or not at all."""
+    """Process the files as one tree; yields (file, source, FileResult) for each file
+    processed, after all of them (errors go to run.errors). A check of a tree whose files
+    are all as in a stored run takes that run's outcome (np2jax.cache.StoredRun)."""
     sources = {}
     for item in files:
         try:
             sources[item.path] = read_source(item.path)
         except SourceError as exc:
             run.errors.append(exc)
+    readable = [item for item in files if item.path in sources]
+    stored = outcomes = None
+    if config.cache and not rewrite:  # convert's outcomes carry converted sources: per file
+        from np2jax.cache import StoredRun
+
+        names = module_names((item.path, item.relative) for item in readable)
+        stored = StoredRun([(str(item.path), names[item.path], sources[item.path].text)
+                            for item in readable], config, rewrite)
+        outcomes = stored.load()
+    if outcomes is None:
+        engine = _Engine(config, rewrite, jobs)
+        try:
+            by_path = _process_tree(readable, sources, engine, on_file)
+        finally:
+            engine.close()
+        outcomes = [by_path[item.path] for item in readable]
+        if stored is not None and not engine.internal_errors:
+            stored.save(outcomes)
+    for item, outcome in zip(readable, outcomes):
+        if isinstance(outcome, SourceError):
+            run.errors.append(outcome)
+        else:
+            run.files.append(outcome)
+            yield item, sources[item.path], outcome
+
+
+def _process_tree(files: list[InputFile], sources: dict, engine: _Engine,
+                  on_file: OnFile) -> dict[Path, FileResult | SourceError]:
+    """Each file's outcome, the files processed as one tree: functions rewritten to return
+    their argument (NJ209) and their calls in other modules are rewritten together, or not
+    at all."""
     tree = Tree.of(files, sources)
-    engine = _Engine(config, rewrite, jobs)
-    try:
-        failed: set[Path] = set()
-        accepted = _cross_module_mutators(files, sources, tree, engine)
-        if on_file is not None:  # the files of the run proper, not the discovery pass
-            engine.on_done = lambda path: on_file(path, len(files))
-        while True:
-            batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
-                     for item in files if item.path in sources and item.path not in failed]
-            results = {}
-            for path, outcome in engine.run(batch).items():
-                if isinstance(outcome, SourceError):
-                    run.errors.append(outcome)
-                    failed.add(path)
-                else:
-                    results[path] = outcome
-            unsettled = tree.unsettled(accepted, results, failed)
-            if not unsettled:
-                break
-            accepted = {q: p for q, p in accepted.items() if q not in unsettled}
-    finally:
-        engine.close()
-    for item in files:
-        if item.path in results:
-            run.files.append(results[item.path])
-            yield item, sources[item.path], results[item.path]
+    accepted = _cross_module_mutators(files, sources, tree, engine)
+    if on_file is not None:  # the files of the run proper, not the discovery pass
+        engine.on_done = lambda path: on_file(path, len(files))
+    failed: dict[Path, SourceError] = {}
+    while True:
+        batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
+                 for item in files if item.path not in failed]
+        results = {}
+        for path, outcome in engine.run(batch).items():
+            if isinstance(outcome, SourceError):
+                failed[path] = outcome
+            else:
+                results[path] = outcome
+        unsettled = tree.unsettled(accepted, results, set(failed))
+        if not unsettled:
+            return {**results, **failed}
+        accepted = {q: p for q, p in accepted.items() if q not in unsettled}
 
 
 _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)

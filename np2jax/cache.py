@@ -7,6 +7,10 @@ the functions of other modules rewritten to return their argument). A change to 
 them is a different key, so a stale entry is never read; entries are written atomically,
 and one that cannot be read is ignored (and rewritten).
 
+A check run also stores its whole outcome (StoredRun), keyed by every file's path, module
+name and text: a re-check of an unchanged tree reads that one entry and skips the tree's
+analysis; any change falls back on the entries of the files.
+
 Location: $NP2JAX_CACHE_DIR, else $XDG_CACHE_HOME/np2jax, else ~/.cache/np2jax.
 `--no-cache` or `cache = false` in [tool.np2jax] turn it off.
 """
@@ -28,7 +32,7 @@ from np2jax.files import SourceError, write_atomic
 from np2jax.findings import FileResult
 from np2jax.tree import ModuleContext
 
-FORMAT = 2  # bump when the entry layout changes
+FORMAT = 3  # bump when the entry layout changes
 
 
 def cache_dir() -> Path:
@@ -60,13 +64,37 @@ def engine_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def _settings(config: Config) -> dict:
+    return {k: v for k, v in asdict(config).items() if k != "cache"}
+
+
+def _text_digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
 def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext) -> str:
-    settings = {k: v for k, v in asdict(config).items() if k != "cache"}
-    facts = [FORMAT, engine_fingerprint(), rewrite, settings, context.name, context.is_package,
-             sorted(context.external_names), [list(m) for m in context.external_mutators],
-             sorted(context.exported_mutators),
-             hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()]
+    facts = [FORMAT, engine_fingerprint(), rewrite, _settings(config), context.name,
+             context.is_package, sorted(context.external_names),
+             [list(m) for m in context.external_mutators], sorted(context.exported_mutators),
+             _text_digest(text).hex()]
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=list).encode()).hexdigest()
+
+
+def _encode(outcome: FileResult | SourceError) -> dict:
+    if isinstance(outcome, SourceError):
+        return {"error": {"problem": outcome.problem, "line": outcome.line, "cell": outcome.cell}}
+    return {"result": outcome.to_json()}
+
+
+def _decode(data: dict, path: str, text: str) -> FileResult | SourceError:
+    if "error" in data:
+        error = data["error"]
+        return SourceError(path, error["problem"], error["line"], error["cell"])
+    return FileResult.from_json(data["result"], path, text)
+
+
+# What a stored entry that is damaged (truncated, edited, of another layout) raises when read.
+_UNREADABLE = (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError)
 
 
 class ResultCache:
@@ -79,21 +107,55 @@ class ResultCache:
     def get(self, key: str, path: str, text: str) -> FileResult | SourceError | None:
         """The stored outcome, or None when there is none or it cannot be read."""
         try:
-            data = json.loads(self._entry(key).read_text(encoding="utf-8"))
-            if "error" in data:
-                error = data["error"]
-                return SourceError(path, error["problem"], error["line"], error["cell"])
-            return FileResult.from_json(data["result"], path, text)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return _decode(json.loads(self._entry(key).read_text(encoding="utf-8")), path, text)
+        except _UNREADABLE:
             return None
 
     def put(self, key: str, outcome: FileResult | SourceError) -> None:
-        if isinstance(outcome, SourceError):
-            data = {"error": {"problem": outcome.problem, "line": outcome.line,
-                              "cell": outcome.cell}}
-        else:
-            data = {"result": outcome.to_json()}
+        _store(self._entry(key), _encode(outcome))
+
+
+def _store(entry: Path, data) -> None:
+    try:
+        write_atomic(entry, json.dumps(data))
+    except (OSError, ValueError):
+        pass  # a cache that cannot be written only costs time
+
+
+class StoredRun:
+    """The outcome of every file of one check run, in one entry.
+
+    The entry is named after the run's settings and the files' paths, so a tree has one entry
+    per configuration, overwritten when anything changes; inside, `key` covers the engine
+    (engine_fingerprint) and every file's module name and text, so an entry written for other
+    contents is never used. A file's result depends on nothing else (its ModuleContext is
+    computed from the others' texts and names)."""
+
+    def __init__(self, files: list[tuple[str, str, str]], config: Config, rewrite: bool,
+                 folder: Path | None = None) -> None:
+        """`files`: (path, module name, text) of every file of the run, in order."""
+        self.paths = [(path, text) for path, _, text in files]
+        identity = json.dumps([FORMAT, rewrite, _settings(config),
+                               [[path, name] for path, name, _ in files]],
+                              sort_keys=True, default=list)
+        self.entry = (folder or cache_dir()) / "runs" / \
+            f"{hashlib.sha256(identity.encode()).hexdigest()}.json"
+        digest = hashlib.sha256(f"{identity} {engine_fingerprint()}".encode())
+        for _, _, text in files:
+            digest.update(_text_digest(text))
+        self.key = digest.hexdigest()
+
+    def load(self) -> list[FileResult | SourceError] | None:
+        """The outcome of each file, in order; None when none is stored for exactly these
+        files, or the entry cannot be read."""
         try:
-            write_atomic(self._entry(key), json.dumps(data))
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+            data = json.loads(self.entry.read_text(encoding="utf-8"))
+            if data["key"] != self.key or len(data["outcomes"]) != len(self.paths):
+                return None
+            return [_decode(stored, path, text)
+                    for stored, (path, text) in zip(data["outcomes"], self.paths)]
+        except _UNREADABLE:
+            return None
+
+    def save(self, outcomes: list[FileResult | SourceError]) -> None:
+        _store(self.entry, {"key": self.key, "outcomes": [_encode(o) for o in outcomes]})

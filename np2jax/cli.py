@@ -17,8 +17,8 @@ import typer
 from rich.console import Console
 
 from np2jax import __version__
-from np2jax.catalog import find_rule, rule_docs
 from np2jax.config import Config, ConfigError, load_config
+from np2jax.findings import Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -229,14 +229,15 @@ def check(
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     with file_progress(_console(stderr=True), not quiet) as on_file:
         run = check_paths(paths, config, jobs=jobs, on_file=on_file)
+    problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
-    findings = sorted(run.problems + (renames if show_fixes else []))
+    findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)
     counts = {"checked": len(run.files), "failed": len(run.errors)}
-    fixable = Counter(p.code for p in run.problems if p.fixable)
+    fixable = Counter(p.code for p in problems if p.fixable)
     emit(RunReport("check", findings=findings, errors=run.errors, counts=counts, fixes=fixable,
                    left=run.findings_by_code(), fixes_label="convert fixes"),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
-    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if run.problems else EXIT_CLEAN))
+    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if problems else EXIT_CLEAN))
 
 
 @app.command()
@@ -309,6 +310,8 @@ def verify(
 
 def rules_reference() -> str:
     """docs/rules.md: every rule's doc, generated from the catalog."""
+    from np2jax.catalog import rule_docs
+
     docs = rule_docs().values()
     index = [f"| [{d.code}](#{d.code.lower()}-{d.name}) | `{d.name}` | {d.severity} | {d.fix} | {d.summary} |"
              for d in docs]
@@ -324,6 +327,8 @@ def rules_reference() -> str:
 def rule(code: Optional[str] = typer.Argument(None, help="A rule code (NJ201) or name."),
          markdown: bool = typer.Option(False, "--markdown", help="Print every rule's doc as Markdown (docs/rules.md).")) -> None:
     """List the rules, or print one rule's documentation."""
+    from np2jax.catalog import find_rule, rule_docs
+
     console = _console()
     if markdown:
         sys.stdout.write(rules_reference())

@@ -21,12 +21,19 @@ class Finding:
     fixable: bool  # the engine rewrote (or, in check, would rewrite) this code
     cell: int | None = None  # in a notebook: the cell, counted from 1 (markdown cells too)
 
-    def _order(self) -> tuple:
+    def order(self) -> tuple:
+        """The sort key: by file, cell, line and column, then the rest. sorted(key=Finding.order)
+        computes it once a finding, where sorted() through __lt__ computes it twice a comparison."""
         return (self.path, self.cell or 0, self.line, self.col, self.code, self.name,
                 self.message, self.severity, self.fixable)
 
     def __lt__(self, other: Finding) -> bool:
-        return self._order() < other._order()
+        return self.order() < other.order()
+
+    def row(self) -> tuple:
+        """Every field but the path, in order: how stored results keep a finding (compact)."""
+        return (self.line, self.col, self.code, self.name, self.message, self.severity,
+                self.fixable, self.cell)
 
     def as_dict(self) -> dict:
         # every field is a plain value: a shallow copy (asdict deep-copies, slow on big trees)
@@ -58,11 +65,11 @@ class FileResult:
         return self.converted != self.original
 
     def to_json(self) -> dict:
-        """Everything but the path and the original text (the cache knows both)."""
-        def strip(found: list[Finding]) -> list[dict]:
-            return [{k: v for k, v in f.as_dict().items() if k != "path"} for f in found]
+        """Everything but the path and the original text (the cache knows both); findings as
+        rows (Finding.row)."""
         return {"converted": self.converted if self.changed else None,
-                "findings": strip(self.findings), "changes": strip(self.changes),
+                "findings": [f.row() for f in self.findings],
+                "changes": [c.row() for c in self.changes],
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
                 "mutators": self.mutators}
 
@@ -70,8 +77,8 @@ class FileResult:
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
         converted = data["converted"]
         return cls(path, original, original if converted is None else converted,
-                   findings=[Finding(path=path, **f) for f in data["findings"]],
-                   changes=[Finding(path=path, **f) for f in data["changes"]],
+                   findings=[Finding(path, *row) for row in data["findings"]],
+                   changes=[Finding(path, *row) for row in data["changes"]],
                    applied_keys=[tuple(k) for k in data["applied_keys"]],
                    tree_references=dict(data["tree_references"]),
                    mutators={k: tuple(v) for k, v in data["mutators"].items()})

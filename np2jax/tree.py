@@ -38,16 +38,34 @@ class ModuleContext:
 def module_name(path: Path, relative: Path) -> str:
     """`pkg/sub/mod.py` -> "pkg.sub.mod"; a package's __init__.py is the package itself.
     The folders above the given root that are packages (have __init__.py) are included."""
-    parts = list(relative.with_suffix("").parts)
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    root = path.resolve().parent
-    for _ in range(len(relative.parts) - 1):
-        root = root.parent
-    while (root / "__init__.py").exists():
-        parts.insert(0, root.name)
-        root = root.parent
-    return ".".join(parts)
+    return module_names([(path, relative)])[path]
+
+
+def module_names(files) -> dict[Path, str]:
+    """module_name of each (path, relative) pair; the folders of a tree are looked at once
+    each, not once a file (a warm re-check of a big tree computes these first)."""
+    folders: dict[Path, Path] = {}  # a folder -> where it is, links resolved
+    above: dict[Path, list[str]] = {}  # a root -> the packages that contain it
+    names = {}
+    for path, relative in files:
+        parts = list(relative.with_suffix("").parts)
+        if parts and parts[-1] == "__init__":
+            parts.pop()
+        if path.is_symlink():
+            folder = path.resolve().parent
+        else:
+            if path.parent not in folders:
+                folders[path.parent] = path.parent.resolve()
+            folder = folders[path.parent]
+        root = folder.parents[len(relative.parts) - 2] if len(relative.parts) > 1 else folder
+        if root not in above:
+            packages, outer = [], root
+            while (outer / "__init__.py").exists():
+                packages.insert(0, outer.name)
+                outer = outer.parent
+            above[root] = packages
+        names[path] = ".".join([*above[root], *parts])
+    return names
 
 
 def resolve(qualname: str, module: str, is_package: bool) -> str:
@@ -70,10 +88,10 @@ class Tree:
     @classmethod
     def of(cls, files, sources) -> "Tree":
         tree = cls()
-        for item in files:
-            if item.path in sources:
-                tree.names[item.path] = module_name(item.path, item.relative)
-                tree.words[item.path] = set(_IDENTIFIER.findall(sources[item.path].text))
+        readable = [item for item in files if item.path in sources]
+        tree.names = module_names((item.path, item.relative) for item in readable)
+        for item in readable:
+            tree.words[item.path] = set(_IDENTIFIER.findall(sources[item.path].text))
         return tree
 
     @cached_property
