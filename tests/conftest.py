@@ -30,3 +30,11 @@ def _restore_jax_x64():
     jax = sys.modules.get("jax")
     if jax is not None and jax.config.jax_enable_x64:
         jax.config.update("jax_enable_x64", False)
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A fresh result cache for the test (np2jax.cache reads $NP2JAX_CACHE_DIR)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("NP2JAX_CACHE_DIR", str(folder))
+    return folder

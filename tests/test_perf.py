@@ -50,13 +50,6 @@ def _workers_even_for_small_trees(monkeypatch):
 
 
 @pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("NP2JAX_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def computed(monkeypatch):
     """The paths np2jax actually processed (not served from the cache)."""
     seen: list[str] = []

@@ -48,13 +48,6 @@ def _summary(run):
 
 
 @pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("NP2JAX_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def computed(monkeypatch):
     """The names of the files np2jax processed, and whether the tree was analysed."""
     seen: list[str] = []
