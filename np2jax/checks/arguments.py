@@ -124,21 +124,20 @@ class ParameterOperand(Rule):
                 if not self._caller_value(operand, array_arguments):
                     continue
                 relied = self._jax_operand(other, node)
-                if relied is None and _is_slice(operand) and self._may_be_array(other, operand):
-                    # `rect * vec[:2]`, rect of unknown kind: a list slice meets it
-                    if not isinstance(getattr(node, "operator", None), _LIST_REFUSING_OPERATORS):
-                        yield self.report(operand, operand=code_of(operand), operation=code_of(node),
-                                          outcome=f"left as it was, because `{code_of(other)}` "
-                                          "may be a number, a list or a string, with which Python "
-                                          "repeats, joins or compares the list; if it is an array, "
-                                          "JAX refuses the list: wrap it in jnp.asarray(...)")
-                        continue
-                    relied = ()  # a list there raises TypeError in NumPy too, unless other is an array
                 if relied is not None:
                     yield self.report(operand, operand=code_of(operand), operation=code_of(node),
                                       outcome="wrapped in jnp.asarray(...), which converts it as "
                                       "NumPy does", fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
                                       requires=relied, report_if_unfixed=False)
+                elif _is_slice(operand) and self._may_be_array(other, operand):
+                    # `rect * vec[:2]`, rect of unknown kind: if it is an array, JAX refuses the
+                    # list; if it is a number, a list or another library's object, wrapping
+                    # could change what Python or that library does with the list
+                    yield self.report(operand, operand=code_of(operand), operation=code_of(node),
+                                      outcome=f"left as it was, because `{code_of(other)}` may "
+                                      "be a number, a list or another non-array value, with which "
+                                      "Python treats the list its own way; if it is an array, JAX "
+                                      "refuses the list: wrap it in jnp.asarray(...)")
 
     def _may_be_array(self, other, operand) -> bool:
         """`other` is of unknown kind (not a literal, a container, a number) and not a part of
@@ -208,16 +207,6 @@ class ParameterOperand(Rule):
 
 _SEQUENCE_BUILTINS = frozenset({"len", "list", "tuple", "iter", "enumerate", "zip", "sorted",
                                 "reversed"})
-
-
-# Operators a list operand never supports in Python (list - x raises TypeError): wrapping
-# it can only turn such an error into NumPy's result. Not +, *, % or comparisons, with which
-# a list repeats, concatenates, formats or compares when the other side is not an array.
-_LIST_REFUSING_OPERATORS = (
-    cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power, cst.MatrixMultiply, cst.BitAnd,
-    cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift, cst.SubtractAssign, cst.DivideAssign,
-    cst.FloorDivideAssign, cst.PowerAssign, cst.MatrixMultiplyAssign, cst.BitAndAssign,
-    cst.BitOrAssign, cst.BitXorAssign, cst.LeftShiftAssign, cst.RightShiftAssign)
 
 
 def _is_slice(node) -> bool:
