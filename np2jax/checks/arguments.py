@@ -119,6 +119,7 @@ class ParameterOperand(Rule):
         array_arguments = {ref.arguments[0].arg.value for ref in analysis.refs if ref.converted
                            and ref.arguments and ref.arguments[0].role in ("array", "arrays")
                            and ref.call is not None and ref.arguments[0].arg is ref.call.args[0]}
+        flagged: set = set()
         for node, left, right in analysis.operations:
             for operand, other in ((left, right), (right, left)):
                 if not self._caller_value(operand, array_arguments):
@@ -129,7 +130,9 @@ class ParameterOperand(Rule):
                                       outcome="wrapped in jnp.asarray(...), which converts it as "
                                       "NumPy does", fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
                                       requires=relied, report_if_unfixed=False)
-                elif _is_slice(operand) and self._may_be_array(other, operand):
+                elif _is_slice(operand) and self._may_be_array(other, operand) \
+                        and node not in flagged:  # `s2[:3] - s1[:3]`: one finding, not two
+                    flagged.add(node)
                     # `rect * vec[:2]`, rect of unknown kind: if it is an array, JAX refuses the
                     # list; if it is a number, a list or another library's object, wrapping
                     # could change what Python or that library does with the list
