@@ -25,6 +25,7 @@ import libcst as cst
 
 from np2jax.checks import code_of
 from np2jax.jit import traceable as t
+from np2jax.jit.syntax import loop_function, walk
 
 # 0-d integer results: the full argmax/argmin, the count of a comparison.
 _INDEX_FUNCTIONS = frozenset({"argmax", "argmin"})
@@ -267,7 +268,7 @@ def _comparison(node) -> bool:
 def _single_binding(walker, name: str):
     """The value of the only binding of `name` in the function (`name = value`), if any."""
     found = []
-    for node in t._walk(walker.function.body):
+    for node in walk(walker.function.body):
         if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
             names: set = set()
             t._collect(node.target, names)
@@ -531,7 +532,7 @@ class _BranchFix:
         returned = None if self.returns else ", ".join(self.outputs)
         if block is None:  # the `else` an `if` without one has: everything passes through
             block = cst.IndentedBlock([])
-        return t._loop_function(name, ", ".join(self.operands), [], block, returned,
+        return loop_function(name, ", ".join(self.operands), [], block, returned,
                                 leading_lines)
 
     def _call(self, function: str, choice: cst.BaseExpression, branches: str):

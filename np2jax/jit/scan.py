@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from np2jax.checks import code_of
+from np2jax.jit.syntax import loop_function, operand, walk
 
 # Methods and NumPy functions whose result may share memory with an argument: a history
 # entry made by them would see later in-place changes of that argument.
@@ -90,20 +91,14 @@ class Histories:
         return None
 
 
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _mentions(node, name: str) -> list:
-    return [n for n in _walk(node) if isinstance(n, cst.Name) and n.value == name]
+    return [n for n in walk(node) if isinstance(n, cst.Name) and n.value == name]
 
 
 def _append_calls(body) -> dict:
     """name -> the `name.append(...)` calls in a loop body."""
     calls: dict = {}
-    for node in _walk(body):
+    for node in walk(body):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                 and node.func.attr.value == "append" and isinstance(node.func.value, cst.Name):
             calls.setdefault(node.func.value.value, []).append(node)
@@ -120,7 +115,7 @@ def find_histories(function: cst.FunctionDef, refs_by_call: dict, functions: dic
     top = list(function.body.body)
     loops = [(i, s) for i, s in enumerate(top) if isinstance(s, cst.For)]
     nested_appends: set = set()
-    for node in _walk(function.body):
+    for node in walk(function.body):
         if isinstance(node, (cst.For, cst.While)) and not any(node is s for _, s in loops):
             nested_appends.update(_append_calls(node.body))
     for index, loop in loops:
@@ -272,7 +267,7 @@ def _mutated_in_place(function) -> set:
     """Names whose array the function may change in place (`x[...] = `, `x += `), and the
     names those arrays may be views or aliases of (`x = y`, `x = y[1:]`, `x = y.T`)."""
     names: set = set()
-    for node in _walk(function.body):
+    for node in walk(function.body):
         targets = []
         if isinstance(node, cst.AugAssign):
             targets = [node.target]
@@ -340,7 +335,7 @@ def _fresh(value, mutated: set, function, functions: dict, refs_by_call: dict, d
         return True
     if isinstance(func, cst.Name) and func.value in functions and depth < 4:
         callee = functions[func.value]
-        returns = [n.value for n in _walk(callee.body)
+        returns = [n.value for n in walk(callee.body)
                    if isinstance(n, cst.Return) and n.value is not None]
         return bool(returns) and all(
             _fresh(r, _mutated_in_place(callee), callee, functions, refs_by_call, depth + 1)
@@ -350,7 +345,7 @@ def _fresh(value, mutated: set, function, functions: dict, refs_by_call: dict, d
 
 def _assignments(function, name: str) -> list:
     values = []
-    for node in _walk(function.body):
+    for node in walk(function.body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name:
@@ -396,7 +391,7 @@ def _use(statement, mention: cst.Name, refs_by_call: dict) -> str | None:
 
 def _parents(statement) -> dict:
     parents: dict = {}
-    for node in _walk(statement):
+    for node in walk(statement):
         for child in node.children:
             parents[child] = node
     return parents
@@ -421,12 +416,6 @@ def _zero_d(value, refs_by_call: dict) -> bool:
 
 
 # --- the rewrite ------------------------------------------------------------------------
-
-
-def _loop_function(name, params, prefix, block, returned, leading_lines=()):
-    from np2jax.jit.traceable import _loop_function as build
-
-    return build(name, params, prefix, block, returned, leading_lines)
 
 
 class _ItemAssignments(cst.CSTTransformer):
@@ -500,7 +489,7 @@ class ScanFix:
         body = loop.body.visit(_ItemAssignments(self.histories, self.items, self.jnp))
         if self.body_fix is not None:
             body = self.body_fix(body)
-        function = _loop_function(self.name, f"{parameter}, {loop.target.value}", unpack, body,
+        function = loop_function(self.name, f"{parameter}, {loop.target.value}", unpack, body,
                                   f"{returned}, {outputs}", loop.leading_lines)
         bounds = [code_of(a.value) for a in loop.iter.args]
         scanned = [self.scanned[h.name] for h in self.histories]
@@ -518,7 +507,7 @@ class ScanFix:
         if self.placeholders:
             values = [("None" if n in self.placeholders else n) for n in self.carried]
             init = f"({', '.join(values)})" if several else values[0]
-        after = str(int(first) + 1) if first.isdigit() else f"{_operand(first)} + 1"
+        after = str(int(first) + 1) if first.isdigit() else f"{operand(first)} + 1"
         lines = [f"{target}, {outputs} = {self.name}({init}, {first})",
                  f"{target}, {results} = jax.lax.scan({self.name}, {returned}, "
                  f"{self.jnp}.arange({after}, {stop}))"]
@@ -529,7 +518,7 @@ class ScanFix:
                          f"{scanned}])")
             lines.extend(self._after(history, start))
         block = "".join(f"    {line}\n" for line in lines)
-        test = f"{_operand(stop)} > {_operand(first)}"
+        test = f"{operand(stop)} > {operand(first)}"
         return cst.FlattenSentinel([function, cst.parse_statement(f"if {test}:\n{block}")])
 
     def _after(self, history: History, start) -> list:
@@ -550,12 +539,6 @@ class ScanFix:
         if history.returned:
             lines.append(f"{name} = list({name})")
         return lines
-
-
-def _operand(code: str) -> str:
-    from np2jax.jit.traceable import _operand as operand
-
-    return operand(code)
 
 
 def names_outside_guards(body, histories) -> set:
@@ -618,7 +601,7 @@ def rebound_as_initialized(loop: cst.For, top: list, name: str, stores: dict,
     updates = [small for s in loop.body.body if isinstance(small := _only_small(s), cst.Assign)
                and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
                and small.targets[0].target.value == name]
-    stored_in_body = [n for n in _walk(loop.body) if isinstance(n, (cst.AssignTarget, cst.AugAssign,
+    stored_in_body = [n for n in walk(loop.body) if isinstance(n, (cst.AssignTarget, cst.AugAssign,
                                                                     cst.AnnAssign, cst.For))
                       and _mentions(n.target, name)]
     if len(updates) != 1 or len(stored_in_body) != 1:
@@ -634,7 +617,7 @@ def rebound_as_initialized(loop: cst.For, top: list, name: str, stores: dict,
             and isinstance(init.targets[0].target, cst.Name)
             and code_of(init.value) == code_of(update)):
         return False
-    reads = {n.value for n in _walk(update) if isinstance(n, cst.Name)}
+    reads = {n.value for n in walk(update) if isinstance(n, cst.Name)}
     if name in reads or counter in reads:
         return False
     if any(r in stores and not stores[r] <= {"subscript", "augmented", "widening"}
@@ -735,11 +718,11 @@ class BreakLoopFix:
         test = cst.IndentedBlock([cst.parse_statement(
             f"return {self.jnp}.logical_and({counter} < {stop}, "
             f"{self.jnp}.logical_not({self.flag}))\n")])
-        cond_def = _loop_function(self.cond, self.carry, unpack, test, None, loop.leading_lines)
+        cond_def = loop_function(self.cond, self.carry, unpack, test, None, loop.leading_lines)
         body = cst.IndentedBlock(guarded_statements(loop.body, self.carried, self.flag,
                                                     self.kept, self.jnp))
         returned = ", ".join((f"{counter} + 1", self.flag, *self.carried))
-        body_def = _loop_function(self.name, self.carry, unpack, body, returned)
+        body_def = loop_function(self.name, self.carry, unpack, body, returned)
         targets = ", ".join(("_", "_", *self.carried))
         init = ", ".join((start, "False", *self.carried))
         call = cst.parse_statement(

@@ -18,7 +18,6 @@ values only (these become static_argnames, which keeps Python semantics for them
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -27,6 +26,7 @@ from np2jax.analyze import ModuleAnalysis
 from np2jax.dataflow import always_leaves
 from np2jax.checks import code_of
 from np2jax.jit import scan
+from np2jax.jit.syntax import loop_function, operand, walk
 from np2jax.jit.masks import (selection_count, selection_in_where_write, selection_of_mask,
                               size_hint)
 
@@ -369,7 +369,7 @@ class _Walker:
                 return ("`break` ends it early, so how many values it collects depends on the "
                         "data (lax.scan collects one per iteration)")
             if verdict.histories and any(
-                    h.append in set(scan._walk(s)) for h in verdict.histories
+                    h.append in set(walk(s)) for h in verdict.histories
                     for s in node.body.body[list(node.body.body).index(guard):]):
                 return ("it appends after `continue`, so how many values it collects depends "
                         "on the data (lax.scan collects one per iteration)")
@@ -1278,7 +1278,7 @@ def _module_bindings(statement) -> list:
                 return [n.rstrip("\0") for n in names]
         return list(names)
     # compound statements at module level: count every name they may bind
-    for node in _walk(statement):
+    for node in walk(statement):
         if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
             _collect(_store_base(node.target), names)
         elif isinstance(node, cst.For):
@@ -1294,22 +1294,16 @@ def _store_base(target):
     return target
 
 
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _declared_globals(module: cst.Module) -> set:
     names = set()
-    for node in _walk(module):
+    for node in walk(module):
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             names.update(n.name.value for n in node.names)
     return names
 
 
 def _yields(function: cst.FunctionDef) -> bool:
-    for node in _walk(function.body):
+    for node in walk(function.body):
         if isinstance(node, (cst.Yield, cst.Await)):
             return True
     return False
@@ -1402,7 +1396,7 @@ def _all_walkers(m: _Module, params: dict) -> list[_Walker]:
     top = [s for s in m.analysis.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
     module_walker.run(top)
     walkers.append(module_walker)
-    for node in _walk(m.analysis.module):
+    for node in walk(m.analysis.module):
         if isinstance(node, cst.FunctionDef):
             name = node.name.value
             own = params.get(name) if m.functions.get(name) is node else None
@@ -1727,7 +1721,7 @@ def _names_in(nodes) -> set:
 def _stored_names(statements) -> set:
     names: set = set()
     for statement in statements:
-        for node in _walk(statement):
+        for node in walk(statement):
             if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
                 _collect(node.target, names)
             elif isinstance(node, cst.For):
@@ -1757,7 +1751,7 @@ def _loop_stores(body) -> dict:
             if isinstance(base, cst.Name):
                 add(base.value, "subscript")
 
-    for node in _walk(body):
+    for node in walk(body):
         if isinstance(node, cst.AssignTarget):
             plain(node.target)
         elif isinstance(node, cst.AnnAssign):
@@ -1805,7 +1799,7 @@ def _loop_exit(body) -> str | None:
     own = scan._exits_in(body)  # those of loops nested in the body are theirs
     if own:
         return "break" if isinstance(own[0], cst.Break) else "continue"
-    for node in _walk(body):
+    for node in walk(body):
         if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
         if isinstance(node, cst.Return):
@@ -1815,24 +1809,6 @@ def _loop_exit(body) -> str | None:
         if isinstance(node, cst.Raise):
             return "raise"
     return None
-
-
-def _loop_function(name: str, params: str, prefix: list, block, returned: str | None,
-                   leading_lines=()) -> cst.FunctionDef:
-    """`def name(params):` with the statements of `block` (a loop body, as converted), after
-    `prefix`, ending with `return returned`."""
-    statements = list(block.body) if isinstance(block, cst.IndentedBlock) else [
-        cst.SimpleStatementLine(block.body)]
-    if returned is not None:
-        statements.append(cst.parse_statement(f"return {returned}\n"))
-    function = cst.parse_statement(f"def {name}({params}):\n    pass\n")
-    return function.with_changes(body=function.body.with_changes(body=[*prefix, *statements]),
-                                 leading_lines=leading_lines)
-
-
-def _operand(code: str) -> str:
-    """The bound's code, parenthesized unless it is a name, a number or an item of one."""
-    return code if re.fullmatch(r"[\w.\[\]]+", code) else f"({code})"
 
 
 class _ForiLoopFix:
@@ -1851,7 +1827,7 @@ class _ForiLoopFix:
         several = len(self.carried) > 1
         unpack = [cst.parse_statement(f"{names} = {self.carry}\n")] if several else []
         body = loop.body if self.body_fix is None else self.body_fix(loop.body)
-        function = _loop_function(
+        function = loop_function(
             self.name, f"{loop.target.value}, {self.carry if several else names}", unpack,
             body, names, loop.leading_lines)
         bounds = [code_of(a.value) for a in loop.iter.args]
@@ -1865,8 +1841,8 @@ class _ForiLoopFix:
                 f"{names} = jax.lax.fori_loop({start}, {stop}, {self.name}, {init})\n")
             return cst.FlattenSentinel([function, call])
         # the first iteration settles the carried types; the bounds are Python ints
-        after = str(int(start) + 1) if start.isdigit() else f"{_operand(start)} + 1"
-        test = f"{_operand(stop)} > {_operand(start)}"
+        after = str(int(start) + 1) if start.isdigit() else f"{operand(start)} + 1"
+        test = f"{operand(stop)} > {operand(start)}"
         call = cst.parse_statement(
             f"if {test}:\n    {names} = jax.lax.fori_loop({after}, {stop}, {self.name}, "
             f"{self.name}({start}, {init}))\n")
@@ -1885,7 +1861,7 @@ def _single_update(body, name: str) -> cst.BaseExpression | None:
     `name = value` or `name op= value` (as `name op value`); None otherwise."""
     found = None
     count = 0
-    for node in _walk(body):
+    for node in walk(body):
         if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
             target_names: set = set()
             _collect(_store_base(node.target), target_names)
@@ -1908,7 +1884,7 @@ def _single_update(body, name: str) -> cst.BaseExpression | None:
 
 def _statements_storing(body, name: str) -> list:
     statements = []
-    for node in _walk(body):
+    for node in walk(body):
         if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [
                 node.target]
@@ -1937,8 +1913,8 @@ class _WhileLoopFix:
         parameter = self.carry if several else names
         unpack = [cst.parse_statement(f"{names} = {self.carry}\n")] if several else []
         test = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(loop.test)])])
-        cond_def = _loop_function(self.cond, parameter, unpack, test, None, loop.leading_lines)
-        body_def = _loop_function(self.name, parameter, unpack, loop.body, names)
+        cond_def = loop_function(self.cond, parameter, unpack, test, None, loop.leading_lines)
+        body_def = loop_function(self.name, parameter, unpack, loop.body, names)
         init = f"({names})" if several else names
         call = cst.parse_statement(
             f"{names} = jax.lax.while_loop({self.cond}, {self.name}, {init})\n")
