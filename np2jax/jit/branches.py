@@ -506,7 +506,7 @@ def _same_returns(walker, chain: _Chain, node) -> str:
 
 
 def _fresh(walker, base: str) -> str:
-    taken = walker.__dict__.setdefault("branch_names", set())
+    taken = walker.branch_names
     name, number = walker._fresh(base), 1
     while name in taken:
         number += 1

@@ -153,6 +153,8 @@ class _Module:
     refs_by_call: dict
     globals: dict = field(default_factory=dict)  # constant module names -> class
     compiled: set = field(default_factory=set)  # current candidates
+    histories: dict = field(default_factory=dict)  # FunctionDef -> scan.Histories, found once
+    sites: dict = field(default_factory=dict)  # callee name -> [CallSite] of the last pass
 
 
 class _Walker:
@@ -173,6 +175,7 @@ class _Walker:
         self.returns: list = []  # classes of returned values
         self.loops: list[LoopVerdict] = []
         self.counter: str | None = None  # a fori_loop counter (a 0-d integer tracer)
+        self.branch_names: set = set()  # names given to lax.cond/switch branch functions
         self.probing = False  # walking a loop body to see whether it can become fori_loop
         self.record = False
         self.histories = _histories(module, function)  # lists collected in loops (NJ510)
@@ -1081,10 +1084,10 @@ class _Walker:
 def _histories(module: _Module, function) -> scan.Histories:
     if function is None:
         return scan.Histories()
-    cache = module.__dict__.setdefault("histories", {})
-    if function not in cache:
-        cache[function] = scan.find_histories(function, module.refs_by_call, module.functions)
-    return cache[function]
+    if function not in module.histories:
+        module.histories[function] = scan.find_histories(function, module.refs_by_call,
+                                                         module.functions)
+    return module.histories[function]
 
 
 def _pytree(kinds: list) -> str:
@@ -1425,8 +1428,7 @@ def _settle_parameters(m: _Module) -> dict:
             for site in walker.calls:
                 sites[site.callee].append(site)
         new = {name: _passed_join(m.functions[name], sites[name]) for name in m.functions}
-        new = {name: value for name, value in new.items()}
-        m.__dict__["sites"] = sites
+        m.sites = sites
         if new == params:
             break
         params = new
@@ -1474,7 +1476,7 @@ def _default_class(default: cst.BaseExpression) -> str:
 def _judge(m: _Module, name: str, params: dict) -> JitPlan:
     function = m.functions[name]
     passed = params.get(name, {})
-    sites = m.__dict__.get("sites", {}).get(name, [])
+    sites = m.sites.get(name, [])
     if "__problem__" in passed:
         return JitPlan(function, False, passed["__problem__"])
     escaped = _escapes(m, function, sites)
