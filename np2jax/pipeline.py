@@ -77,7 +77,6 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     dropped: set = set()
     for code, rule_class in all_rules().items():
         rule = rule_class(analysis, config)
-        doc = rule.doc()
         for report in rule.run():
             line, col = analysis.position(report.node)
             if not config.enabled(code) or _silenced(silenced, line, code):
@@ -85,6 +84,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
                     dropped.add(report.node)
                     dropped.update(report.requires)
                 continue
+            doc = rule.doc()  # parsed on the rule's first finding: most rules report nothing
             kept.append((report, Finding(path, line, col, code, doc.name, report.message,
                                          doc.severity, report.fix is not None)))
     applied = _applicable([r for r, _ in kept if r.fix is not None], dropped)
