@@ -69,10 +69,11 @@ def test_a_cold_check_of_one_file_loads_only_what_it_uses(tmp_path, output_forma
     assert not unexpected, f"check loaded modules it does not use (module: what needs it): {unexpected}"
 
 
-def test_version_loads_neither_libcst_nor_the_engine():
-    loaded, output = _modules_loaded("--version")
-    assert output.startswith("np2jax ")
-    assert not {"libcst", "np2jax.api", "np2jax.pipeline", "np2jax.report", "pydantic"} & loaded
+@pytest.mark.parametrize("args", [["--version"], ["rule", "--markdown"]], ids=" ".join)
+def test_commands_that_print_plain_text_load_neither_the_engine_nor_rich(args):
+    loaded, output = _modules_loaded(*args)
+    assert output.startswith(("np2jax 0", "# Rule reference"))
+    assert not {"libcst", "np2jax.api", "np2jax.pipeline", "np2jax.report", "rich", "pydantic"} & loaded
 
 
 def test_a_check_parses_the_catalog_files_of_the_rules_that_report_only():
