@@ -3,6 +3,7 @@ and a progress bar on stderr for long runs."""
 
 from __future__ import annotations
 
+import difflib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,8 +27,6 @@ def unified_diff(path: str, original: str, converted: str) -> str:
         from np2jax.notebooks import cell_diff
 
         return cell_diff(path, original, converted)
-    import difflib  # only --diff needs it
-
     return "".join(difflib.unified_diff(
         original.splitlines(keepends=True), converted.splitlines(keepends=True),
         fromfile=f"a/{path}", tofile=f"b/{path}"))
