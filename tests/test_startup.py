@@ -1,8 +1,8 @@
 """Start-up of `np2jax check`: a check of one file loads only what it uses (issue 8).
 
-Each module below costs from a few milliseconds (np2jax.rewrite) to a tenth of a second
-(pydantic, which typer 0.29 loads for every parameter; pyproject.toml pins typer below it)
-on every run; a cold check of a small file takes about 0.4 s in all.
+Each module below would cost every run from a few milliseconds (np2jax.rewrite) to a tenth
+of a second (pydantic, which typer 0.29 loads for every parameter: pyproject.toml pins typer
+below it). _PROBE is test_warm_check._LOADED for any command, not only check.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
-
 import pytest
 
+from helpers import ROOT
 from np2jax.catalog import CatalogError, _rule_files, rule_doc, rule_docs
 from np2jax.config import Config
 from np2jax.pipeline import process
@@ -90,8 +89,7 @@ def test_a_check_parses_the_catalog_files_of_the_rules_that_report_only():
 
 
 def test_a_rule_file_must_be_named_after_its_code_and_name(tmp_path, monkeypatch):
-    catalog = Path(__file__).resolve().parents[1] / "rules"
-    text = (catalog / "NJ101_numpy-reference.toml").read_text()
+    text = (ROOT / "rules" / "NJ101_numpy-reference.toml").read_text()
     (tmp_path / "NJ101_numpy-reference.toml").write_text(text)
     (tmp_path / "NJ102_copied-by-mistake.toml").write_text(text)  # says code = "NJ101"
     monkeypatch.setattr("np2jax.catalog._rules_dir", lambda: tmp_path)
