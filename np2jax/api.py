@@ -328,9 +328,9 @@ _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 def _exportable_mutators(results: dict[Path, FileResult], sources, tree: Tree) -> dict:
     """The functions that change an argument and are used by other files of the tree, which
     could be rewritten if all their calls there can be: qualified name -> (position, name).
-    Only of files with a `def` that starts a line (not a CR-only or form-feed line) of such
-    a function, as np2jax has always chosen them: a different choice could change the tree's
-    fixed point."""
+    Only from a file where a `def` at the start of a line (after a newline: not a lone CR,
+    nor a form feed) defines a function other files use: the files np2jax has always taken
+    these from; taking more would change the outcome of some trees."""
     found = {}
     for path, result in results.items():
         if not result.exportable_mutators:
