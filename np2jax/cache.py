@@ -32,7 +32,7 @@ from np2jax.files import SourceError, write_atomic
 from np2jax.findings import FileResult
 from np2jax.tree import ModuleContext
 
-FORMAT = 3  # bump when the entry layout changes
+FORMAT = 4  # bump when the entry layout changes
 
 
 def cache_dir() -> Path:

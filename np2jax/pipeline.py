@@ -106,8 +106,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         changes=sorted(f for r, f in kept if id(r) in applied_ids),
         applied_keys=[r.key for r in applied if r.key is not None],
         tree_references=analysis.tree_references,
-        mutators={m.node.name.value: (_position(m), m.param.name.value)
-                  for m in analysis.mutators if m.refused is None},
+        mutators=_signatures(m for m in analysis.mutators if m.refused is None),
+        exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
     )
 
 
@@ -115,6 +115,11 @@ def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:
     """A file without NumPy can still call another module's function that is rewritten to
     return its argument: its calls must then assign the result."""
     return any(qualname.rsplit(".", 1)[-1] in text for qualname, _ in context.external_mutators)
+
+
+def _signatures(mutators) -> dict:
+    """Function name -> (position of the parameter it changes, the parameter's name)."""
+    return {m.node.name.value: (_position(m), m.param.name.value) for m in mutators}
 
 
 def _position(mutator) -> int | None:
