@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -485,23 +485,22 @@ class _SyntacticStart:
         starts[self.node] = self.index if self.start_node is None else starts[self.start_node]
 
 
-_VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 _FIELD_ORDER: dict[type, tuple[str, ...] | None] = {}
 
 
 def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node.children`, in the same order, read straight from the node's fields: libcst
     finds them by visiting, rebuilding the node. The order is the one its
-    `_visit_and_replace_children` visits the fields in (each call names its field)."""
+    `_visit_and_replace_children` visits the fields in: each visit names its field as a
+    string constant, and a function's constants are listed in the order they first appear."""
     kind = type(node)
     try:
         fields = _FIELD_ORDER[kind]
     except KeyError:
-        try:
-            source = inspect.getsource(kind._visit_and_replace_children)
-        except (OSError, TypeError):  # no source to read: libcst's own way
-            source = ""
-        fields = _FIELD_ORDER[kind] = tuple(dict.fromkeys(_VISITED_FIELD.findall(source))) or None
+        names = {f.name for f in dataclass_fields(kind)}
+        constants = kind._visit_and_replace_children.__code__.co_consts
+        fields = _FIELD_ORDER[kind] = tuple(dict.fromkeys(
+            c for c in constants if isinstance(c, str) and c in names)) or None
     if fields is None:
         return list(node.children)
     children = []

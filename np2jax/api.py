@@ -105,8 +105,9 @@ class _Engine:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.cache = None
         if config.cache:
-            from np2jax.cache import ResultCache
+            from np2jax.cache import ResultCache, size_limit
 
+            size_limit()  # a bad $NP2JAX_CACHE_MAX_MB stops the run before it starts
             self.cache = ResultCache()
         self.memo: dict[tuple, object] = {}
         self.internal_errors = False  # a bug in np2jax made a file fail: store no whole run
@@ -273,6 +274,10 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
         outcomes = [by_path[item.path] for item in readable]
         if stored is not None and not engine.internal_errors:
             stored.save(outcomes)
+        if engine.cache is not None and (engine.cache.stored or stored is not None):
+            from np2jax.cache import prune
+
+            prune(engine.cache.folder)
     for item, outcome in zip(readable, outcomes):
         if isinstance(outcome, SourceError):
             run.errors.append(outcome)

@@ -134,7 +134,7 @@ def convert(
         with file_progress(_console(stderr=True), not quiet) as on_file:
             run = convert_paths(paths, config, out=out, in_place=in_place,
                                 copy_other=copy_other, jobs=jobs, on_file=on_file)
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         raise _fail(str(exc)) from None
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
@@ -231,8 +231,11 @@ def check(
     from np2jax.report import RunReport, emit, file_progress
 
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
-    with file_progress(_console(stderr=True), not quiet) as on_file:
-        run = check_paths(paths, config, jobs=jobs, on_file=on_file)
+    try:
+        with file_progress(_console(stderr=True), not quiet) as on_file:
+            run = check_paths(paths, config, jobs=jobs, on_file=on_file)
+    except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
+        raise _fail(str(exc)) from None
     problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)

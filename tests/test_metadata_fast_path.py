@@ -7,6 +7,8 @@ and the findings and conversions must be the same either way."""
 
 from __future__ import annotations
 
+import inspect
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -169,3 +171,26 @@ def test_import_roots_are_the_names_imports_bind():
     module = cst.parse_module("import numpy as np\nimport os.path\nfrom scipy import linalg as la, fft\n"
                               "def f():\n    from numpy import zeros\n    from math import *\n")
     assert analyze_module.scopes_of(module).import_roots == {"np", "os", "la", "fft", "zeros"}
+
+
+def _concrete_node_classes() -> list[type]:
+    found, stack = set(), [cst.CSTNode]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            found.add(sub)
+            stack.append(sub)
+    return sorted((k for k in found if not inspect.isabstract(k)), key=lambda k: k.__name__)
+
+
+@pytest.mark.parametrize("kind", _concrete_node_classes(), ids=lambda k: k.__name__)
+def test_the_field_order_is_the_order_libcst_visits_them_in(kind):
+    """For every node class of the installed libcst, not only those in the fixtures: the
+    fields `_children` reads, in the order `_visit_and_replace_children` visits them."""
+    source = inspect.getsource(kind._visit_and_replace_children)
+    visited = tuple(dict.fromkeys(re.findall(r'visit_\w+\(\s*self,\s*"(\w+)"', source))) or None
+    analyze_module._FIELD_ORDER.pop(kind, None)
+    try:
+        analyze_module._children(object.__new__(kind))
+    except AttributeError:
+        pass  # an empty node: the order was noted before the fields were read
+    assert analyze_module._FIELD_ORDER[kind] == visited
