@@ -94,13 +94,13 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     kept = [(r, f) for r, f in kept if r.fix is not None or all(n in fixed for n in r.requires)]
     kept = [(r, f) if r.fix is None or id(r) in applied_ids else
             (r, replace(f, message=r.unfixed_message or f.message, fixable=False)) for r, f in kept]
-    new_module = analysis.module
+    converted = text  # libcst gives the text back unchanged: no code generation for it
     if applied and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        new_module = apply_fixes(analysis, applied, config.x64)
+        converted = apply_fixes(analysis, applied, config.x64).code
     return FileResult(
-        path, text, new_module.code,
+        path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
             id(r) not in applied_ids and r.report_if_unfixed)),
         changes=sorted(f for r, f in kept if id(r) in applied_ids),
