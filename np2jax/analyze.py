@@ -489,48 +489,66 @@ _FIELD_ORDER: dict[type, tuple[str, ...] | None] = {}
 
 
 def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """`node.children`, in the same order, read straight from the node's fields: libcst
-    finds them by visiting, rebuilding the node. The order is the one its
-    `_visit_and_replace_children` visits the fields in: each visit names its field as a
-    string constant, and a function's constants are listed in the order they first appear."""
+    """`node.children` without whitespace, newlines and comments, in the same order, read
+    straight from the node's fields (libcst finds them by visiting, rebuilding the node).
+    The order is the one its `_visit_and_replace_children` visits the fields in
+    (`_field_order`). Whitespace is half of a module's nodes; nothing is asked of it, so
+    no walk of the analysis (the scopes' included) goes into it."""
     kind = type(node)
     try:
         fields = _FIELD_ORDER[kind]
     except KeyError:
-        names = {f.name for f in dataclass_fields(kind)}
-        constants = kind._visit_and_replace_children.__code__.co_consts
-        fields = _FIELD_ORDER[kind] = tuple(dict.fromkeys(
-            c for c in constants if isinstance(c, str) and c in names)) or None
+        fields = _field_order(kind)
+        if not fields and node.children:  # children it does not name: libcst's own way
+            fields = None
+        _FIELD_ORDER[kind] = fields
     if fields is None:
-        return list(node.children)
+        return [child for child in node.children if _is_syntax(type(child))]
     children = []
-    is_node = _IS_NODE
+    is_syntax = _IS_SYNTAX
     for name in fields:
         value = getattr(node, name)
         value_type = type(value)
         if value_type is tuple or value_type is list:
             for item in value:
                 item_type = type(item)
-                if is_node.get(item_type) or (item_type not in is_node and _note_type(item_type)):
+                if is_syntax.get(item_type) or (item_type not in is_syntax and _is_syntax(item_type)):
                     children.append(item)
-        elif is_node.get(value_type) or (value_type not in is_node and _note_type(value_type)):
+        elif is_syntax.get(value_type) or (value_type not in is_syntax and _is_syntax(value_type)):
             children.append(value)
     return children
 
 
-# Whether a type is a libcst node, by a dict lookup: isinstance against CSTNode, an ABC,
-# costs a call of ABCMeta.__instancecheck__ each time (the most frequent call of a check).
-_IS_NODE: dict[type, bool] = {}
+def _field_order(kind: type) -> tuple[str, ...]:
+    """The fields `kind._visit_and_replace_children` visits, in order: each visit names its
+    field as a string constant, and a function's constants are listed in the order they
+    first appear. A leaf (Newline, SimpleWhitespace) visits none."""
+    names = {f.name for f in dataclass_fields(kind)}
+    constants = kind._visit_and_replace_children.__code__.co_consts
+    return tuple(dict.fromkeys(c for c in constants if isinstance(c, str) and c in names))
 
 
-def _note_type(value_type: type) -> bool:
-    _IS_NODE[value_type] = is_node = issubclass(value_type, cst.CSTNode)
-    return is_node
+# Whitespace and what it holds (it holds nothing else).
+WHITESPACE_NODES = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace,
+                    cst.EmptyLine, cst.Comment, cst.Newline)
+# Whether a type is a libcst node other than whitespace, by a dict lookup: isinstance
+# against CSTNode, an ABC, costs a call of ABCMeta.__instancecheck__ each time.
+_IS_SYNTAX: dict[type, bool] = {}
+
+
+def _is_syntax(value_type: type) -> bool:
+    try:
+        return _IS_SYNTAX[value_type]
+    except KeyError:
+        _IS_SYNTAX[value_type] = is_syntax = issubclass(value_type, cst.CSTNode) and \
+            not issubclass(value_type, WHITESPACE_NODES)
+        return is_syntax
 
 
 class _Walker:
     """A read-only walk in libcst's visiting order that calls `visit_<Node>(node)` (False:
-    skip its children) and records each node's parent, as ParentNodeProvider gives it.
+    skip its children) and records each node's parent, as ParentNodeProvider gives it
+    (whitespace and comments aside: `_children`).
     Several times quicker than a CSTVisitor, which rebuilds every node it leaves."""
 
     def __init__(self) -> None:
