@@ -309,8 +309,10 @@ def _reaching(flow, name: cst.Name):
     if scope is None:
         return None
     if scope is not flow.scopes.get(name):  # a module constant read in a function
-        if len(values) != 1 or isinstance(values[0][0], str):
-            return None
+        module = getattr(scope, "globals", None)
+        if len(values) != 1 or isinstance(values[0][0], str) or module is None \
+                or len(module.assignments[name.value]) != 1 or flow.collector.dynamic_scopes:
+            return None  # (a `global` statement elsewhere may rebind it)
         return values[0] if _single_binding(values) is not None else None
     function = _enclosing_function(flow, name)
     if any(value == "param" for value, _ in values):
@@ -343,6 +345,8 @@ def _reaching(flow, name: cst.Name):
     best = max(reaching, key=lambda c: (_block_depth(flow, c[1]), _position(flow, c[1])))
     line = flow.parents.get(best[1])
     block = flow.parents.get(line)
+    if any(flow.parents.get(s) is line for _, s in candidates if s is not best[1]):
+        return None  # `a = x; a = y` on one line
     use = _child_of(flow, name, block)
     position = _position(flow, best[1])
     for _, statement in candidates:

@@ -68,51 +68,40 @@ def non_boolean_index(walker, node: cst.BaseExpression, depth: int = 0) -> bool:
 def _non_boolean_binding(walker, name: str, value, statement, depth: int) -> bool:
     """`name = <non-boolean>`, or `a, name = f(...)` / `name = f(...)` with `f` a function of
     the module every `return` of which gives a non-boolean value there."""
+    flow = walker.m.analysis.dataflow
     if not isinstance(value, str):
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
-                and value.func.value in walker.m.functions:
-            return _returns_non_boolean(walker, walker.m.functions[value.func.value], None, depth)
+        if isinstance(value, cst.Call) and flow.module_function(value) is not None:
+            return _returns_non_boolean(walker, value, None, depth)
         return non_boolean_index(walker, value, depth)
     if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1
             and isinstance(statement.targets[0].target, (cst.Tuple, cst.List))
-            and isinstance(statement.value, cst.Call)
-            and isinstance(statement.value.func, cst.Name)
-            and statement.value.func.value in walker.m.functions):
+            and isinstance(statement.value, cst.Call)):
         return False
     elements = statement.targets[0].target.elements
     position = next((i for i, e in enumerate(elements)
                      if isinstance(e.value, cst.Name) and e.value.value == name), None)
     if position is None or any(isinstance(e, cst.StarredElement) for e in elements):
         return False
-    return _returns_non_boolean(walker, walker.m.functions[statement.value.func.value],
-                                (position, len(elements)), depth)
+    return _returns_non_boolean(walker, statement.value, (position, len(elements)), depth)
 
 
-def _returns_non_boolean(walker, function: cst.FunctionDef, item, depth: int) -> bool:
-    """Every `return` of `function` gives a non-boolean value (item: (position, length) of a
-    returned tuple, the value at that position)."""
-    returns = list(_returns(function.body))
+def _returns_non_boolean(walker, call: cst.Call, item, depth: int) -> bool:
+    """Every `return` of the module function `call` calls gives a non-boolean value (item:
+    (position, length) of a returned tuple, the value at that position)."""
+    flow = walker.m.analysis.dataflow
+    function = flow.module_function(call)
+    returns = flow.function_returns(function) if function is not None else None
     if not returns:
         return False
-    for node in returns:
-        value = node.value
+    for value in returns:
         if item is not None:
             if not isinstance(value, cst.Tuple) or len(value.elements) != item[1] or any(
                     isinstance(e, cst.StarredElement) for e in value.elements):
                 return False
             value = value.elements[item[0]].value
-        if value is None or not non_boolean_index(walker, value, depth + 1):
+        if not non_boolean_index(walker, value, depth + 1):
             return False
     return True
-
-
-def _returns(node):
-    """The `return` statements of a function body, those of nested functions aside."""
-    for child in node.children:
-        if isinstance(child, cst.Return):
-            yield child
-        elif not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            yield from _returns(child)
 
 
 def _non_boolean_call(walker, node: cst.Call, depth: int) -> bool:

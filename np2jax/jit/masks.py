@@ -182,7 +182,7 @@ def _rows_fix(method: str, whole: bool, jnp: str):
             where = f"{jnp}.expand_dims({mask}, tuple(range({ndim}, {array}.ndim)))"
             axis = f", axis=tuple(range({ndim}))"
         if method in ("max", "min"):
-            fill = f"{jnp}.{'min' if method == 'max' else 'max'}({array})"
+            fill = f"{jnp}.{'nanmin' if method == 'max' else 'nanmax'}({array})"
             code = f"{jnp}.{method}({jnp}.where({where}, {array}, {fill}){axis})"
         else:
             code = f"{jnp}.{method}({array}{axis}, where={where})"

@@ -69,7 +69,8 @@ BUILTIN_TYPES = frozenset({"int", "float", "bool", "complex"})
 HOST_CONVERSIONS = frozenset({"int", "float", "bool", "complex", "str", "repr", "format",
                               "round", "list", "tuple"})
 # Reductions over a mask selection, and their form with `where` (max/min fill with the
-# opposite extreme of the array: the result is the same whenever the selection is not empty).
+# opposite extreme of the array, NaN ignored: the same result whenever the selection is not
+# empty).
 MASK_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "max", "min"})
 UNROLL_LIMIT = 10_000  # a known loop count above this would unroll into too big a program
 # A `for` over range() with at most this many iterations (a literal count) stays a Python
@@ -1567,7 +1568,7 @@ def _masked(method: str, jnp: str):
         subscript = call.func.value
         array, mask = subscript.value, subscript.slice[0].slice.value
         if method in ("max", "min"):
-            fill = cst.parse_expression(f"{jnp}.{'min' if method == 'max' else 'max'}(a)")
+            fill = cst.parse_expression(f"{jnp}.{'nanmin' if method == 'max' else 'nanmax'}(a)")
             fill = fill.with_changes(args=[cst.Arg(array)])
             where = cst.parse_expression(f"{jnp}.where(m, a, f)").with_changes(
                 args=[cst.Arg(mask), cst.Arg(array), cst.Arg(fill)])
