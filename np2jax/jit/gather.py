@@ -8,8 +8,9 @@ NumPy raises IndexError, compiled or not; the spec's item 14). A boolean array i
 another thing: `x[m]` has as many rows as m has True values, which jax.jit cannot compile.
 So an array index is let through only when it is provably not boolean: an integer-producing
 call (np.arange, argmin/argmax/argsort, `.astype(int)`), arithmetic that never gives bool
-(`%`, `//`, `-`, shifts; `+`, `*` and bitwise operators with a non-boolean operand), or a
-name all of whose bindings are such. A float index fails loudly in NumPy and JAX alike.
+(`%`, `//`, `-`, shifts; `+`, `*` and bitwise operators with a non-boolean operand), a
+subscript of such an array, or a name all of whose bindings are such (an item of a module
+function's returned tuple included). A float index fails loudly in NumPy and JAX alike.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def non_boolean_index(walker, node: cst.BaseExpression, depth: int = 0) -> bool:
             or non_boolean_index(walker, node.right, depth + 1))
     if isinstance(node, cst.Call):
         return _non_boolean_call(walker, node, depth)
+    if isinstance(node, cst.Subscript):  # indexing keeps the dtype
+        return non_boolean_index(walker, node.value, depth + 1)
     if isinstance(node, cst.Name):
         _, values, _ = flow.name_bindings(node)
         # `i += m` keeps i's dtype: only the bindings matter
