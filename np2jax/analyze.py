@@ -27,6 +27,7 @@ from libcst.metadata import (
     QualifiedNameSource,
     ScopeProvider,
 )
+from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
 
 from np2jax.catalog import api_policy, api_table
 from np2jax.tree import ModuleContext, resolve
@@ -259,15 +260,71 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
 
 
 def scopes_of(module: cst.Module) -> dict:
-    """libcst's ScopeProvider mapping (node -> Scope) for `module`. The provider runs
+    """libcst's ScopeProvider mapping (node -> Scope) for `module`. Its ScopeVisitor runs
     directly (through a MetadataWrapper it costs one more walk of the tree, the batch walk
-    that only calls its visit_Module), and what it reads of ExpressionContextProvider, which
-    names are stored to, comes from `_stored_names` (the provider is a walk that spawns a
-    visitor per target, attribute and subscript)."""
+    that only calls its visit_Module), without rebuilding the tree (`_visit_in_place`),
+    and what it reads of ExpressionContextProvider, which names are stored to, comes from
+    `_stored_names` (the provider is a walk that spawns a visitor per target, attribute and
+    subscript). tests/test_metadata_fast_path.py checks the scopes equal libcst's own."""
     scopes = ScopeProvider()
     scopes.metadata = {ExpressionContextProvider: _stored_names(module)}
-    scopes.visit_Module(module)
+    visitor = _ScopeVisitor(scopes)
+    original, cst.CSTNode.visit = cst.CSTNode.visit, _visit_in_place
+    try:
+        module.visit(visitor)
+    finally:
+        cst.CSTNode.visit = original
+    visitor.infer_accesses()
     return scopes._computed
+
+
+class _ScopeVisitor(ScopeVisitor):
+    """libcst's ScopeVisitor with its dispatch memoised per node type, and its on_leave
+    without `isinstance` against a tuple of ABCs (each a call of ABCMeta.__instancecheck__,
+    for every node of the tree)."""
+
+    def __init__(self, provider: ScopeProvider) -> None:
+        super().__init__(provider)
+        self._visits: dict[type, object] = {}
+        self._leaves: dict[type, object] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        kind = type(node)
+        try:
+            visit = self._visits[kind]
+        except KeyError:
+            visit = self._visits[kind] = getattr(self, f"visit_{kind.__name__}", None)
+        return visit is None or visit(node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        kind = type(original_node)
+        self.provider._computed[original_node] = self.scope  # what set_metadata does
+        try:
+            leave = self._leaves[kind]
+        except KeyError:
+            leave = self._leaves[kind] = getattr(self, f"leave_{kind.__name__}", None)
+            _ASSIGNMENT_LIKE[kind] = issubclass(kind, _ASSIGNMENT_LIKE_NODES)
+        if _ASSIGNMENT_LIKE[kind]:
+            self.scope._assignment_count += 1
+        if leave is not None:
+            leave(original_node)
+
+
+_ASSIGNMENT_LIKE: dict[type, bool] = {}
+_CSTNODE_VISIT = cst.CSTNode.visit
+
+
+def _visit_in_place(node: cst.CSTNode, visitor):
+    """CSTNode.visit for `_ScopeVisitor`, which only reads: the same order of calls, without
+    building a copy of every node on the way back up. Any other visitor (another thread's
+    transformer, say) gets libcst's own visit."""
+    if type(visitor) is not _ScopeVisitor:
+        return _CSTNODE_VISIT(node, visitor)
+    if visitor.on_visit(node):
+        for child in _children(node):
+            child.visit(visitor)
+    visitor.on_leave(node)
+    return node
 
 
 def _stored_names(module: cst.Module) -> dict:
@@ -419,13 +476,28 @@ def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     if fields is None:
         return list(node.children)
     children = []
+    is_node = _IS_NODE
     for name in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
+            for item in value:
+                item_type = type(item)
+                if is_node.get(item_type) or (item_type not in is_node and _note_type(item_type)):
+                    children.append(item)
+        elif is_node.get(value_type) or (value_type not in is_node and _note_type(value_type)):
             children.append(value)
-        elif isinstance(value, (tuple, list)):
-            children.extend(item for item in value if isinstance(item, cst.CSTNode))
     return children
+
+
+# Whether a type is a libcst node, by a dict lookup: isinstance against CSTNode, an ABC,
+# costs a call of ABCMeta.__instancecheck__ each time (the most frequent call of a check).
+_IS_NODE: dict[type, bool] = {}
+
+
+def _note_type(value_type: type) -> bool:
+    _IS_NODE[value_type] = is_node = issubclass(value_type, cst.CSTNode)
+    return is_node
 
 
 class _Walker:

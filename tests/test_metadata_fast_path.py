@@ -45,16 +45,25 @@ def _libcst_metadata(module: cst.Module):
             wrapper.resolve(ScopeProvider), wrapper.resolve(QualifiedNameProvider))
 
 
-def _scope_shape(scopes: dict) -> list:
-    """Each node's scope, told apart by its kind, its node, what it assigns and reads."""
+def _scope_shape(scopes: dict) -> tuple[list, list]:
+    """Each node's scope (numbered in order of appearance), and each scope told apart by its
+    kind, its node, what it assigns (with how often each is read) and what it reads (with
+    what each read may refer to)."""
     numbers: dict[int, int] = {}
-    shape = []
+    described = []
+    nodes = []
     for node, scope in scopes.items():
-        number = numbers.setdefault(id(scope), len(numbers))
-        shape.append((id(node), number, type(scope).__name__, id(getattr(scope, "node", None)),
-                      sorted((a.name, id(a.node), len(a.references)) for a in scope.assignments),
-                      sorted(id(a.node) for a in scope.accesses)))
-    return shape
+        if id(scope) not in numbers:
+            numbers[id(scope)] = len(numbers)
+            described.append((type(scope).__name__, id(getattr(scope, "node", None)),
+                              getattr(scope, "_assignment_count", None),
+                              sorted((a.name, id(a.node), len(a.references))
+                                     for a in getattr(scope, "assignments", ())),
+                              sorted((id(a.node), sorted((r.name, id(getattr(r, "node", None)))
+                                                         for r in a.referents))
+                                     for a in getattr(scope, "accesses", ()))))
+        nodes.append((id(node), numbers[id(scope)]))
+    return nodes, described
 
 
 TEXTS = [*(pytest.param(path.read_text(encoding="utf-8"), id=name)
@@ -117,3 +126,26 @@ def test_findings_are_the_same_with_libcst_providers(path, monkeypatch):
     monkeypatch.setattr(analyze_module, "SourcePositions", _LibcstPositions)
     monkeypatch.setattr(analyze_module, "scopes_of", _libcst_scopes)
     assert [_results(text, str(path), config) for config in configs] == fast
+
+
+@pytest.mark.parametrize("name", ["ma/core.py", "_core/tests/test_nditer.py"])
+def test_scopes_are_libcst_s_on_large_files(name):
+    """Classes, decorators, comprehensions, lambdas and globals by the thousand."""
+    module = cst.parse_module((NUMPY / name).read_text(encoding="utf-8"))
+    assert _scope_shape(analyze_module.scopes_of(module)) == _scope_shape(_libcst_scopes(module))
+
+
+def test_the_in_place_scope_walk_leaves_other_visitors_alone():
+    """scopes_of swaps CSTNode.visit only while its own visitor runs, and the swapped visit
+    hands any other visitor (a transformer in another thread, say) to libcst's."""
+    original = cst.CSTNode.visit
+    module = cst.parse_module("import numpy as np\nx = np.zeros(3)\n")
+    analyze_module.scopes_of(module)
+    assert cst.CSTNode.visit is original
+
+    class Rename(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            return updated_node.with_changes(value=updated_node.value.upper())
+
+    renamed = analyze_module._visit_in_place(module, Rename())
+    assert renamed.code == "import NUMPY as NP\nX = NP.ZEROS(3)\n"
