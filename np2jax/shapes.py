@@ -273,8 +273,8 @@ def static_int(flow, node: cst.BaseExpression, env=None, depth: int = 0) -> int 
                 cst.FloorDivide: left // right if right else None}[type(node.operator)]
     if isinstance(node, cst.Name):
         binding = _reaching(flow, node)
-        if binding is None:
-            return None
+        if binding is None or flow.name_bindings(node)[2]:
+            return None  # (`n += 1` changes the value, where it keeps an array's shape)
         value, _ = binding
         if value == "param":
             passed = (env or {}).get(node.value)
