@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -268,6 +268,7 @@ def scopes_of(module: cst.Module) -> dict:
     subscript). tests/test_metadata_fast_path.py checks the scopes equal libcst's own."""
     scopes = ScopeProvider()
     scopes.metadata = {ExpressionContextProvider: _stored_names(module)}
+    scopes._computed = found = ScopeMap()
     visitor = _ScopeVisitor(scopes)
     original, cst.CSTNode.visit = cst.CSTNode.visit, _visit_in_place
     try:
@@ -275,7 +276,23 @@ def scopes_of(module: cst.Module) -> dict:
     finally:
         cst.CSTNode.visit = original
     visitor.infer_accesses()
-    return scopes._computed
+    found.import_roots = visitor.import_roots
+    module_scope = found.get(module)
+    for root in MODULE_ROOTS:  # `numpy = ...`, `def numpy()`: names of it start with numpy.
+        if module_scope is not None and root in module_scope.assignments and any(
+                not isinstance(a.node, (cst.Import, cst.ImportFrom))
+                for a in module_scope.assignments[root]):
+            found.import_roots = None
+    return found
+
+
+class ScopeMap(dict):
+    """node -> Scope, as libcst's ScopeProvider gives it; and `import_roots`: every name an
+    import statement binds, anywhere in the module (None: not to be relied on). A name that
+    no import binds has no qualified name from an import, so it cannot name NumPy, SciPy or
+    jax.numpy: the analysis does not ask the scopes about it."""
+
+    import_roots: set[str] | None = None
 
 
 class _ScopeVisitor(ScopeVisitor):
@@ -287,6 +304,18 @@ class _ScopeVisitor(ScopeVisitor):
         super().__init__(provider)
         self._visits: dict[type, object] = {}
         self._leaves: dict[type, object] = {}
+        self.import_roots: set[str] = set()
+
+    def visit_Import(self, node: cst.Import) -> bool | None:
+        for alias in node.names:
+            self.import_roots.add(alias.evaluated_alias or alias.evaluated_name.split(".")[0])
+        return super().visit_Import(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool | None:
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self.import_roots.add(alias.evaluated_alias or alias.evaluated_name)
+        return super().visit_ImportFrom(node)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         kind = type(node)
@@ -456,23 +485,22 @@ class _SyntacticStart:
         starts[self.node] = self.index if self.start_node is None else starts[self.start_node]
 
 
-_VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
 _FIELD_ORDER: dict[type, tuple[str, ...] | None] = {}
 
 
 def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`node.children`, in the same order, read straight from the node's fields: libcst
     finds them by visiting, rebuilding the node. The order is the one its
-    `_visit_and_replace_children` visits the fields in (each call names its field)."""
+    `_visit_and_replace_children` visits the fields in: each visit names its field as a
+    string constant, and a function's constants are listed in the order they first appear."""
     kind = type(node)
     try:
         fields = _FIELD_ORDER[kind]
     except KeyError:
-        try:
-            source = inspect.getsource(kind._visit_and_replace_children)
-        except (OSError, TypeError):  # no source to read: libcst's own way
-            source = ""
-        fields = _FIELD_ORDER[kind] = tuple(dict.fromkeys(_VISITED_FIELD.findall(source))) or None
+        names = {f.name for f in dataclass_fields(kind)}
+        constants = kind._visit_and_replace_children.__code__.co_consts
+        fields = _FIELD_ORDER[kind] = tuple(dict.fromkeys(
+            c for c in constants if isinstance(c, str) and c in names)) or None
     if fields is None:
         return list(node.children)
     children = []
@@ -793,6 +821,7 @@ class _Collector(_Walker):
     def __init__(self, scopes, context: ModuleContext = ModuleContext()) -> None:
         super().__init__()
         self.scopes = scopes  # libcst's ScopeProvider
+        self._import_roots = getattr(scopes, "import_roots", None)
         self._qualified_names: dict[cst.CSTNode, set] = {}
         self.context = context
         self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
@@ -867,8 +896,15 @@ class _Collector(_Walker):
         """What QualifiedNameProvider says of `node`, asked of its scope only when needed."""
         names = self._qualified_names.get(node)
         if names is None:
-            scope = self.scopes.get(node)
-            names = scope.get_qualified_names_for(node) if scope else set()
+            root = node
+            while type(root) is cst.Attribute:
+                root = root.value
+            if self._import_roots is not None and type(root) is cst.Name \
+                    and root.value not in self._import_roots:
+                names = set()  # no import binds it (see ScopeMap)
+            else:
+                scope = self.scopes.get(node)
+                names = scope.get_qualified_names_for(node) if scope else set()
             self._qualified_names[node] = names
         return names
 

@@ -12,7 +12,7 @@ import re
 import shutil
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from np2jax.config import Config
@@ -105,8 +105,9 @@ class _Engine:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.cache = None
         if config.cache:
-            from np2jax.cache import ResultCache
+            from np2jax.cache import ResultCache, size_limit
 
+            size_limit()  # a bad $NP2JAX_CACHE_MAX_MB stops the run before it starts
             self.cache = ResultCache()
         self.memo: dict[tuple, object] = {}
         self.internal_errors = False  # a bug in np2jax made a file fail: store no whole run
@@ -273,6 +274,10 @@ def _process_files(files: list[InputFile], config: Config, run: RunResult, rewri
         outcomes = [by_path[item.path] for item in readable]
         if stored is not None and not engine.internal_errors:
             stored.save(outcomes)
+        if engine.cache is not None and (engine.cache.stored or stored is not None):
+            from np2jax.cache import prune
+
+            prune(engine.cache.folder)
     for item, outcome in zip(readable, outcomes):
         if isinstance(outcome, SourceError):
             run.errors.append(outcome)
@@ -285,12 +290,23 @@ def _process_tree(files: list[InputFile], sources: dict, engine: _Engine,
                   on_file: OnFile) -> dict[Path, FileResult | SourceError]:
     """Each file's outcome, the files processed as one tree: functions rewritten to return
     their argument (NJ209) and their calls in other modules are rewritten together, or not
-    at all."""
+    at all. The first pass assumes no such rewrite; if it finds functions refused only
+    because other files use them, those are assumed rewritable and the files whose view of
+    the tree changes run again (the others are memoised), until every rewrite assumed
+    happened everywhere (Tree.unsettled)."""
     tree = Tree.of(files, sources)
-    accepted = _cross_module_mutators(files, sources, tree, engine)
-    if on_file is not None:  # the files of the run proper, not the discovery pass
-        engine.on_done = lambda path: on_file(path, len(files))
+    if on_file is not None:
+        reported: set[Path] = set()
+
+        def report(path: Path) -> None:  # once a file, however many passes it takes
+            if path not in reported:
+                reported.add(path)
+                on_file(path, len(files))
+
+        engine.on_done = report
     failed: dict[Path, SourceError] = {}
+    accepted: dict[str, tuple] = {}
+    first = True
     while True:
         batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
                  for item in files if item.path not in failed]
@@ -300,6 +316,11 @@ def _process_tree(files: list[InputFile], sources: dict, engine: _Engine,
                 failed[path] = outcome
             else:
                 results[path] = outcome
+        if first:
+            first = False
+            accepted = _exportable_mutators(results, sources, tree)
+            if accepted:
+                continue
         unsettled = tree.unsettled(accepted, results, set(failed))
         if not unsettled:
             return {**results, **failed}
@@ -309,26 +330,21 @@ def _process_tree(files: list[InputFile], sources: dict, engine: _Engine,
 _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
-def _cross_module_mutators(files, sources, tree: Tree, engine: _Engine) -> dict:
-    """Functions that change an argument and are used by other files of the tree, which
-    could be rewritten if all their calls there can be: qualified name -> (position, name)."""
-    batch = []
-    for item in files:
-        if item.path not in sources or len(tree.names) < 2 or is_notebook(item.path):
-            continue  # a notebook is no module: nothing imports its functions
-        context = tree.context(item.path, {})
-        defined = set(_TOP_LEVEL_DEF.findall(sources[item.path].text))
-        if not defined & context.external_names:
-            continue  # no function another file could call: nothing to discover here
-        context = replace(context, exported_mutators=context.external_names)
-        batch.append((item.path, sources[item.path].text, context))
+def _exportable_mutators(results: dict[Path, FileResult], sources, tree: Tree) -> dict:
+    """The functions that change an argument and are used by other files of the tree, which
+    could be rewritten if all their calls there can be: qualified name -> (position, name).
+    Only from a file where a `def` at the start of a line (after a newline: not a lone CR,
+    nor a form feed) defines a function other files use: the files np2jax has always taken
+    these from; taking more would change the outcome of some trees."""
     found = {}
-    for path, outcome in engine.run(batch, rewrite=False).items():
-        if isinstance(outcome, SourceError):
-            continue  # reported when the file is processed for real
-        for name, parameter in outcome.mutators.items():
-            if name in tree.context(path, {}).external_names:
-                found[f"{tree.names[path]}.{name}"] = parameter
+    for path, result in results.items():
+        if not result.exportable_mutators:
+            continue
+        defined = set(_TOP_LEVEL_DEF.findall(sources[path].text))
+        if not defined & tree.context(path, {}).external_names:
+            continue
+        for name, parameter in result.exportable_mutators.items():
+            found[f"{tree.names[path]}.{name}"] = parameter
     return found
 
 

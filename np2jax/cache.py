@@ -12,7 +12,9 @@ name and text: a re-check of an unchanged tree reads that one entry and skips th
 analysis; any change falls back on the entries of the files.
 
 Location: $NP2JAX_CACHE_DIR, else $XDG_CACHE_HOME/np2jax, else ~/.cache/np2jax.
-`--no-cache` or `cache = false` in [tool.np2jax] turn it off.
+`--no-cache` or `cache = false` in [tool.np2jax] turn it off. Size: at most
+$NP2JAX_CACHE_MAX_MB megabytes (default 512): a run that stores entries and finds the cache
+bigger deletes the least recently used ones (an entry read is touched) down to 3/4 of it.
 """
 
 from __future__ import annotations
@@ -27,12 +29,70 @@ from functools import cache
 from pathlib import Path
 
 from np2jax import __version__
-from np2jax.config import Config
+from np2jax.config import Config, ConfigError
 from np2jax.files import SourceError, write_atomic
 from np2jax.findings import FileResult
 from np2jax.tree import ModuleContext
 
-FORMAT = 3  # bump when the entry layout changes
+FORMAT = 4  # bump when the entry layout changes
+DEFAULT_MAX_MB = 512
+MAX_MB_VARIABLE = "NP2JAX_CACHE_MAX_MB"
+
+
+class CacheSettingError(ConfigError):
+    """$NP2JAX_CACHE_MAX_MB is not a size."""
+
+
+def size_limit() -> int:
+    """The most bytes the cache may hold ($NP2JAX_CACHE_MAX_MB megabytes)."""
+    value = os.environ.get(MAX_MB_VARIABLE, "").strip()
+    if not value:
+        return DEFAULT_MAX_MB * 1024 * 1024
+    try:
+        megabytes = float(value)
+    except ValueError:
+        megabytes = -1.0
+    if not megabytes >= 0:  # also NaN
+        raise CacheSettingError(f"{MAX_MB_VARIABLE}={value!r}: expected a number of megabytes "
+                                f"(default {DEFAULT_MAX_MB})")
+    return int(megabytes * 1024 * 1024)
+
+
+def prune(folder: Path | None = None, limit: int | None = None) -> int:
+    """When the cache holds more than `limit` bytes, delete its least recently used entries
+    (oldest modification time: reads touch them) until it holds 3/4 of it; the bytes freed."""
+    folder = folder or cache_dir()
+    limit = size_limit() if limit is None else limit
+    entries = []
+    try:
+        for entry in folder.glob("*/*.json"):
+            try:
+                stat = entry.stat()
+            except OSError:
+                continue  # removed meanwhile (another run pruning)
+            entries.append((stat.st_mtime, stat.st_size, entry))
+    except OSError:
+        return 0
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return 0
+    freed = 0
+    for _, size, entry in sorted(entries, key=lambda e: e[0]):
+        if total - freed <= limit * 3 // 4:
+            break
+        try:
+            entry.unlink()
+            freed += size
+        except OSError:
+            pass
+    return freed
+
+
+def _touch(entry: Path) -> None:
+    try:
+        os.utime(entry)
+    except OSError:
+        pass  # recency only orders pruning
 
 
 def cache_dir() -> Path:
@@ -100,19 +160,24 @@ _UNREADABLE = (OSError, ValueError, KeyError, IndexError, TypeError, AttributeEr
 class ResultCache:
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder or cache_dir()
+        self.stored = False  # whether this run added entries (then it prunes)
 
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str, path: str, text: str) -> FileResult | SourceError | None:
         """The stored outcome, or None when there is none or it cannot be read."""
+        entry = self._entry(key)
         try:
-            return _decode(json.loads(self._entry(key).read_text(encoding="utf-8")), path, text)
+            outcome = _decode(json.loads(entry.read_text(encoding="utf-8")), path, text)
         except _UNREADABLE:
             return None
+        _touch(entry)
+        return outcome
 
     def put(self, key: str, outcome: FileResult | SourceError) -> None:
         _store(self._entry(key), _encode(outcome))
+        self.stored = True
 
 
 def _store(entry: Path, data) -> None:
@@ -152,10 +217,12 @@ class StoredRun:
             data = json.loads(self.entry.read_text(encoding="utf-8"))
             if data["key"] != self.key or len(data["outcomes"]) != len(self.paths):
                 return None
-            return [_decode(stored, path, text)
-                    for stored, (path, text) in zip(data["outcomes"], self.paths)]
+            outcomes = [_decode(stored, path, text)
+                        for stored, (path, text) in zip(data["outcomes"], self.paths)]
         except _UNREADABLE:
             return None
+        _touch(self.entry)
+        return outcomes
 
     def save(self, outcomes: list[FileResult | SourceError]) -> None:
         _store(self.entry, {"key": self.key, "outcomes": [_encode(o) for o in outcomes]})

@@ -11,14 +11,16 @@ import sys
 from collections import Counter
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
-from rich.console import Console
 
 from np2jax import __version__
 from np2jax.config import Config, ConfigError, load_config
 from np2jax.findings import Finding
+
+if TYPE_CHECKING:  # rich loads with the first console: --version and `rule --markdown` need none
+    from rich.console import Console
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -46,6 +48,8 @@ class ReportFormat(str, Enum):
 
 
 def _console(stderr: bool = False, width: int | None = None) -> Console:
+    from rich.console import Console
+
     # Under NO_COLOR rich drops colours but keeps bold and underline; no escapes at all.
     plain = os.environ.get("NO_COLOR", "") != ""
     return Console(stderr=stderr, highlight=False, width=width,
@@ -130,7 +134,7 @@ def convert(
         with file_progress(_console(stderr=True), not quiet) as on_file:
             run = convert_paths(paths, config, out=out, in_place=in_place,
                                 copy_other=copy_other, jobs=jobs, on_file=on_file)
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         raise _fail(str(exc)) from None
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
@@ -227,8 +231,11 @@ def check(
     from np2jax.report import RunReport, emit, file_progress
 
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
-    with file_progress(_console(stderr=True), not quiet) as on_file:
-        run = check_paths(paths, config, jobs=jobs, on_file=on_file)
+    try:
+        with file_progress(_console(stderr=True), not quiet) as on_file:
+            run = check_paths(paths, config, jobs=jobs, on_file=on_file)
+    except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
+        raise _fail(str(exc)) from None
     problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)
@@ -329,10 +336,10 @@ def rule(code: Optional[str] = typer.Argument(None, help="A rule code (NJ201) or
     """List the rules, or print one rule's documentation."""
     from np2jax.catalog import find_rule, rule_docs
 
-    console = _console()
     if markdown:
         sys.stdout.write(rules_reference())
         return
+    console = _console()
     if code is None:
         for doc in rule_docs().values():
             console.print(f"{doc.code}  {doc.name:32} {doc.summary}", markup=False, soft_wrap=True)

@@ -8,6 +8,7 @@ index kinds, and functions that change an argument in place (NJ209).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 import libcst as cst
 from libcst.metadata import GlobalScope
@@ -221,6 +222,11 @@ class Dataflow:
 
     # functions that change an argument in place
     def mutator_functions(self, module: cst.Module, context: ModuleContext) -> list:
+        found = self._mutator_facts(module, context)
+        self.exportable_mutators = self._exportable_mutators(found, module, context)
+        return found
+
+    def _mutator_facts(self, module: cst.Module, context: ModuleContext) -> list:
         found = []
         for statement in module.body:
             if isinstance(statement, cst.FunctionDef):
@@ -230,6 +236,21 @@ class Dataflow:
                     if fact.refused is None:
                         self.fresh_params[fact.param] = fact.node
         return found
+
+    def _exportable_mutators(self, found: list, module: cst.Module, context: ModuleContext) -> list:
+        """Of the functions refused only because other files of the tree use them, the facts
+        of those that would be rewritten if every function those files use were rewritten
+        together with its calls there (the tree then checks each: np2jax.tree). Worked out
+        by a Dataflow of its own, so that no fact of this analysis (the parameters of the
+        functions it rewrites) leaks into it, nor one of its into this analysis."""
+        elsewhere = {fact.node.name.value for fact in found
+                     if fact.refused == self._used_by_other_modules(fact.node.name.value)}
+        if not elsewhere:
+            return []
+        all_exported = replace(context, exported_mutators=context.external_names)
+        fresh = Dataflow(self.collector, self.parents, self.positions, self.scopes)
+        return [fact for fact in fresh._mutator_facts(module, all_exported)
+                if fact.refused is None and fact.node.name.value in elsewhere]
 
     def _mutator(self, function: cst.FunctionDef, module, context):
         params = [p for p in function.params.params] + list(function.params.kwonly_params) \
@@ -281,8 +302,7 @@ class Dataflow:
             return "it already returns a value (or yields), so it cannot return the array too"
         exported = name in context.exported_mutators  # its calls elsewhere are rewritten too
         if name in context.external_names and not exported:
-            return (f"`{name}` is used by another module of the tree, where not every use is "
-                    "a call that can assign the result")
+            return self._used_by_other_modules(name)
         if name in self.collector.exported_names or name.startswith("__"):
             return f"`{name}` is public API (listed in __all__), with callers the tool cannot see"
         if fact.param.star:
@@ -293,6 +313,11 @@ class Dataflow:
         for _access in self._nested_accesses(scope, param):
             return f"`{param}` is used by a nested function"
         return self._call_sites(function, fact, exported)
+
+    @staticmethod
+    def _used_by_other_modules(name: str) -> str:
+        return (f"`{name}` is used by another module of the tree, where not every use is a "
+                "call that can assign the result")
 
     def _nested_accesses(self, scope, name):
         for assignment in scope.assignments[name] if scope is not None and name in scope.assignments else ():

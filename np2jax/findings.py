@@ -59,6 +59,9 @@ class FileResult:
     applied_keys: list = field(default_factory=list)
     tree_references: dict = field(default_factory=dict)
     mutators: dict = field(default_factory=dict)  # function name -> (position, param), rewritable
+    # the functions refused only because other files use them, which could be rewritten
+    # together with their calls there (the tree decides: np2jax.api._process_tree)
+    exportable_mutators: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -71,7 +74,7 @@ class FileResult:
                 "findings": [f.row() for f in self.findings],
                 "changes": [c.row() for c in self.changes],
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
-                "mutators": self.mutators}
+                "mutators": self.mutators, "exportable_mutators": self.exportable_mutators}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -81,4 +84,6 @@ class FileResult:
                    changes=[Finding(path, *row) for row in data["changes"]],
                    applied_keys=[tuple(k) for k in data["applied_keys"]],
                    tree_references=dict(data["tree_references"]),
-                   mutators={k: tuple(v) for k, v in data["mutators"].items()})
+                   mutators={k: tuple(v) for k, v in data["mutators"].items()},
+                   exportable_mutators={k: tuple(v)
+                                        for k, v in data["exportable_mutators"].items()})

@@ -77,7 +77,6 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     dropped: set = set()
     for code, rule_class in all_rules().items():
         rule = rule_class(analysis, config)
-        doc = rule.doc()
         for report in rule.run():
             line, col = analysis.position(report.node)
             if not config.enabled(code) or _silenced(silenced, line, code):
@@ -85,6 +84,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
                     dropped.add(report.node)
                     dropped.update(report.requires)
                 continue
+            doc = rule.doc()  # parsed on the rule's first finding: most rules report nothing
             kept.append((report, Finding(path, line, col, code, doc.name, report.message,
                                          doc.severity, report.fix is not None)))
     applied = _applicable([r for r, _ in kept if r.fix is not None], dropped)
@@ -94,20 +94,20 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     kept = [(r, f) for r, f in kept if r.fix is not None or all(n in fixed for n in r.requires)]
     kept = [(r, f) if r.fix is None or id(r) in applied_ids else
             (r, replace(f, message=r.unfixed_message or f.message, fixable=False)) for r, f in kept]
-    new_module = analysis.module
+    converted = text  # libcst gives the text back unchanged: no code generation for it
     if applied and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        new_module = apply_fixes(analysis, applied, config.x64)
+        converted = apply_fixes(analysis, applied, config.x64).code
     return FileResult(
-        path, text, new_module.code,
+        path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
             id(r) not in applied_ids and r.report_if_unfixed)),
         changes=sorted(f for r, f in kept if id(r) in applied_ids),
         applied_keys=[r.key for r in applied if r.key is not None],
         tree_references=analysis.tree_references,
-        mutators={m.node.name.value: (_position(m), m.param.name.value)
-                  for m in analysis.mutators if m.refused is None},
+        mutators=_signatures(m for m in analysis.mutators if m.refused is None),
+        exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
     )
 
 
@@ -115,6 +115,11 @@ def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:
     """A file without NumPy can still call another module's function that is rewritten to
     return its argument: its calls must then assign the result."""
     return any(qualname.rsplit(".", 1)[-1] in text for qualname, _ in context.external_mutators)
+
+
+def _signatures(mutators) -> dict:
+    """Function name -> (position of the parameter it changes, the parameter's name)."""
+    return {m.node.name.value: (_position(m), m.param.name.value) for m in mutators}
 
 
 def _position(mutator) -> int | None:

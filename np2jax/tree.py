@@ -2,9 +2,11 @@
 
 A function that changes its argument in place (NJ209) is rewritten to return it, and every
 call assigns the result. When its calls are in other modules, the definition and all those
-calls must be rewritten together, or none of them: the tree is converted with the set of
-such functions assumed rewritable, then each is checked (definition rewritten, every call
-rewritten) and the ones that failed are dropped, until nothing changes.
+calls must be rewritten together, or none of them: the tree is converted assuming none is;
+the functions refused only because other files use them are then assumed rewritable and
+the tree converted again, each is checked (definition rewritten, every call rewritten) and
+the ones that failed are dropped, until nothing changes. A file is processed again only
+when its view of the tree (ModuleContext) changed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+
+from np2jax.files import is_notebook
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -84,6 +88,7 @@ class Tree:
 
     names: dict[Path, str] = field(default_factory=dict)
     words: dict[Path, set] = field(default_factory=dict)
+    texts: dict[Path, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, files, sources) -> "Tree":
@@ -91,7 +96,8 @@ class Tree:
         readable = [item for item in files if item.path in sources]
         tree.names = module_names((item.path, item.relative) for item in readable)
         for item in readable:
-            tree.words[item.path] = set(_IDENTIFIER.findall(sources[item.path].text))
+            tree.texts[item.path] = sources[item.path].text
+            tree.words[item.path] = set(_IDENTIFIER.findall(tree.texts[item.path]))
         return tree
 
     @cached_property
@@ -106,10 +112,19 @@ class Tree:
             name=own, is_package=path.name == "__init__.py",
             external_names=frozenset(w for w in self.words.get(path, ()) if using[w] > 1),
             external_mutators=tuple(sorted((q, p) for q, p in accepted.items()
-                                           if q.rsplit(".", 1)[0] != own)),
+                                           if q.rsplit(".", 1)[0] != own
+                                           and self._may_refer(path, q))),
             exported_mutators=frozenset(q.rsplit(".", 1)[1] for q in accepted
                                         if q.rsplit(".", 1)[0] == own),
         )
+
+    def _may_refer(self, path: Path, qualname: str) -> bool:
+        """Whether the file's outcome can depend on the function being rewritten: its name
+        is in the text, as np2jax.pipeline's pre-filter and the analysis need it. Told of
+        the others, the file would be processed again for nothing. A notebook's JSON may
+        spell a name with escapes: it is told of every function."""
+        text = self.texts.get(path)
+        return text is None or is_notebook(path) or qualname.rsplit(".", 1)[1] in text
 
     def defining_path(self, qualname: str) -> Path | None:
         module = qualname.rsplit(".", 1)[0]

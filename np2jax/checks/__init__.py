@@ -16,7 +16,7 @@ from typing import Callable, ClassVar, Iterable
 import libcst as cst
 
 from np2jax.analyze import ModuleAnalysis
-from np2jax.catalog import RuleDoc, rule_docs
+from np2jax.catalog import RuleDoc, rule_doc
 from np2jax.config import Config
 
 Fix = Callable[[cst.CSTNode], cst.CSTNode]
@@ -48,7 +48,7 @@ class Rule:
 
     @classmethod
     def doc(cls) -> RuleDoc:
-        return rule_docs()[cls.code]
+        return rule_doc(cls.code)
 
     def run(self) -> Iterable[Report]:
         raise NotImplementedError
