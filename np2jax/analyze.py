@@ -913,9 +913,11 @@ class _Collector(_Walker):
         if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
             return  # only the outermost node of a dotted chain
         chain = _dotted_chain(node)
-        if chain is None or self._in_annotation(node):
+        if chain is None:
             return
         names = self._names_of(node)
+        if not names or self._in_annotation(node):
+            return  # (without a name it is neither NumPy nor another module's function)
         if self.context.external_mutators:
             self._tree_reference(node, names)
         qualname = _numpy_qualname(names)
