@@ -51,7 +51,10 @@ def same_shape(flow, first: cst.BaseExpression, second: cst.BaseExpression) -> b
     """Whether `first` and `second` (both read in the same statement) provably have the same
     shape: the same shape root, and not just numbers."""
     root = shape_root(flow, first)
-    return root is not None and root != NUMBER and root == shape_root(flow, second)
+    if root is not None and root != NUMBER and root == shape_root(flow, second):
+        return True
+    known = static_shape(flow, second)  # (not a number: an array of at least one axis)
+    return bool(known) and static_shape(flow, first) == known
 
 
 def shape_root(flow, node: cst.BaseExpression, here: bool = True, depth: int = 0):
@@ -59,6 +62,13 @@ def shape_root(flow, node: cst.BaseExpression, here: bool = True, depth: int = 0
     `node` is read in the statement being judged (else in a binding that dominates it)."""
     if depth > _DEPTH:
         return None
+    cache = flow.__dict__.setdefault("_shape_roots", {})  # (as static_shape's)
+    if (node, here) not in cache:
+        cache[(node, here)] = _shape_root(flow, node, here, depth)
+    return cache[(node, here)]
+
+
+def _shape_root(flow, node: cst.BaseExpression, here: bool, depth: int):
     if flow.is_scalar(node):  # (a name: bound to numbers only, `op=` included)
         return NUMBER
     if isinstance(node, cst.Name):
@@ -194,3 +204,396 @@ def _dominates(flow, binding: cst.CSTNode, use: cst.CSTNode) -> bool:
     statements = list(block.body)
     positions = {id(s): i for i, s in enumerate(statements)}
     return id(node) in positions and positions[id(line)] < positions[id(node)]
+
+
+# --- concrete shapes -----------------------------------------------------------------------
+# Where the shape roots differ (`dh = g @ W.T` against `h = np.maximum(X @ V + b, 0)`), the
+# shapes may still be known numbers: arrays made with constant sizes (np.zeros((N, C)),
+# np.arange(n).reshape(a, b)) and carried through elementwise operations, broadcasting,
+# matrix products, reductions with a constant axis, `.T`, and calls of the module's own
+# functions (their returns, with the arguments' sizes and shapes for the parameters). Every
+# size is a Python int computed from integer literals and names bound once to them; any
+# other value leaves the shape unknown. A name is followed to the binding that reaches the
+# read: the last one before it in a block that encloses it, with no other binding of the
+# name in between (a binding inside a nested function, `global` or `nonlocal`, unpacking
+# other than of a module function's returned tuple: unknown).
+
+_FILLED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
+_SHAPE_OF_FIRST_ONLY = frozenset({"numpy.zeros_like", "numpy.ones_like", "numpy.empty_like",
+                                  "numpy.full_like", "numpy.copy", "numpy.asarray"})
+_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "any", "all"})
+_ARG_REDUCTIONS = frozenset({"argmax", "argmin"})
+
+
+def static_shape(flow, node: cst.BaseExpression, env=None, depth: int = 0):
+    """The shape of `node` as a tuple of ints, or None when not known. `env`: parameter name
+    -> ("int", value) or ("shape", shape), inside a module function followed from a call."""
+    if depth > _DEPTH:
+        return None
+    # remembered: names followed again and again would otherwise cost 2 ** depth (a None
+    # found at the depth limit is only more cautious where it is reused)
+    cache = flow.__dict__.setdefault("_static_shapes", {})
+    key = (node, tuple(sorted((env or {}).items())))
+    if key not in cache:
+        cache[key] = _static_shape(flow, node, env, depth + 1)
+    return cache[key]
+
+
+def _static_shape(flow, node: cst.BaseExpression, env, depth: int):
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return ()
+    if isinstance(node, cst.Name):
+        return _name_shape(flow, node, env, depth)
+    if isinstance(node, cst.UnaryOperation):
+        if isinstance(node.operator, cst.Not):
+            return None
+        return static_shape(flow, node.expression, env, depth)
+    if isinstance(node, cst.BinaryOperation):
+        left = static_shape(flow, node.left, env, depth)
+        right = static_shape(flow, node.right, env, depth)
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return _matmul(left, right)
+        return _broadcast_shapes(left, right)
+    if isinstance(node, cst.Comparison):
+        if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator,
+                                                        ELEMENTWISE_COMPARISONS):
+            return None
+        return _broadcast_shapes(static_shape(flow, node.left, env, depth),
+                                 static_shape(flow, node.comparisons[0].comparator, env, depth))
+    if isinstance(node, cst.Attribute) and node.attr.value == "T":
+        inner = static_shape(flow, node.value, env, depth)
+        return None if inner is None else inner[::-1]
+    if isinstance(node, cst.Call):
+        return _call_shape(flow, node, env, depth)
+    return None
+
+
+def static_int(flow, node: cst.BaseExpression, env=None, depth: int = 0) -> int | None:
+    """The value of an integer expression of literals and names bound once to them."""
+    if depth > _DEPTH:
+        return None
+    depth += 1
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        value = static_int(flow, node.expression, env, depth)
+        return None if value is None else -value
+    if isinstance(node, cst.BinaryOperation) and isinstance(
+            node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)):
+        left, right = static_int(flow, node.left, env, depth), static_int(flow, node.right, env,
+                                                                          depth)
+        if left is None or right is None or (isinstance(node.operator, cst.FloorDivide)
+                                             and right == 0):
+            return None
+        return {cst.Add: left + right, cst.Subtract: left - right, cst.Multiply: left * right,
+                cst.FloorDivide: left // right if right else None}[type(node.operator)]
+    if isinstance(node, cst.Name):
+        binding = _reaching(flow, node)
+        if binding is None or flow.name_bindings(node)[2]:
+            return None  # (`n += 1` changes the value, where it keeps an array's shape)
+        value, _ = binding
+        if value == "param":
+            passed = (env or {}).get(node.value)
+            return passed[1] if passed is not None and passed[0] == "int" else None
+        return None if isinstance(value, str) else static_int(flow, value, env, depth)
+    return None
+
+
+def _name_shape(flow, name: cst.Name, env, depth: int):
+    if _reshaped(flow, name.value):
+        return None
+    binding = _reaching(flow, name)
+    if binding is None:
+        return None
+    value, statement = binding
+    if value == "param":
+        passed = (env or {}).get(name.value)
+        if passed is None:
+            return None
+        return () if passed[0] == "int" else passed[1]
+    if isinstance(value, str):  # `a, name = f(...)`: the item of f's returned tuples
+        return _unpacked_shape(flow, name, statement, env, depth)
+    if flow.is_scalar(value):
+        return ()
+    return static_shape(flow, value, env, depth)
+
+
+def _reaching(flow, name: cst.Name):
+    """(value, statement) of the binding of `name` that reaches this read (("param", node)
+    for a parameter never rebound before it), or None when that is not certain."""
+    scope, values, _ = flow.name_bindings(name)
+    if scope is None:
+        return None
+    if scope is not flow.scopes.get(name):  # a module constant read in a function
+        module = getattr(scope, "globals", None)
+        if len(values) != 1 or isinstance(values[0][0], str) or module is None \
+                or len(module.assignments[name.value]) != 1 or flow.collector.dynamic_scopes:
+            return None  # (a `global` statement elsewhere may rebind it)
+        return values[0] if _single_binding(values) is not None else None
+    function = _enclosing_function(flow, name)
+    if any(value == "param" for value, _ in values):
+        if len(values) == 1:
+            return values[0]
+    candidates = []
+    for value, statement in values:
+        if value == "param":
+            continue
+        if isinstance(value, str) and value != "global" and isinstance(statement, cst.Assign):
+            pass  # unpacking: the statement is the binding
+        elif value == "global" or not isinstance(statement, cst.Assign) \
+                or len(statement.targets) != 1:
+            return None
+        if _enclosing_function(flow, statement) is not function:
+            return None  # bound in a nested function (nonlocal)
+        candidates.append((value, statement))
+    reaching = [c for c in candidates if _dominates(flow, c[1], name)]
+    if not reaching:
+        parameter = next((v for v in values if v[0] == "param"), None)
+        body = getattr(function, "body", None)
+        use = _child_of(flow, name, body)
+        if parameter is None or not isinstance(body, cst.IndentedBlock) or use is None:
+            return None
+        # `z = z - z.max()` in the body, not in a loop: the parameter until rebound
+        later = all(flow.parents.get(flow.parents.get(s)) is body
+                    and _position(flow, s) >= _index(body, use) for _, s in candidates)
+        return parameter if later else None
+    # the nearest: the one in the innermost block, the last there
+    best = max(reaching, key=lambda c: (_block_depth(flow, c[1]), _position(flow, c[1])))
+    line = flow.parents.get(best[1])
+    block = flow.parents.get(line)
+    if any(flow.parents.get(s) is line for _, s in candidates if s is not best[1]):
+        return None  # `a = x; a = y` on one line
+    use = _child_of(flow, name, block)
+    position = _position(flow, best[1])
+    for _, statement in candidates:
+        if statement is best[1]:
+            continue
+        other = _child_of(flow, statement, block)
+        if other is not None and position < _index(block, other) <= _index(block, use):
+            return None  # rebound between the binding and the read
+    return best
+
+
+def _enclosing_function(flow, node):
+    node = flow.parents.get(node)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
+        node = flow.parents.get(node)
+    return node
+
+
+def _child_of(flow, node, block):
+    """The statement of `block` that holds `node` (None: `node` is not in it)."""
+    while node is not None and flow.parents.get(node) is not block:
+        node = flow.parents.get(node)
+    return node
+
+
+def _index(block, statement) -> int:
+    return next(i for i, s in enumerate(block.body) if s is statement)
+
+
+def _position(flow, statement) -> int:
+    line = flow.parents.get(statement)
+    return _index(flow.parents.get(line), line)
+
+
+def _block_depth(flow, statement) -> int:
+    depth, node = 0, statement
+    while node is not None:
+        node, depth = flow.parents.get(node), depth + 1
+    return depth
+
+
+def _unpacked_shape(flow, name: cst.Name, statement, env, depth: int):
+    target = statement.targets[0].target
+    call = statement.value
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(call, cst.Call):
+        return None
+    elements = target.elements
+    if any(isinstance(e, cst.StarredElement) for e in elements):
+        return None
+    position = next((i for i, e in enumerate(elements)
+                     if isinstance(e.value, cst.Name) and e.value.value == name.value), None)
+    if position is None:
+        return None
+    return _returned_shape(flow, call, env, depth, (position, len(elements)))
+
+
+def _returned_shape(flow, call: cst.Call, env, depth: int, item=None):
+    """The shape every `return` of the module function `call` calls gives (item: (position,
+    length) of a returned tuple), its parameters bound to the arguments' sizes and shapes."""
+    function = flow.module_function(call)
+    returns = flow.function_returns(function) if function is not None else None
+    if not returns:
+        return None
+    inner = _call_env(flow, call, function, env, depth)
+    if inner is None:
+        return None
+    shapes = set()
+    for value in returns:
+        if item is not None:
+            if not isinstance(value, cst.Tuple) or len(value.elements) != item[1] or any(
+                    isinstance(e, cst.StarredElement) for e in value.elements):
+                return None
+            value = value.elements[item[0]].value
+        shapes.add(static_shape(flow, value, inner, depth))
+    return shapes.pop() if len(shapes) == 1 else None
+
+
+def _call_env(flow, call: cst.Call, function: cst.FunctionDef, env, depth: int):
+    params = function.params
+    if params.star_arg is not None and isinstance(params.star_arg, cst.Param) \
+            or params.star_kwarg is not None or any(a.star for a in call.args):
+        return None
+    positional = [*params.posonly_params, *params.params]
+    inner = {}
+    for index, arg in enumerate(call.args):
+        if arg.keyword is None:
+            if index >= len(positional):
+                return None
+            name = positional[index].name.value
+        else:
+            name = arg.keyword.value
+        value = static_int(flow, arg.value, env, depth)
+        if value is not None:
+            inner[name] = ("int", value)
+            continue
+        shape = static_shape(flow, arg.value, env, depth)
+        if shape is not None:
+            inner[name] = ("shape", shape)
+    return inner
+
+
+def _call_shape(flow, call: cst.Call, env, depth: int):
+    if any(arg.star for arg in call.args):
+        return None
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    ref = flow.collector.ref_by_call.get(call)
+    if ref is None:
+        if isinstance(call.func, cst.Attribute):
+            return _method_shape(flow, call.func, positional, keywords, env, depth)
+        return _returned_shape(flow, call, env, depth)
+    if not ref.converted or not positional:
+        return None
+    name = ref.qualname
+    if name in _FILLED:
+        if set(keywords) - {"dtype"} or len(positional) > (2 if name == "numpy.full" else 1):
+            return None
+        return _shape_argument(flow, positional[0], env, depth)
+    if name in _SHAPE_OF_FIRST_ONLY:
+        if set(keywords) - {"dtype"} or len(positional) > (2 if name == "numpy.full_like" else 1):
+            return None
+        return static_shape(flow, positional[0], env, depth)
+    if name == "numpy.arange":
+        bounds = [static_int(flow, p, env, depth) for p in positional]
+        if keywords or None in bounds or len(bounds) > 3 or (len(bounds) == 3 and not bounds[2]):
+            return None
+        return (len(range(*bounds)),)
+    if name == "numpy.outer":
+        if keywords or len(positional) != 2:
+            return None
+        shapes = [static_shape(flow, p, env, depth) for p in positional]
+        return None if None in shapes else tuple(_size(s) for s in shapes)
+    elementwise = (ref.entry or {}).get("kind") == "ufunc" or name in _BROADCASTING
+    if not elementwise or set(keywords) - {"dtype"} or (
+            name == "numpy.where" and len(positional) != 3):
+        return None
+    shape = ()
+    for value in positional:
+        shape = _broadcast_shapes(shape, static_shape(flow, value, env, depth))
+    return shape
+
+
+def _method_shape(flow, func: cst.Attribute, positional, keywords, env, depth: int):
+    method = func.attr.value
+    if method in ("astype", "copy"):
+        if len(positional) > (1 if method == "astype" else 0) or set(keywords) - {"dtype", "copy"}:
+            return None
+        return static_shape(flow, func.value, env, depth)
+    receiver = static_shape(flow, func.value, env, depth)
+    if receiver is None:
+        return None
+    if method == "reshape":
+        if keywords:
+            return None
+        if len(positional) == 1 and isinstance(positional[0], cst.Tuple):
+            positional = [e.value for e in positional[0].elements]
+        sizes = [static_int(flow, p, env, depth) for p in positional]
+        if None in sizes or sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+            return None
+        known = 1
+        for size in sizes:
+            known *= size if size != -1 else 1
+        if -1 in sizes:
+            if known == 0 or _size(receiver) % known:
+                return None
+            sizes[sizes.index(-1)] = _size(receiver) // known
+        return tuple(sizes) if _size(tuple(sizes)) == _size(receiver) else None
+    if method in _REDUCTIONS or method in _ARG_REDUCTIONS:
+        allowed = {"axis"} | ({"keepdims", "dtype"} if method in _REDUCTIONS else set())
+        if set(keywords) - allowed or len(positional) > 1:
+            return None
+        axis = positional[0] if positional else keywords.get("axis")
+        keep = keywords.get("keepdims")
+        if keep is not None and not (isinstance(keep, cst.Name) and keep.value in ("True", "False")):
+            return None
+        return _reduced(flow, receiver, axis, keep is not None and keep.value == "True", env,
+                        depth)
+    return None
+
+
+def _shape_argument(flow, node, env, depth: int):
+    """A shape given as an int or a tuple of ints."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        sizes = [static_int(flow, e.value, env, depth) for e in node.elements]
+        return None if None in sizes or any(s < 0 for s in sizes) else tuple(sizes)
+    size = static_int(flow, node, env, depth)
+    return None if size is None or size < 0 else (size,)
+
+
+def _reduced(flow, shape: tuple, axis, keepdims: bool, env, depth: int):
+    if axis is None or (isinstance(axis, cst.Name) and axis.value == "None"):
+        return (1,) * len(shape) if keepdims else ()
+    value = static_int(flow, axis, env, depth)
+    if value is None or not -len(shape) <= value < len(shape):
+        return None
+    value %= len(shape)
+    if keepdims:
+        return shape[:value] + (1,) + shape[value + 1:]
+    return shape[:value] + shape[value + 1:]
+
+
+def _size(shape: tuple) -> int:
+    size = 1
+    for dim in shape:
+        size *= dim
+    return size
+
+
+def _broadcast_shapes(first, second):
+    """NumPy's broadcast of two known shapes (None: unknown, or they do not broadcast)."""
+    if first is None or second is None:
+        return None
+    result = []
+    for a, b in zip(((1,) * len(second) + first)[-max(len(first), len(second)):],
+                    ((1,) * len(first) + second)[-max(len(first), len(second)):]):
+        if a != b and 1 not in (a, b):
+            return None
+        result.append(b if a == 1 else a)
+    return tuple(result)
+
+
+def _matmul(first, second):
+    if first is None or second is None or not first or not second:
+        return None
+    if len(first) == 1 and len(second) == 1:
+        return () if first == second else None
+    if len(first) == 1:
+        return second[:-2] + second[-1:] if first[0] == second[-2] else None
+    if len(second) == 1:
+        return first[:-1] if first[-1] == second[0] else None
+    if first[-1] != second[-2]:
+        return None
+    batch = _broadcast_shapes(first[:-2], second[:-2])
+    return None if batch is None else batch + (first[-2], second[-1])

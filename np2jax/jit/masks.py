@@ -3,7 +3,8 @@
 `x[m]` has as many elements as `m` has True values: a shape that depends on the data, which
 jax.jit cannot trace. What is used of the selection decides whether it can go:
   - a reduction of it (`x[m].sum()`: NJ504, traceable._masked) becomes the reduction with
-    `where=`;
+    `where=`; so does its reduction along the selected axis, `x[m].mean(axis=0)` with a row
+    mask `m` (selection_axis_reduction), over x's first `m.ndim` axes;
   - a selection by the mask of a write `x[m] = y[m] * 2` that becomes
     `jnp.where(m, y * 2, x)` (NJ201/NJ202) is the whole `y` there;
   - its length (`len(x[m])`, `x[m].size`) becomes `jnp.count_nonzero(m)` (NJ504 too), where
@@ -14,8 +15,13 @@ jax.jit cannot trace. What is used of the selection decides whether it can go:
     as do np.nonzero, np.unique, np.argwhere, np.flatnonzero and one-argument np.where: JAX
     compiles them only with a static `size=`, and then pads the result, which equals
     NumPy's only when the count is exactly that size (the analysis never knows it).
-In every case the mask must be provably boolean and of the array's own shape
-(np2jax.shapes): then the count of the selection is the count of the mask.
+In every case but the reduction along axis 0 the mask must be provably boolean and of the
+array's own shape (np2jax.shapes): then the count of the selection is the count of the mask.
+Along axis 0 it must be a boolean array of any shape: NumPy accepts `x[m]` only when m's
+shape is that of x's first m.ndim axes, and then `m` expanded by x.ndim - m.ndim trailing
+axes selects, as `where=`, exactly the elements `x[m]` holds, the reduced axes being the
+first m.ndim ones (x's shape need not be known: `m.ndim` and `x.ndim` are read while
+tracing).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import libcst as cst
 
 from np2jax.analyze import ELEMENTWISE_COMPARISONS
 from np2jax.checks import code_of
+from np2jax.jit.syntax import operand
 from np2jax.shapes import same_shape
 
 
@@ -125,3 +132,59 @@ def size_hint(function: str) -> str:
             "compiles it only with a static `size=`, and then pads or cuts the result, which "
             "equals NumPy's only when the count is exactly that size (pass `size=` yourself "
             "where you know it)")
+
+
+def selection_axis_reduction(walker, node: cst.Call, method: str) -> bool:
+    """`x[m].sum(axis=0)` (mean, prod, any, all, max, min; `axis` given alone, as 0) with a
+    boolean array `m`: records the NJ504 rewrite to the reduction of x over its first m.ndim
+    axes with `m` expanded to x's rank as `where`, and says True (the value is an array)."""
+    if not _only_axis_zero(node.args):
+        return False
+    subscript = node.func.value
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return False
+    from np2jax.jit.traceable import ARRAY, Rewrite
+
+    base, mask = subscript.value, subscript.slice[0].slice.value
+    if not (isinstance(base, cst.Name) and walker.env.get(base.value) == ARRAY
+            and walker.m.analysis.dataflow.is_mask(mask) and _kind_quietly(walker, mask) == ARRAY):
+        return False
+    walker.expr(mask)
+    if walker.record:
+        whole = same_shape(walker.m.analysis.dataflow, mask, base)  # x[m] is 1-D: all of it
+        walker.rewrites.append(Rewrite("NJ504", node, _rows_fix(method, whole,
+                                                                 walker.m.analysis.jnp_alias),
+                                       code_of(node)))
+    return True
+
+
+def _only_axis_zero(args) -> bool:
+    """The arguments are one axis, the integer 0 (positional or `axis=0`)."""
+    if len(args) != 1 or args[0].star:
+        return False
+    arg = args[0]
+    if arg.keyword is not None and arg.keyword.value != "axis":
+        return False
+    return isinstance(arg.value, cst.Integer) and arg.value.evaluated_value == 0
+
+
+def _rows_fix(method: str, whole: bool, jnp: str):
+    """x[m].<method>(axis=0) -> jnp.<method>(x, where=m) for a mask of x's shape, else
+    jnp.<method>(x, axis=tuple(range(m.ndim)),
+                 where=jnp.expand_dims(m, tuple(range(m.ndim, x.ndim))))."""
+    def fix(call: cst.Call) -> cst.BaseExpression:
+        subscript = call.func.value
+        array, mask = code_of(subscript.value), code_of(subscript.slice[0].slice.value)
+        if whole:
+            where, axis = mask, ""
+        else:
+            ndim = f"{operand(mask)}.ndim"
+            where = f"{jnp}.expand_dims({mask}, tuple(range({ndim}, {array}.ndim)))"
+            axis = f", axis=tuple(range({ndim}))"
+        if method in ("max", "min"):
+            fill = f"{jnp}.{'nanmin' if method == 'max' else 'nanmax'}({array})"
+            code = f"{jnp}.{method}({jnp}.where({where}, {array}, {fill}){axis})"
+        else:
+            code = f"{jnp}.{method}({array}{axis}, where={where})"
+        return cst.parse_expression(code).with_changes(lpar=call.lpar, rpar=call.rpar)
+    return fix

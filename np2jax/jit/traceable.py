@@ -26,9 +26,10 @@ from np2jax.analyze import ModuleAnalysis
 from np2jax.dataflow import always_leaves
 from np2jax.checks import code_of
 from np2jax.jit import scan
+from np2jax.jit.gather import non_boolean_index
 from np2jax.jit.syntax import loop_function, operand, walk
-from np2jax.jit.masks import (selection_count, selection_in_where_write, selection_of_mask,
-                              size_hint)
+from np2jax.jit.masks import (selection_axis_reduction, selection_count,
+                              selection_in_where_write, selection_of_mask, size_hint)
 
 STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
 _MAY_BE_ARRAY = (ARRAY, MIXED)
@@ -63,10 +64,13 @@ STATIC_BUILTINS = frozenset({
     "any", "all", "sorted", "list", "tuple", "dict", "set", "zip", "enumerate", "reversed",
     "isinstance", "type", "divmod", "pow", "hash", "range", "map", "filter",
 })
+# Builtin types read as values (dtypes): Python values known while compiling.
+BUILTIN_TYPES = frozenset({"int", "float", "bool", "complex"})
 HOST_CONVERSIONS = frozenset({"int", "float", "bool", "complex", "str", "repr", "format",
                               "round", "list", "tuple"})
 # Reductions over a mask selection, and their form with `where` (max/min fill with the
-# opposite extreme of the array: the result is the same whenever the selection is not empty).
+# opposite extreme of the array, NaN ignored: the same result whenever the selection is not
+# empty).
 MASK_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "max", "min"})
 UNROLL_LIMIT = 10_000  # a known loop count above this would unroll into too big a program
 # A `for` over range() with at most this many iterations (a literal count) stays a Python
@@ -776,6 +780,8 @@ class _Walker:
             return STATIC  # a function: hashable, usable as a static argument
         if name in self.m.globals:
             return self.m.globals[name]
+        if name in BUILTIN_TYPES and self.m.analysis.dataflow.name_bindings(node)[0] is None:
+            return STATIC  # the builtin type, bound nowhere in the file (`.astype(int)`)
         self.refuse(node, f"it reads `{name}`, a global the analysis cannot follow")
         return UNKNOWN
 
@@ -950,11 +956,13 @@ class _Walker:
             self.rewrites.append(Rewrite("NJ503", node, _debug_print, code_of(node)))
 
     def mask_reduction(self, node: cst.Call, method: str) -> str | None:
-        """x[mask].sum() with a boolean mask of x's own shape (np2jax.shapes): the same
-        reduction over x with the mask as `where` (the shape no longer depends on the values)."""
+        """x[mask].sum() with a boolean mask of x's own shape (np2jax.shapes), or x[mask].sum(
+        axis=0) with any boolean mask: the same reduction over x with the mask as `where` (the
+        shape no longer depends on the values)."""
         mask = None if node.args else selection_of_mask(self, node.func.value)
         if mask is None:
-            return None
+            # x[m].mean(axis=0): over x's first m.ndim axes, m as `where`
+            return ARRAY if selection_axis_reduction(self, node, method) else None
         self.expr(mask)
         if self.record:
             self.rewrites.append(Rewrite("NJ504", node, _masked(method, self.m.analysis.jnp_alias),
@@ -1032,13 +1040,16 @@ class _Walker:
             return  # the fori_loop counter: a 0-d integer, a dynamic index
         elif need:
             kind = self.expr(piece.value)
+            if kind in _MAY_BE_ARRAY and non_boolean_index(self, piece.value):
+                return  # an integer-array index: a gather of a static shape (np2jax.jit.gather)
             if kind not in _PYTHON or kind == LIST:
                 self.refuse(piece, f"the index `{code_of(piece.value)}` is " + (
                     "not a Python integer or slice" if kind not in _MAY_BE_ARRAY
                     else "a boolean mask, and the selection is kept (its shape depends on the "
                          "values; only reductions and counts of it are rewritten)"
                     if self.m.analysis.dataflow.is_mask(piece.value)
-                    else "an array (integer-array indexing is not followed)"))
+                    else "an array not provably of integers (a boolean array would select a "
+                         "number of elements that depends on the values)"))
         else:
             self.expr(piece.value)
 
@@ -1557,7 +1568,7 @@ def _masked(method: str, jnp: str):
         subscript = call.func.value
         array, mask = subscript.value, subscript.slice[0].slice.value
         if method in ("max", "min"):
-            fill = cst.parse_expression(f"{jnp}.{'min' if method == 'max' else 'max'}(a)")
+            fill = cst.parse_expression(f"{jnp}.{'nanmin' if method == 'max' else 'nanmax'}(a)")
             fill = fill.with_changes(args=[cst.Arg(array)])
             where = cst.parse_expression(f"{jnp}.where(m, a, f)").with_changes(
                 args=[cst.Arg(mask), cst.Arg(array), cst.Arg(fill)])
