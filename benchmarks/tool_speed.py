@@ -64,17 +64,20 @@ def bare_parse(files: list[Path]) -> tuple[float, float, int]:
     return wall, cpu, lines
 
 
-def timed(command: list[str], env: dict) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (this child and its workers) and the exit code."""
+def timed(command: list[str], env: dict, cwd: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (this child and its workers) and the exit code. Run away
+    from any checkout (`-m np2jax` in a checkout's root would import the checkout, not the
+    installed np2jax); a run with an internal error measures nothing and stops the benchmark."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL,
+    done = subprocess.run(command, env=env, cwd=cwd, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode not in (0, 1, 2):
-        sys.exit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
+    if done.returncode not in (0, 1, 2) or "internal error" in done.stdout + done.stderr:
+        sys.exit(f"{' '.join(command)} failed ({done.returncode}): "
+                 f"{(done.stdout + done.stderr)[-2000:]}")
     return wall, cpu, done.returncode
 
 
@@ -98,7 +101,7 @@ def main() -> None:
         rows = [("libcst parse + codegen (floor)", bare_s, bare_cpu, None)]
 
         def measure(label, command):
-            wall, cpu, _ = timed(command, env)
+            wall, cpu, _ = timed(command, env, scratch)
             rows.append((label, wall, cpu, command))
             return wall
 
@@ -116,10 +119,10 @@ def main() -> None:
                        [*NP2JAX, "check", "--format", "json", *targets])
         one = scratch / "one_file.py"
         one.write_text(ONE_FILE)
-        starts = [timed([*NP2JAX, "check", "--no-cache", str(one)], env)
+        starts = [timed([*NP2JAX, "check", "--no-cache", str(one)], env, scratch)
                   for _ in range(5)]
-        timed([*NP2JAX, "check", str(one)], env)  # fills the cache
-        warm_starts = [timed([*NP2JAX, "check", str(one)], env) for _ in range(5)]
+        timed([*NP2JAX, "check", str(one)], env, scratch)  # fills the cache
+        warm_starts = [timed([*NP2JAX, "check", str(one)], env, scratch) for _ in range(5)]
         print()
         print("| run | wall s | CPU s | lines/s (wall) | lines/s (CPU) | x bare, wall | x bare, CPU |")
         print("|---|---:|---:|---:|---:|---:|---:|")

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,7 +68,12 @@ class RuleDoc:
 
 
 def _rules_dir():
-    return resources.files("np2jax.rules")
+    """The catalog: np2jax.rules in an installed np2jax (the wheel ships rules/ there), else
+    rules/ beside the package (a checkout run as it is, `python -m np2jax` in its root)."""
+    try:
+        return resources.files("np2jax.rules")
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "rules"
 
 
 def _parse_rule(name: str, data: dict) -> RuleDoc:

@@ -93,3 +93,19 @@ def test_fixable_rule_doc_example_runs_equal(code):
 
     example = DOCS[code].doc["example"].lstrip("\n")
     assert compare_values("main()", run(example), run(convert_source(example, code).converted)) is None
+
+
+def test_a_checkout_run_as_it_is_reads_its_own_rules_folder(monkeypatch):
+    """`python -m np2jax` in the root of a checkout imports the checkout's package, which has
+    no np2jax.rules (the wheel puts rules/ there): the catalog is rules/ beside it."""
+    from importlib import resources
+
+    from np2jax import catalog
+
+    def missing(name):
+        raise ModuleNotFoundError(f"No module named {name!r}")
+
+    monkeypatch.setattr(resources, "files", missing)
+    folder = catalog._rules_dir()
+    assert folder == ROOT / "rules"
+    assert (folder / "api" / "numpy_jax.json").is_file()
