@@ -464,8 +464,8 @@ class _OffsetState(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
-        if node not in self.starts:
-            self.starts[node] = start
+        if type(node) not in _WHITESPACE_TYPES and node not in self.starts:
+            self.starts[node] = start  # (whitespace: half the nodes, never asked about)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):
         return _SyntacticStart(self, node, start_node)
@@ -531,6 +531,7 @@ def _field_order(kind: type) -> tuple[str, ...]:
 # Whitespace and what it holds (it holds nothing else).
 WHITESPACE_NODES = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace,
                     cst.EmptyLine, cst.Comment, cst.Newline)
+_WHITESPACE_TYPES = frozenset(WHITESPACE_NODES)
 # Whether a type is a libcst node other than whitespace, by a dict lookup: isinstance
 # against CSTNode, an ABC, costs a call of ABCMeta.__instancecheck__ each time.
 _IS_SYNTAX: dict[type, bool] = {}
