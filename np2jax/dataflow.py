@@ -524,6 +524,22 @@ class Dataflow:
                 or not always_leaves(function.body.body) else values
         return cache[function]
 
+    def returned_values(self, function: cst.FunctionDef | None, item=None) -> list | None:
+        """What every `return` of `function` gives (function_returns); with `item`, (position,
+        length) of a returned tuple, the value at that position of each. None when a return
+        gives no such tuple, or function_returns says None."""
+        returns = self.function_returns(function) if function is not None else None
+        if returns is None or item is None:
+            return returns
+        position, length = item
+        values = []
+        for value in returns:
+            if not isinstance(value, cst.Tuple) or len(value.elements) != length or any(
+                    isinstance(e, cst.StarredElement) for e in value.elements):
+                return None
+            values.append(value.elements[position].value)
+        return values
+
     def expression_statement_line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
         """The line holding `node` as its only statement (`node` is the whole expression of
         an expression statement, or the statement itself)."""

@@ -423,20 +423,13 @@ def _returned_shape(flow, call: cst.Call, env, depth: int, item=None):
     """The shape every `return` of the module function `call` calls gives (item: (position,
     length) of a returned tuple), its parameters bound to the arguments' sizes and shapes."""
     function = flow.module_function(call)
-    returns = flow.function_returns(function) if function is not None else None
-    if not returns:
+    values = flow.returned_values(function, item)
+    if not values:
         return None
     inner = _call_env(flow, call, function, env, depth)
     if inner is None:
         return None
-    shapes = set()
-    for value in returns:
-        if item is not None:
-            if not isinstance(value, cst.Tuple) or len(value.elements) != item[1] or any(
-                    isinstance(e, cst.StarredElement) for e in value.elements):
-                return None
-            value = value.elements[item[0]].value
-        shapes.add(static_shape(flow, value, inner, depth))
+    shapes = {static_shape(flow, value, inner, depth) for value in values}
     return shapes.pop() if len(shapes) == 1 else None
 
 

@@ -92,19 +92,8 @@ def _returns_non_boolean(walker, call: cst.Call, item, depth: int) -> bool:
     """Every `return` of the module function `call` calls gives a non-boolean value (item:
     (position, length) of a returned tuple, the value at that position)."""
     flow = walker.m.analysis.dataflow
-    function = flow.module_function(call)
-    returns = flow.function_returns(function) if function is not None else None
-    if not returns:
-        return False
-    for value in returns:
-        if item is not None:
-            if not isinstance(value, cst.Tuple) or len(value.elements) != item[1] or any(
-                    isinstance(e, cst.StarredElement) for e in value.elements):
-                return False
-            value = value.elements[item[0]].value
-        if not non_boolean_index(walker, value, depth + 1):
-            return False
-    return True
+    values = flow.returned_values(flow.module_function(call), item)
+    return bool(values) and all(non_boolean_index(walker, value, depth + 1) for value in values)
 
 
 def _non_boolean_call(walker, node: cst.Call, depth: int) -> bool:
