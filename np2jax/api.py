@@ -211,11 +211,22 @@ def _worker_context():
     what is loaded; spawn otherwise (the API called from a program that runs JAX, say),
     since a fork of a multithreaded process can deadlock."""
     import multiprocessing
-    import threading
 
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+    if _thread_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
+
+
+def _thread_count() -> int:
+    """The threads of this process, native ones included where the system lists them
+    (Linux: JAX's and BLAS's threads, which Python's `threading` does not see)."""
+    import threading
+
+    try:
+        native = len(os.listdir("/proc/self/task"))
+    except OSError:
+        native = 1
+    return max(native, threading.active_count())
 
 
 def _at_path(outcome, path: str, text: str):

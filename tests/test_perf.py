@@ -102,7 +102,7 @@ def test_workers_fork_only_a_single_threaded_process():
     import threading
 
     assert api._worker_context().get_start_method() == (
-        "fork" if threading.active_count() == 1 else "spawn")
+        "fork" if api._thread_count() == 1 else "spawn")
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
@@ -111,6 +111,20 @@ def test_workers_fork_only_a_single_threaded_process():
     finally:
         stop.set()
         thread.join()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads listed by Linux only")
+def test_native_threads_count_too():
+    """Threads started outside Python (JAX's runtime, BLAS) make a fork unsafe as well."""
+    code = ("import threading\n"
+            "from np2jax import api\n"
+            "before = api._worker_context().get_start_method()\n"
+            "import jax.numpy as jnp; jnp.ones(3).block_until_ready()\n"
+            "print(before, threading.active_count(), api._thread_count() > 1,\n"
+            "      api._worker_context().get_start_method())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, python_threads, native, after = done.stdout.split()
+    assert (before, python_threads, native, after) == ("fork", "1", "True", "spawn")
 
 
 def test_spawned_workers_give_the_same_output(tmp_path, monkeypatch):
