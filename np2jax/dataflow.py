@@ -179,7 +179,7 @@ class Dataflow:
         if not params:
             return False
         function = self.parents.get(self.parents.get(params[0]))
-        if self._enclosing_function(name) is not function:
+        if self.enclosing(name, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) is not function:
             return True  # read in a nested function or class: called at any time
         for value, statement in values:
             line = self.parents.get(statement)
@@ -189,9 +189,10 @@ class Dataflow:
                 return False
         return True
 
-    def _enclosing_function(self, node):
+    def enclosing(self, node, kinds: tuple[type, ...]):
+        """The nearest ancestor of `node` of one of `kinds`, or None."""
         node = self.parents.get(node)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        while node is not None and not isinstance(node, kinds):
             node = self.parents.get(node)
         return node
 

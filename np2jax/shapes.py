@@ -45,6 +45,7 @@ _BROADCASTING = frozenset({"numpy.where", "numpy.clip", "numpy.logical_and", "nu
                            "numpy.logical_xor", "numpy.logical_not", "numpy.isclose"})
 _METHODS_OF_SAME_SHAPE = frozenset({"astype", "copy"})
 _DEPTH = 24
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.Module)  # where a name's bindings live
 
 
 def same_shape(flow, first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
@@ -330,7 +331,7 @@ def _reaching(flow, name: cst.Name):
                 or len(module.assignments[name.value]) != 1 or flow.collector.dynamic_scopes:
             return None  # (a `global` statement elsewhere may rebind it)
         return values[0] if _single_binding(values) is not None else None
-    function = _enclosing_function(flow, name)
+    function = flow.enclosing(name, _SCOPES)
     if any(value == "param" for value, _ in values):
         if len(values) == 1:
             return values[0]
@@ -343,7 +344,7 @@ def _reaching(flow, name: cst.Name):
         elif value == "global" or not isinstance(statement, cst.Assign) \
                 or len(statement.targets) != 1:
             return None
-        if _enclosing_function(flow, statement) is not function:
+        if flow.enclosing(statement, _SCOPES) is not function:
             return None  # bound in a nested function (nonlocal)
         candidates.append((value, statement))
     reaching = [c for c in candidates if _dominates(flow, c[1], name)]
@@ -372,13 +373,6 @@ def _reaching(flow, name: cst.Name):
         if other is not None and position < _index(block, other) <= _index(block, use):
             return None  # rebound between the binding and the read
     return best
-
-
-def _enclosing_function(flow, node):
-    node = flow.parents.get(node)
-    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
-        node = flow.parents.get(node)
-    return node
 
 
 def _child_of(flow, node, block):
