@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -53,3 +55,37 @@ def invoke(*args):
         f"np2jax raised {result.exception!r}"
     assert "Traceback" not in result.output
     return result
+
+
+# Runs the real entry point in a fresh interpreter and prints what it loaded, on stderr.
+_PROBE = """
+import json, sys
+from np2jax.cli import main
+sys.argv = ["np2jax", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def modules_loaded(*args, env=None) -> tuple[set[str], str]:
+    """The modules `np2jax ARGS` loads, run in a fresh interpreter, and its output."""
+    done = subprocess.run([sys.executable, "-c", _PROBE, *map(str, args)], capture_output=True,
+                          text=True, env=env, check=True)
+    return set(json.loads(done.stderr.splitlines()[-1])), done.stdout
+
+
+def fail_on(monkeypatch, suffix: str) -> None:
+    """np2jax.pipeline.process raises (a planted bug) for the files whose path ends so."""
+    from np2jax import pipeline
+
+    real = pipeline.process
+
+    def flaky(text, config, path, *args):
+        if path.endswith(suffix):
+            raise RuntimeError("planted")
+        return real(text, config, path, *args)
+
+    monkeypatch.setattr(pipeline, "process", flaky)

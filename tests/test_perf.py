@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import fail_on
 from np2jax import api
 from np2jax import cache as cache_module
 from np2jax.api import check_paths, convert_paths
@@ -136,16 +137,7 @@ def test_spawned_workers_give_the_same_output(tmp_path, monkeypatch):
 
 
 def test_a_crash_in_a_worker_is_one_error_for_that_file(tmp_path, monkeypatch, forked_workers):
-    from np2jax import pipeline
-
-    real = pipeline.process
-
-    def flaky(text, config, path, *args):
-        if path.endswith("lists.py"):
-            raise RuntimeError("planted")
-        return real(text, config, path, *args)
-
-    monkeypatch.setattr(pipeline, "process", flaky)
+    fail_on(monkeypatch, "lists.py")
     pkg = _tree(tmp_path, {"lists.py": LISTS, "plain.py": PLAIN, "other.py": LISTS.replace("sum", "prod")})
     run = check_paths([pkg], Config(cache=False), jobs=2)
     expected = (f"{pkg / 'lists.py'}: internal error (RuntimeError: planted); the file was "

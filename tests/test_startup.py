@@ -2,17 +2,14 @@
 
 Each module below would cost every run from a few milliseconds (np2jax.rewrite) to a tenth
 of a second (pydantic, which typer 0.29 loads for every parameter: pyproject.toml pins typer
-below it). _PROBE is test_warm_check._LOADED for any command, not only check.
+below it).
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, modules_loaded
 from np2jax.catalog import CatalogError, _rule_files, rule_doc, rule_docs
 from np2jax.config import Config
 from np2jax.pipeline import process
@@ -37,30 +34,11 @@ NOT_ON_THE_CHECK_PATH = {
     "rich.markdown": "`np2jax rule CODE` on a terminal",
 }
 
-# Runs the real entry point in a fresh interpreter and prints what it loaded, on stderr.
-_PROBE = """
-import json, sys
-from np2jax.cli import main
-sys.argv = ["np2jax", *sys.argv[1:]]
-try:
-    main()
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.stderr)
-"""
-
-
-def _modules_loaded(*args) -> tuple[set[str], str]:
-    done = subprocess.run([sys.executable, "-c", _PROBE, *map(str, args)], capture_output=True,
-                          text=True, check=True)
-    return set(json.loads(done.stderr.splitlines()[-1])), done.stdout
-
-
 @pytest.mark.parametrize("output_format", ["text", "json", "github"])
 def test_a_cold_check_of_one_file_loads_only_what_it_uses(tmp_path, output_format):
     source = tmp_path / "one.py"
     source.write_text(SOURCE)
-    loaded, output = _modules_loaded("check", "--no-cache", "--format", output_format, source)
+    loaded, output = modules_loaded("check", "--no-cache", "--format", output_format, source)
     assert "NJ110" in output
     assert "libcst" in loaded and "np2jax.analyze" in loaded  # it did analyse the file
     unexpected = {name: why for name, why in NOT_ON_THE_CHECK_PATH.items()
@@ -70,7 +48,7 @@ def test_a_cold_check_of_one_file_loads_only_what_it_uses(tmp_path, output_forma
 
 @pytest.mark.parametrize("args", [["--version"], ["rule", "--markdown"]], ids=" ".join)
 def test_commands_that_print_plain_text_load_neither_the_engine_nor_rich(args):
-    loaded, output = _modules_loaded(*args)
+    loaded, output = modules_loaded(*args)
     assert output.startswith(("np2jax 0", "# Rule reference"))
     assert not {"libcst", "np2jax.api", "np2jax.pipeline", "np2jax.report", "rich", "pydantic"} & loaded
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from helpers import invoke
+from helpers import fail_on, invoke, modules_loaded
 from np2jax import api
 from np2jax.api import check_paths
 from np2jax.config import Config
@@ -159,21 +159,13 @@ def test_a_damaged_stored_run_is_ignored_and_replaced(tmp_path, cache_dir, compu
 
 
 def test_a_run_with_an_internal_error_is_not_stored(tmp_path, cache_dir, monkeypatch):
-    from np2jax import pipeline
-
-    real = pipeline.process
-
-    def flaky(text, config, path, *args):
-        if path.endswith("lists.py"):
-            raise RuntimeError("planted")
-        return real(text, config, path, *args)
-
-    monkeypatch.setattr(pipeline, "process", flaky)
+    fail_on(monkeypatch, "lists.py")
     pkg = _tree(tmp_path)
     run = check_paths([pkg], Config(), jobs=1)
     assert any("internal error" in str(e) for e in run.errors)
     assert _stored_runs(cache_dir) == []
-    monkeypatch.setattr(pipeline, "process", real)
+    monkeypatch.undo()  # the bug mended: the run is stored and clean
+    monkeypatch.setenv("NP2JAX_CACHE_DIR", str(cache_dir))
     assert not any("internal error" in str(e) for e in check_paths([pkg], Config(), jobs=1).errors)
 
 
@@ -191,24 +183,10 @@ def test_concurrent_checks_both_report_and_leave_a_readable_entry(tmp_path, cach
     assert warm.stdout == outputs[0]
 
 
-# What `np2jax check FILE` loaded, the CLI run in a fresh interpreter.
-_LOADED = """
-import json, sys
-from np2jax.cli import main
-sys.argv = ["np2jax", "check", *sys.argv[1:]]
-try:
-    main()
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.stderr)
-"""
-
-
 def _modules_loaded_by_check(*args, env) -> set[str]:
-    done = subprocess.run([sys.executable, "-c", _LOADED, *map(str, args)], capture_output=True,
-                          text=True, env=env, check=True)
-    assert "NJ110" in done.stdout
-    return set(json.loads(done.stderr.splitlines()[-1]))
+    loaded, output = modules_loaded("check", *args, env=env)
+    assert "NJ110" in output
+    return loaded
 
 
 def test_a_warm_one_file_check_loads_neither_jax_nor_libcst(tmp_path, cache_dir):
