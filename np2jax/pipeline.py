@@ -62,9 +62,9 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     if not may_use_numpy(text) and not may_call_tree_mutator(text, context):
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
-    from np2jax.analyze import analyze
+    from np2jax.analysis import analyze
     from np2jax.checks import all_rules
-    from np2jax.parse import parse
+    from np2jax.syntax.parse import parse
 
     module = parse(text, path)
     analysis = analyze(module, context)

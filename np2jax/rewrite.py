@@ -20,7 +20,8 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata.scope_provider import ImportAssignment
 
-from np2jax.analyze import MODULE_ROOTS, ModuleAnalysis
+from np2jax.analysis import ModuleAnalysis
+from np2jax.analysis.facts import MODULE_ROOTS
 from np2jax.checks import Report
 
 X64_LINE = 'jax.config.update("jax_enable_x64", True)'

@@ -393,9 +393,9 @@ def _shapes_of(source: str, *names: str) -> dict:
     """The static shape of each name where it is passed to a call (its last such read)."""
     import libcst as cst
 
-    from np2jax.analyze import analyze
+    from np2jax.analysis import analyze
     from np2jax.jit.syntax import walk
-    from np2jax.shapes import static_shape
+    from np2jax.analysis.shapes import static_shape
 
     analysis = analyze(cst.parse_module(textwrap.dedent(source)))
     found = {}
@@ -435,7 +435,7 @@ def test_static_shapes(body, expected):
 def test_shape_proofs_follow_each_name_once(monkeypatch):
     """A chain of names each read twice by the next: followed once each (remembered), not
     2 ** length times; the mask at its end is proven of the array's shape."""
-    from np2jax.dataflow import Dataflow
+    from np2jax.analysis.dataflow import Dataflow
 
     lines = ["import numpy as np", "", "", "def f():", "    a0 = np.zeros((3, 4))"]
     lines += [f"    a{i} = a{i - 1} + a{i - 1} * 2" for i in range(1, 40)]

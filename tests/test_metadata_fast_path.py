@@ -1,4 +1,4 @@
-"""The analysis computes libcst's metadata its own cheaper way (np2jax.analyze: parents from
+"""The analysis computes libcst's metadata its own cheaper way (np2jax.syntax.fast: parents from
 its own walk, in libcst's visiting order, qualified names asked of the scopes per node,
 positions from one light code generation, the scope provider run without a MetadataWrapper
 on stored names found by one walk). Each must say exactly what
@@ -24,7 +24,10 @@ from libcst.metadata import (
 )
 
 from helpers import FIXTURES, ROOT
-from np2jax import analyze as analyze_module
+from np2jax.analysis import module as analysis_module
+from np2jax.analysis.collect import Collector
+from np2jax.syntax import fast, walk
+from np2jax.syntax.field_order import FIELD_ORDER
 from np2jax.config import Config
 from np2jax.pipeline import process
 
@@ -46,7 +49,7 @@ def _syntax_only(metadata) -> dict:
     """libcst's metadata of every node but whitespace, newlines and comments, which the
     analysis neither walks into nor asks about."""
     return {node: value for node, value in metadata.items()
-            if not isinstance(node, analyze_module.WHITESPACE_NODES)}
+            if not isinstance(node, walk.WHITESPACE_NODES)}
 
 
 def _libcst_metadata(module: cst.Module):
@@ -85,15 +88,15 @@ TEXTS = [*(pytest.param(path.read_text(encoding="utf-8"), id=name)
 def test_metadata_is_libcst_s(text):
     module = cst.parse_module(text)
     parents, positions, scopes, qualified_names = _libcst_metadata(module)
-    fast_scopes = analyze_module.scopes_of(module)
+    fast_scopes = fast.scopes_of(module)
     assert _scope_shape(fast_scopes) == _scope_shape(_syntax_only(scopes))
-    collector = analyze_module._Collector(fast_scopes)
+    collector = Collector(fast_scopes)
     collector.walk(module)
     assert collector.parents == _syntax_only(parents)
     for node in [module, *collector.parents]:  # the walk visits in libcst's order
-        assert [id(c) for c in analyze_module._children(node)] == [
-            id(c) for c in node.children if not isinstance(c, analyze_module.WHITESPACE_NODES)]
-    fast_positions = analyze_module.SourcePositions(module)
+        assert [id(c) for c in walk.children(node)] == [
+            id(c) for c in node.children if not isinstance(c, walk.WHITESPACE_NODES)]
+    fast_positions = fast.SourcePositions(module)
     positions = _syntax_only(positions)
     assert {node: fast_positions.start(node) for node in positions} == {
         node: (where.start.line, where.start.column) for node, where in positions.items()}
@@ -140,8 +143,8 @@ def test_findings_are_the_same_with_libcst_providers(path, monkeypatch):
     text = path.read_text(encoding="utf-8")
     configs = [Config(), Config(jit=True)]
     fast = [_results(text, str(path), config) for config in configs]
-    monkeypatch.setattr(analyze_module, "SourcePositions", _LibcstPositions)
-    monkeypatch.setattr(analyze_module, "scopes_of", _libcst_scopes)
+    monkeypatch.setattr(analysis_module, "SourcePositions", _LibcstPositions)
+    monkeypatch.setattr(analysis_module, "scopes_of", _libcst_scopes)
     assert [_results(text, str(path), config) for config in configs] == fast
 
 
@@ -149,7 +152,7 @@ def test_findings_are_the_same_with_libcst_providers(path, monkeypatch):
 def test_scopes_are_libcst_s_on_large_files(name):
     """Classes, decorators, comprehensions, lambdas and globals by the thousand."""
     module = cst.parse_module((NUMPY / name).read_text(encoding="utf-8"))
-    assert _scope_shape(analyze_module.scopes_of(module)) == \
+    assert _scope_shape(fast.scopes_of(module)) == \
         _scope_shape(_syntax_only(_libcst_scopes(module)))
 
 
@@ -158,14 +161,14 @@ def test_the_in_place_scope_walk_leaves_other_visitors_alone():
     hands any other visitor (a transformer in another thread, say) to libcst's."""
     original = cst.CSTNode.visit
     module = cst.parse_module("import numpy as np\nx = np.zeros(3)\n")
-    analyze_module.scopes_of(module)
+    fast.scopes_of(module)
     assert cst.CSTNode.visit is original
 
     class Rename(cst.CSTTransformer):
         def leave_Name(self, original_node, updated_node):
             return updated_node.with_changes(value=updated_node.value.upper())
 
-    renamed = analyze_module._visit_in_place(module, Rename())
+    renamed = fast._visit_in_place(module, Rename())
     assert renamed.code == "import NUMPY as NP\nX = NP.ZEROS(3)\n"
 
 
@@ -174,13 +177,13 @@ def test_the_in_place_scope_walk_leaves_other_visitors_alone():
 def test_a_module_binding_numpy_itself_has_every_name_resolved(text):
     """Names under a module-level `numpy` or `scipy` that is no import are qualified as
     numpy.* too: the analysis then asks the scopes about every name."""
-    assert analyze_module.scopes_of(cst.parse_module(text)).import_roots is None
+    assert analysis_module._scopes(cst.parse_module(text)).import_roots is None
 
 
 def test_import_roots_are_the_names_imports_bind():
     module = cst.parse_module("import numpy as np\nimport os.path\nfrom scipy import linalg as la, fft\n"
                               "def f():\n    from numpy import zeros\n    from math import *\n")
-    assert analyze_module.scopes_of(module).import_roots == {"np", "os", "la", "fft", "zeros"}
+    assert fast.scopes_of(module).import_roots == {"np", "os", "la", "fft", "zeros"}
 
 
 def _concrete_node_classes() -> list[type]:
@@ -195,7 +198,7 @@ def _concrete_node_classes() -> list[type]:
 @pytest.mark.parametrize("kind", _concrete_node_classes(), ids=lambda k: k.__name__)
 def test_the_field_order_is_the_order_libcst_visits_them_in(kind):
     """For every node class of the installed libcst, not only those in the fixtures: the
-    fields `_children` reads, in the order `_visit_and_replace_children` visits them."""
+    fields `children` reads (np2jax.syntax.field_order), in the order `_visit_and_replace_children` visits them."""
     source = inspect.getsource(kind._visit_and_replace_children)
     visited = tuple(dict.fromkeys(re.findall(r'visit_\w+\(\s*self,\s*"(\w+)"', source)))
-    assert analyze_module._field_order(kind) == visited
+    assert FIELD_ORDER.get(kind.__name__, ()) == visited

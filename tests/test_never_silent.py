@@ -552,8 +552,8 @@ def test_module_equal_or_flagged(name):
 def test_parameter_arrays_are_not_certain():
     """A parameter every local caller passes a JAX array is trusted to choose `.at` (a
     caller elsewhere passing NumPy fails loudly) but never by alias analysis."""
-    from np2jax.analyze import analyze
-    from np2jax.parse import parse
+    from np2jax.analysis import analyze
+    from np2jax.syntax.parse import parse
 
     source = ("import numpy as np\n\ndef head(a):\n    c = a[:2].copy()\n    return c\n\n"
               "def main():\n    return head(np.arange(3.0))\n")

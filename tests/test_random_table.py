@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from np2jax.catalog import rule_docs
-from np2jax.randomness import random_table
+from np2jax.analysis.randomness import random_table
 
 DRAWS = random_table()["draws"]
 

@@ -40,7 +40,7 @@ def test_a_cold_check_of_one_file_loads_only_what_it_uses(tmp_path, output_forma
     source.write_text(SOURCE)
     loaded, output = modules_loaded("check", "--no-cache", "--format", output_format, source)
     assert "NJ110" in output
-    assert "libcst" in loaded and "np2jax.analyze" in loaded  # it did analyse the file
+    assert "libcst" in loaded and "np2jax.analysis" in loaded  # it did analyse the file
     unexpected = {name: why for name, why in NOT_ON_THE_CHECK_PATH.items()
                   if name in loaded or any(m.startswith(name + ".") for m in loaded)}
     assert not unexpected, f"check loaded modules it does not use (module: what needs it): {unexpected}"

@@ -196,7 +196,7 @@ def test_a_warm_one_file_check_loads_neither_jax_nor_libcst(tmp_path, cache_dir)
     cold = _modules_loaded_by_check(source, env=env)
     assert "libcst" in cold and "jax" not in cold
     warm = _modules_loaded_by_check(source, env=env)
-    heavy = {"jax", "libcst", "np2jax.pipeline", "np2jax.analyze"}
+    heavy = {"jax", "libcst", "np2jax.pipeline", "np2jax.analysis"}
     assert not heavy & warm, heavy & warm
     for output_format in ("json", "sarif", "github"):
         assert not heavy & _modules_loaded_by_check(source, "--format", output_format, env=env)

@@ -1,6 +1,6 @@
 """Rules: each one a small class named by its catalog code, discovered from this package.
 
-A rule reads the facts of `np2jax.analyze` and reports; it never edits the tree. A report
+A rule reads the facts of `np2jax.analysis` and reports; it never edits the tree. A report
 may carry a fix (a function from the node, as rewritten so far, to its replacement) that
 the engine applies when converting. Messages and docs come from the catalog (rules/).
 """
@@ -15,7 +15,7 @@ from typing import Callable, ClassVar, Iterable
 
 import libcst as cst
 
-from np2jax.analyze import ModuleAnalysis
+from np2jax.analysis import ModuleAnalysis
 from np2jax.catalog import RuleDoc, rule_doc
 from np2jax.config import Config
 
@@ -63,10 +63,6 @@ class Rule:
             unfixed = self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED})
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
                       report_if_unfixed, unfixed, key)
-
-
-def code_of(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 @cache

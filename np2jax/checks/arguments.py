@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax import analyze
-from np2jax.analyze import UNKNOWN
+from np2jax.analysis import facts
+from np2jax.analysis.facts import UNKNOWN
 from np2jax.catalog import api_policy
-from np2jax.checks import Rule, code_of
+from np2jax.checks import Rule
+from np2jax.syntax import code_of
 
 _SEQUENCE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
 
@@ -47,7 +48,7 @@ class ListArgument(Rule):
         if isinstance(value, cst.Call):
             return isinstance(value.func, cst.Name) and value.func.value in ("list", "tuple")
         return isinstance(value, cst.BinaryOperation) \
-            and self.analysis.dataflow.value_kind(value) == analyze.CONTAINER
+            and self.analysis.dataflow.value_kind(value) == facts.CONTAINER
 
     def _list_indices(self):
         """x[[0, 2]] raises TypeError in JAX. A list of integer literals becomes an array; any

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from np2jax.checks import Rule, code_of
+from np2jax.checks import Rule
+from np2jax.syntax import code_of
 
 
 class Float64Dependent(Rule):

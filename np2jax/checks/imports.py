@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax import analyze
+from np2jax.analysis import facts
 from np2jax.catalog import api_policy
-from np2jax.checks import Rule, code_of
+from np2jax.checks import Rule
+from np2jax.syntax import code_of
 
 
 def jax_expression(jax_path: str, jnp_alias: str) -> tuple[str, tuple[str, str | None]]:
@@ -42,14 +43,14 @@ class NumpyReference(Rule):
 
 
 _MISSING_REASONS = {
-    analyze.KEEP_MISSING: "JAX has no `{name}`",
-    analyze.KEEP_UNSUPPORTED_ARGUMENT: "the JAX version of `{name}` does not take {detail}",
-    analyze.KEEP_MODULE_VALUE: "the module `{name}` is used as a value, so the names taken "
+    facts.KEEP_MISSING: "JAX has no `{name}`",
+    facts.KEEP_UNSUPPORTED_ARGUMENT: "the JAX version of `{name}` does not take {detail}",
+    facts.KEEP_MODULE_VALUE: "the module `{name}` is used as a value, so the names taken "
                                "from it cannot be checked",
-    analyze.KEEP_AMBIGUOUS: "`{name}` may refer to NumPy or to something else here",
-    analyze.KEEP_DIFFERS: "{detail}",
-    analyze.KEEP_NO_METHOD: "JAX's version is a plain function without `.{detail}`",
-    analyze.KEEP_BOUND_TO_NAME: "it is bound to a name, so its later uses (`.at`, `out=`) "
+    facts.KEEP_AMBIGUOUS: "`{name}` may refer to NumPy or to something else here",
+    facts.KEEP_DIFFERS: "{detail}",
+    facts.KEEP_NO_METHOD: "JAX's version is a plain function without `.{detail}`",
+    facts.KEEP_BOUND_TO_NAME: "it is bound to a name, so its later uses (`.at`, `out=`) "
                                 "cannot be checked",
 }
 
@@ -60,7 +61,7 @@ class MissingApi(Rule):
     def run(self):
         for ref in self.analysis.refs:
             why = _MISSING_REASONS.get(ref.keep)
-            if ref.keep == analyze.KEEP_TYPE_CHECK:
+            if ref.keep == facts.KEEP_TYPE_CHECK:
                 parent = self.analysis.parents.get(ref.node)
                 if isinstance(parent, cst.Attribute) and parent.value is ref.node:
                     why = "NumPy's unbound methods take only NumPy arrays"
@@ -98,7 +99,7 @@ class MissingApi(Rule):
                         isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node):
                     continue  # `x.flat = ...`: an in-place write (NJ205)
                 if any(ref.node is receiver and ref.qualname for ref in self.analysis.refs) or \
-                        self.analysis.dataflow.kind_of(receiver) in (analyze.CONTAINER, analyze.SCALAR):
+                        self.analysis.dataflow.kind_of(receiver) in (facts.CONTAINER, facts.SCALAR):
                     continue  # np.<name>, or a value that is never an array
                 yield self.report(node, name=code_of(node),
                                   reason=f"JAX arrays have no `.{attribute}`, so this raises once "

@@ -13,16 +13,18 @@ from functools import partial
 
 import libcst as cst
 
-from np2jax import analyze, updates
+from np2jax.analysis import facts
+from np2jax.syntax import updates
 from np2jax.catalog import api_policy
-from np2jax.checks import Rule, code_of
-from np2jax.shapes import same_shape
+from np2jax.checks import Rule
+from np2jax.syntax import code_of
+from np2jax.analysis.shapes import same_shape
 
-_NOT_ARRAYS = (analyze.CONTAINER, analyze.SCALAR)
+_NOT_ARRAYS = (facts.CONTAINER, facts.SCALAR)
 
 
 def _what(kind: str) -> str:
-    return "an array" if kind == analyze.ARRAY else "a value that may be an array"
+    return "an array" if kind == facts.ARRAY else "a value that may be an array"
 
 
 def _converted(how: str) -> str:
@@ -540,10 +542,10 @@ class OutArgument(Rule):
 
     def run(self):
         for ref in self.analysis.refs:
-            if ref.out_arg is None or (ref.keep is not None and ref.keep != analyze.KEEP_OUT):
+            if ref.out_arg is None or (ref.keep is not None and ref.keep != facts.KEEP_OUT):
                 continue
             out = code_of(ref.out_arg.value)
-            if ref.keep == analyze.KEEP_OUT:
+            if ref.keep == facts.KEEP_OUT:
                 reason = self.analysis.dataflow.out_call_convertible(ref) if ref.call is not None \
                     else "it is a ufunc method"
                 yield self.report(ref.call or ref.node, call=code_of(ref.node), out=out,
@@ -551,7 +553,7 @@ class OutArgument(Rule):
                 continue
             yield self._converted_call(ref, out)
         for ref in self.analysis.refs:  # np.maximum.accumulate(x, out=x) and friends
-            if ref.keep == analyze.KEEP_OUT and ref.out_arg is None:
+            if ref.keep == facts.KEEP_OUT and ref.out_arg is None:
                 yield self.report(ref.node, call=code_of(ref.node), out=ref.detail,
                                   outcome=_left("ufunc methods are not rewritten"))
         positions = api_policy()["method_out_positions"]
@@ -790,7 +792,7 @@ class InPlaceFunction(Rule):
     def run(self):
         jnp = self.analysis.jnp_alias
         for ref in self.analysis.refs:
-            if ref.keep != analyze.KEEP_IN_PLACE_FUNCTION:
+            if ref.keep != facts.KEEP_IN_PLACE_FUNCTION:
                 continue
             node = ref.call or ref.node
             if ref.call is None:
@@ -817,7 +819,7 @@ class UfuncAt(Rule):
     def run(self):
         jnp = self.analysis.jnp_alias
         for ref in self.analysis.refs:
-            if ref.keep != analyze.KEEP_UFUNC_AT:
+            if ref.keep != facts.KEEP_UFUNC_AT:
                 continue
             at = self.analysis.parents.get(ref.node)
             call = self.analysis.parents.get(at)

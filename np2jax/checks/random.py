@@ -1,5 +1,5 @@
 """NumPy's random number APIs. NJ302 converts a random state whose draws all sit in one
-scope to keyed jax.random (np2jax/randomness.py decides which); NJ301 reports every other
+scope to keyed jax.random (np2jax/analysis/randomness.py decides which); NJ301 reports every other
 use of np.random, which stays on NumPy, with the reason when a state was refused."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ from collections import defaultdict
 
 import libcst as cst
 
-from np2jax import analyze
-from np2jax.checks import Rule, code_of
-from np2jax.randomness import (UNSEEDED_SEED, draw_expression, random_states,
+from np2jax.analysis import facts
+from np2jax.checks import Rule
+from np2jax.syntax import code_of
+from np2jax.analysis.randomness import (UNSEEDED_SEED, draw_expression, random_states,
                                random_table, subkey_names)
 
 _IN_PLACE = "; it shuffles its argument in place, which fails on a JAX array"
@@ -32,7 +33,7 @@ class NumpyRandom(Rule):
                 else:
                     refused[node] = state.refused
         for ref in self.analysis.refs:
-            if ref.keep == analyze.KEEP_RANDOM and ref.node not in converted:
+            if ref.keep == facts.KEEP_RANDOM and ref.node not in converted:
                 extra = _IN_PLACE if ref.qualname == "numpy.random.shuffle" else ""
                 if ref.node in refused:
                     extra += f"; not converted to jax.random: {refused[ref.node]}"

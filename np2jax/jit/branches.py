@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from np2jax.checks import code_of
+from np2jax.syntax import code_of
 from np2jax.jit import traceable as t
 from np2jax.jit.syntax import loop_function, walk
 

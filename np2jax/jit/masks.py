@@ -16,7 +16,7 @@ jax.jit cannot trace. What is used of the selection decides whether it can go:
     compiles them only with a static `size=`, and then pads the result, which equals
     NumPy's only when the count is exactly that size (the analysis never knows it).
 In every case but the reduction along axis 0 the mask must be provably boolean and of the
-array's own shape (np2jax.shapes): then the count of the selection is the count of the mask.
+array's own shape (np2jax.analysis.shapes): then the count of the selection is the count of the mask.
 Along axis 0 it must be a boolean array of any shape: NumPy accepts `x[m]` only when m's
 shape is that of x's first m.ndim axes, and then `m` expanded by x.ndim - m.ndim trailing
 axes selects, as `where=`, exactly the elements `x[m]` holds, the reduced axes being the
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analyze import ELEMENTWISE_COMPARISONS
-from np2jax.checks import code_of
+from np2jax.analysis.facts import ELEMENTWISE_COMPARISONS
+from np2jax.syntax import code_of
 from np2jax.jit.syntax import operand
-from np2jax.shapes import same_shape
+from np2jax.analysis.shapes import same_shape
 
 
 def selection_of_mask(walker, subscript: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from np2jax.checks import code_of
+from np2jax.syntax import code_of
 from np2jax.jit.syntax import loop_function, operand, walk
 
 # Methods and NumPy functions whose result may share memory with an argument: a history

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from np2jax.analyze import ModuleAnalysis
-from np2jax.dataflow import always_leaves
-from np2jax.checks import code_of
+from np2jax.analysis import ModuleAnalysis
+from np2jax.analysis.dataflow import always_leaves
+from np2jax.syntax import code_of
 from np2jax.jit import scan
 from np2jax.jit.gather import non_boolean_index
 from np2jax.jit.syntax import loop_function, operand, walk
@@ -956,7 +956,7 @@ class _Walker:
             self.rewrites.append(Rewrite("NJ503", node, _debug_print, code_of(node)))
 
     def mask_reduction(self, node: cst.Call, method: str) -> str | None:
-        """x[mask].sum() with a boolean mask of x's own shape (np2jax.shapes), or x[mask].sum(
+        """x[mask].sum() with a boolean mask of x's own shape (np2jax.analysis.shapes), or x[mask].sum(
         axis=0) with any boolean mask: the same reduction over x with the mask as `where` (the
         shape no longer depends on the values)."""
         mask = None if node.args else selection_of_mask(self, node.func.value)

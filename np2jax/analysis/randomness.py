@@ -18,11 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
-from np2jax.analyze import ModuleAnalysis, _code
+from np2jax.syntax import code_of
+
+if TYPE_CHECKING:
+    from np2jax.analysis.module import ModuleAnalysis
 from np2jax.catalog import _rules_dir, tomllib
 
 GENERATOR_FACTORIES = ("numpy.random.default_rng", "numpy.random.RandomState")
@@ -180,7 +184,7 @@ class _Finder:
             if ref.qualname == "numpy.random.seed":
                 continue
             if ref.qualname == "numpy.random" or ref.call is None:
-                state.refused = f"`{_code(ref.node)}` is used other than by calling it"
+                state.refused = f"`{code_of(ref.node)}` is used other than by calling it"
                 return state
             if state.scope is None:
                 state.scope = self.scopes.get(ref.node)
@@ -202,17 +206,17 @@ class _Finder:
             return None
         if len(args) > 1 or args[0].star or (args[0].keyword is not None
                                              and args[0].keyword.value != "seed"):
-            return f"`{_code(call)}`: only a single seed argument is understood"
+            return f"`{code_of(call)}`: only a single seed argument is understood"
         value = args[0].value
         if isinstance(value, cst.Name) and value.value == "None":
             return None
         if isinstance(value, (cst.Integer, cst.Name)):
             return value
-        return f"the seed `{_code(value)}` is not an integer literal or a name"
+        return f"the seed `{code_of(value)}` is not an integer literal or a name"
 
     # draws
     def _add_draw(self, state: RandomState, call: cst.Call, method: str) -> str | None:
-        shown = f"`{_code(call.func)}`"
+        shown = f"`{code_of(call.func)}`"
         if method in self.table["missing"]:
             return f"{shown}: {self.table['missing'][method]}"
         entry = self.table["draws"].get(method)
@@ -264,13 +268,13 @@ class _Finder:
         if entry.get("shape_sequence") and size is not None and not isinstance(
                 size, (cst.Integer, cst.Tuple, cst.List)) and not _is_none(size) \
                 and not self.flow.is_scalar(size):
-            return f"size=`{_code(size)}` may be an int, which this jax function refuses as a shape"
+            return f"size=`{code_of(size)}` may be an int, which this jax function refuses as a shape"
         if size is not None and not (isinstance(size, cst.Name) and size.value == "None"):
             return None
         for name in entry.get("broadcast", ()):
             value = bound.get(name)
             if value is not None and not self._number(value):
-                return (f"size=None with `{name}={_code(value)}`, which may be an array (the "
+                return (f"size=None with `{name}={code_of(value)}`, which may be an array (the "
                         "shape would come from broadcasting)")
         return None
 
@@ -284,7 +288,7 @@ class _Finder:
             return "its result is used or it shares its line"
         target = bound["x"]
         if not isinstance(target, cst.Name):
-            return f"`{_code(target)}` is not a plain name"
+            return f"`{code_of(target)}` is not a plain name"
         return self.flow.unconvertible_because(target, call)
 
     def _changed_later(self, call, scope) -> str | None:
@@ -378,7 +382,7 @@ def bind(call: cst.Call, entry: dict):
     bound: dict = {}
     for index, arg in enumerate(call.args):
         if arg.star:
-            return f"`{'*' * len(arg.star)}{_code(arg.value)}` cannot be checked"
+            return f"`{'*' * len(arg.star)}{code_of(arg.value)}` cannot be checked"
         if arg.keyword is None:
             if index >= len(params):
                 return "more positional arguments than understood"

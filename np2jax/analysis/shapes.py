@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analyze import ELEMENTWISE_COMPARISONS
+from np2jax.analysis.facts import ELEMENTWISE_COMPARISONS
 
 NUMBER = "number"  # a Python number: it broadcasts to any shape
 # NumPy functions whose result has the shape of their first argument, with the most

@@ -13,10 +13,10 @@ from dataclasses import replace
 import libcst as cst
 from libcst.metadata import GlobalScope
 
-from np2jax.analyze import (
+from np2jax.analysis.collect import Collector
+from np2jax.analysis.facts import (
     ARRAY,
     ARRAY_CONSTRUCTORS,
-    ApiRef,
     CONTAINER,
     CONTAINER_CALLS,
     CONTAINER_METHODS,
@@ -24,25 +24,25 @@ from np2jax.analyze import (
     ELEMENTWISE_COMPARISONS,
     KEEP_IN_PLACE_FUNCTION,
     KEEP_OUT,
-    MutatorFunction,
+    LITERALS,
     PURE_BUILTINS,
     SCALAR,
     SCALAR_CALLS,
     UFUNC_METHODS,
     UNKNOWN,
-    _Collector,
-    _LITERALS,
-    _code,
+    ApiRef,
+    MutatorFunction,
 )
+from np2jax.analysis.shapes import same_shape
 from np2jax.catalog import api_policy
-from np2jax.shapes import same_shape
+from np2jax.syntax import argument_for, code_of
 from np2jax.tree import ModuleContext
 
 
 class Dataflow:
     """What a name may hold, and whether writes through it may be seen elsewhere."""
 
-    def __init__(self, collector: _Collector, parents, positions, scopes) -> None:
+    def __init__(self, collector: Collector, parents, positions, scopes) -> None:
         self.collector = collector
         self.parents = parents
         self.positions = positions
@@ -113,8 +113,8 @@ class Dataflow:
     def holds_only_scalars(self, value) -> bool:
         """A container literal of numbers and strings, `[0] * n`, or defaultdict(int)."""
         def scalar(node) -> bool:
-            return isinstance(node, _LITERALS) or (
-                isinstance(node, cst.UnaryOperation) and isinstance(node.expression, _LITERALS)) \
+            return isinstance(node, LITERALS) or (
+                isinstance(node, cst.UnaryOperation) and isinstance(node.expression, LITERALS)) \
                 or (isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
         if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
             return all(scalar(e.value) for e in value.elements)
@@ -353,18 +353,18 @@ class Dataflow:
         call = self.parents.get(reference)
         if not (isinstance(call, cst.Call) and call.func is reference):
             return None, f"`{name}` is used other than by calling it (as a callback?), so not every caller can be rewritten"
-        argument = _argument_for(call, position, param)
+        argument = argument_for(call, position, param)
         if argument is None:
             return None, f"a call of `{name}` passes the argument through * or ** or leaves it out"
         if self.expression_statement_line(call) is None:
             return None, f"a call of `{name}` uses its result or shares its line"
         if not isinstance(argument, cst.Name):
-            return None, f"`{_code(call)}` passes `{_code(argument)}`, which cannot be assigned back"
+            return None, f"`{code_of(call)}` passes `{code_of(argument)}`, which cannot be assigned back"
         # A JAX array: `n += 1` on an int argument changes nothing for the caller, so
         # `x = f(x)` would be wrong there.
         reason = self.unconvertible_because(argument, call, certain=True)
         if reason is not None:
-            return None, f"at `{_code(call)}`: {reason}"
+            return None, f"at `{code_of(call)}`: {reason}"
         return argument, None
 
     def external_call_sites(self, tree_refs, context: ModuleContext):
@@ -385,7 +385,7 @@ class Dataflow:
         attribute of self) cannot become `target = <new array>`; None when `target` provably
         holds a fresh JAX array that no other name can see, so rebinding it is equivalent.
         `certain`: see jax_typed (a wrong guess must fail loudly, else pass True)."""
-        dynamic = self._dynamic_code(target)
+        dynamic = self._dynamiccode_of(target)
         if dynamic is not None:
             return f"the code calls `{dynamic}`, through which the array may be changed unseen"
         if self._catches_index_error(at):
@@ -394,7 +394,7 @@ class Dataflow:
         if isinstance(target, cst.Attribute):
             return self._attribute_unconvertible(target, at)
         if not isinstance(target, cst.Name):
-            return f"`{_code(target)}` is not a plain name"
+            return f"`{code_of(target)}` is not a plain name"
         name, scope = target.value, self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])
         if not values:
@@ -415,9 +415,9 @@ class Dataflow:
             if isinstance(value, str):
                 return f"`{name}` is bound by a loop or an unpacking, so it may be shared"
             if not self._fresh(value):
-                return f"`{name}` may share memory with `{_code(value)}`"
+                return f"`{name}` may share memory with `{code_of(value)}`"
             if need_jax and not self.jax_typed(value, certain):
-                return f"`{name}` may not hold a JAX array (it is bound to `{_code(value)}`)"
+                return f"`{name}` may not hold a JAX array (it is bound to `{code_of(value)}`)"
         if not relevant:
             return f"`{name}` is not bound before this write"
         if isinstance(scope, GlobalScope):
@@ -436,7 +436,7 @@ class Dataflow:
             parent = self.parents.get(parent)
         return False
 
-    def _dynamic_code(self, target) -> str | None:
+    def _dynamiccode_of(self, target) -> str | None:
         """exec/eval/globals()/setattr... in the write's scope, or at module level (where
         they can reach every global); getattr/setattr/vars anywhere, for attribute targets."""
         dynamic = self.collector.dynamic_scopes
@@ -460,7 +460,7 @@ class Dataflow:
 
     def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode) -> str | None:
         if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
-            return f"`{_code(target)}` is an attribute of another object"
+            return f"`{code_of(target)}` is an attribute of another object"
         attr = target.attr.value
         cls = self.collector_class_of(target)
         values = self.collector.self_attr_bindings.get((cls, attr), [])
@@ -468,7 +468,7 @@ class Dataflow:
             return f"`self.{attr}` is not assigned in this class"
         for value, _statement in values:
             if isinstance(value, str) or not self._fresh(value) or not self.jax_typed(value):
-                shown = value if isinstance(value, str) else _code(value)
+                shown = value if isinstance(value, str) else code_of(value)
                 return f"`self.{attr}` may not hold a fresh JAX array (it is bound to `{shown}`)"
         for use in self.collector.attribute_loads.get(attr, ()):
             inside = isinstance(use.value, cst.Name) and use.value.value == "self" \
@@ -477,7 +477,7 @@ class Dataflow:
                 return f"`.{attr}` is read outside the class, where the array may be shared"
             holder = self._holder(use, returns_escape=True) if use is not target else None
             if holder is not None:
-                return f"`self.{attr}` is also reachable through `{_code(holder).strip()}`"
+                return f"`self.{attr}` is also reachable through `{code_of(holder).strip()}`"
         return None
 
     def jax_typed(self, value, certain: bool = False) -> bool:
@@ -558,7 +558,7 @@ class Dataflow:
             return "its result is used, or it shares its line"
         target = ref.out_arg.value
         if not isinstance(target, cst.Name):
-            return f"`{_code(target)}` is not a plain name"
+            return f"`{code_of(target)}` is not a plain name"
         return self.unconvertible_because(target, ref.call)
 
     # indices and values of writes
@@ -672,7 +672,7 @@ class Dataflow:
         if isinstance(target, cst.Attribute):
             if self.kind_of(target, node) in (SCALAR, CONTAINER):
                 return None
-            return (f"`{_code(target)}` is an attribute: other references to the object "
+            return (f"`{code_of(target)}` is an attribute: other references to the object "
                     "may hold the same array")
         name = target.value
         scope = self.scopes.get(target)
@@ -689,7 +689,7 @@ class Dataflow:
             if not self._before_or_looping(statement, node):
                 continue
             if isinstance(value, str) or not self._fresh(value):
-                bound = _code(value) if not isinstance(value, str) else "a loop or unpacking"
+                bound = code_of(value) if not isinstance(value, str) else "a loop or unpacking"
                 return f"`{name}` may share memory with `{bound}`"
         if isinstance(scope, GlobalScope):
             for _child_access in self._accesses_from_nested_scopes(scope, name):
@@ -707,7 +707,7 @@ class Dataflow:
         values, _ = self._values(target.value)
         if all(not isinstance(v, str) and self.holds_only_scalars(v) for v, _ in values):
             return None
-        return (f"`{_code(target.value)}` is a container whose item may be an array also "
+        return (f"`{code_of(target.value)}` is a container whose item may be an array also "
                 "referenced elsewhere (NumPy updates that array; JAX replaces the item)")
 
     def _accesses_from_nested_scopes(self, scope, name):
@@ -777,7 +777,7 @@ class Dataflow:
                 continue
             holder = self._holder(use)
             if holder is not None:
-                return _code(holder)
+                return code_of(holder)
         return None
 
     def _holder(self, use: cst.Name, returns_escape: bool = False) -> cst.CSTNode | None:
@@ -1109,24 +1109,12 @@ class _JaxTyping:
             if not (isinstance(call, cst.Call) and call.func is access.node) \
                     or any(a.star for a in call.args):
                 return no  # used as a value, or *args/**kwargs hide the argument
-            argument = _argument_for(call, position, param.name.value)
+            argument = argument_for(call, position, param.name.value)
             passed.append(argument if argument is not None else param.default)
         if not passed or any(a is None for a in passed):
             return no
         return self._all(passed)
 
-
-def _argument_for(call: cst.Call, position: int | None, name: str):
-    """The expression a call passes for a parameter (by position or keyword), or None."""
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None]
-    if position is not None and position < len(positional):
-        return positional[position].value
-    return None
 
 
 _INDEX_ERROR_BASES = {"IndexError", "LookupError", "Exception", "BaseException"}
@@ -1137,4 +1125,4 @@ def _catches(handler: cst.ExceptHandler, name: str) -> bool:
     if handler.type is None:
         return True
     types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
-    return any((_code(t).split(".")[-1]) in _INDEX_ERROR_BASES for t in types)
+    return any((code_of(t).split(".")[-1]) in _INDEX_ERROR_BASES for t in types)

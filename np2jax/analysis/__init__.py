@@ -1,0 +1,16 @@
+"""The analysis layer: the one home of facts about a module's values.
+
+Layered, each module importing only those above it in this list:
+
+    facts        kinds of value, reasons to keep NumPy, the records handed to rules
+    references   which NumPy/SciPy name a reference is, and its plan (convert or keep)
+    collect      the one walk over the module
+    shapes       shapes proven equal, and static shapes
+    dataflow     value kinds, JAX typing, aliasing and functions that change an argument
+    randomness   NumPy random states and their draws
+    module       ModuleAnalysis, the facade the rules read, and analyze()
+"""
+
+from np2jax.analysis.module import ModuleAnalysis, analyze
+
+__all__ = ["ModuleAnalysis", "analyze"]

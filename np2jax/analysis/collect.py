@@ -1,0 +1,374 @@
+"""The one pass over a module: every fact the analysis needs that a single walk can see
+(references to NumPy and SciPy, bindings, in-place writes, dtype spellings, dynamic code).
+Only np2jax.analysis reads the Collector; the rules read the facts of ModuleAnalysis."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import libcst as cst
+from libcst.metadata import QualifiedNameSource
+
+from np2jax.analysis.facts import (
+    CONTAINER,
+    DYNAMIC_CALLS,
+    ELEMENTWISE_COMPARISONS,
+    MODULE_ROOTS,
+    OPERAND_NODES,
+    SCALAR,
+    UNKNOWN,
+    ApiRef,
+    DtypeUse,
+)
+from np2jax.analysis.references import longest_known, numpy_qualname
+from np2jax.catalog import api_policy, api_table
+from np2jax.syntax import code_of, dotted_chain, is_none
+from np2jax.syntax.walk import Walker
+from np2jax.tree import ModuleContext, resolve
+
+
+class Collector(Walker):
+    def __init__(self, scopes, context: ModuleContext = ModuleContext()) -> None:
+        super().__init__()
+        self.scopes = scopes  # libcst's ScopeProvider
+        self._import_roots = getattr(scopes, "import_roots", None)
+        self._qualified_names: dict[cst.CSTNode, set] = {}
+        self.context = context
+        self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
+        policy = api_policy()
+        self._in_place_methods = frozenset(policy["in_place_methods"])
+        self._in_place_attributes = frozenset(policy["in_place_attributes"])
+        self._wide_dtype_names = frozenset(policy["wide_dtypes"])
+        self._wide_dtype_strings = frozenset(policy["wide_dtype_strings"])
+        self.refs: list[ApiRef] = []
+        self.ref_by_call: dict[cst.Call, ApiRef] = {}
+        self.ref_by_node: dict[cst.CSTNode, ApiRef] = {}
+        self.subscript_stores: list[tuple[cst.CSTNode, cst.Subscript, str | None]] = []
+        self.aug_assigns: list[cst.AugAssign] = []
+        self.method_writes: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
+        self.out_method_calls: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
+        self.wide_dtypes: list[DtypeUse] = []
+        self.tiny_literals: list[cst.Float] = []
+        self.round_methods: list[cst.Call] = []  # x.round(2): decimals on a possible array
+        self.list_indices: list[cst.List] = []
+        self.operations: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
+        self.wide_literals: list[cst.Integer] = []
+        self.dtype_comparisons: list[cst.Comparison] = []
+        self.star_imports: list[cst.ImportFrom] = []
+        self.shuffle_calls: list[cst.Call] = []
+        self.jax_calls: dict[cst.Call, str] = {}  # jnp.zeros(...) -> "numpy.zeros"
+        self.attribute_loads: dict[str, list[cst.Attribute]] = defaultdict(list)
+        self.exported_names: set[str] = set()  # from __all__
+        # scopes calling exec, globals(), setattr...: names there can change unseen
+        self.dynamic_scopes: dict = {}
+        # values combined into a name by `x op= v`: they can change what kind of value x holds
+        self.aug_values: dict[tuple, list] = defaultdict(list)
+        self.self_attr_aug_values: dict[tuple, list] = defaultdict(list)
+        self._method_out_positions = policy["method_out_positions"]
+        self._accept_out_none = frozenset(policy["methods"]["accept_out_none"])
+        # name bindings per scope: (scope, name) -> [(value or marker, statement)]
+        self.bindings: dict[tuple, list] = defaultdict(list)
+        self.self_attr_bindings: dict[tuple, list] = defaultdict(list)
+        self.bound_names: set[str] = set()
+        self.jax_numpy_aliases: set[str] = set()
+        self.imports_numpy = False
+
+    # imports: names bound by them are not references
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            bound = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
+            self.bound_names.add(bound)
+            self.imports_numpy |= alias.evaluated_name.split(".")[0] in MODULE_ROOTS
+            if alias.evaluated_name == "jax.numpy" and alias.evaluated_alias:
+                self.jax_numpy_aliases.add(alias.evaluated_alias)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if node.module is not None and not node.relative:
+            from_numpy = code_of(node.module).split(".")[0] in MODULE_ROOTS
+            self.imports_numpy |= from_numpy
+            if from_numpy and isinstance(node.names, cst.ImportStar):
+                self.star_imports.append(node)
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self.bound_names.add(alias.evaluated_alias or alias.evaluated_name)
+        return False
+
+    # references
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._reference(node)
+        self.attribute_loads[node.attr.value].append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._reference(node)
+
+    def _names_of(self, node: cst.CSTNode) -> set:
+        """What QualifiedNameProvider says of `node`, asked of its scope only when needed."""
+        names = self._qualified_names.get(node)
+        if names is None:
+            root = node
+            while type(root) is cst.Attribute:
+                root = root.value
+            if self._import_roots is not None and type(root) is cst.Name \
+                    and root.value not in self._import_roots:
+                names = set()  # no import binds it (see ScopeMap)
+            else:
+                scope = self.scopes.get(node)
+                names = scope.get_qualified_names_for(node) if scope else set()
+            self._qualified_names[node] = names
+        return names
+
+    def _reference(self, node: cst.BaseExpression) -> None:
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
+            return  # only the outermost node of a dotted chain
+        chain = dotted_chain(node)
+        if chain is None:
+            return
+        names = self._names_of(node)
+        if not names or self._in_annotation(node):
+            return  # (without a name it is neither NumPy nor another module's function)
+        if self.context.external_mutators:
+            self._tree_reference(node, names)
+        qualname = numpy_qualname(names)
+        if qualname is None:
+            return
+        target, target_parent = node, parent
+        if qualname:
+            known = longest_known(qualname)
+            drop = qualname.count(".") - known.count(".")
+            if drop < len(chain):  # `from numpy import unknown_name` has no shorter node
+                target, qualname = chain[drop], known
+                if drop:  # the walk has not reached it yet: its parent is the chain's
+                    target_parent = chain[drop - 1]
+        if isinstance(target_parent, cst.Param):
+            return
+        ref = ApiRef(target, qualname, api_table().get(qualname))
+        if isinstance(target_parent, cst.Call) and target_parent.func is target:
+            ref.call = target_parent
+            self.ref_by_call[target_parent] = ref
+        self.refs.append(ref)
+        self.ref_by_node[target] = ref
+        if qualname in self._wide_dtype_names:
+            self.wide_dtypes.append(DtypeUse(target, code_of(target)))
+
+    def _tree_reference(self, node, names) -> None:
+        """A reference to a function of another module of the tree that is rewritten to
+        return its argument: its calls here must assign the result."""
+        if len(names) != 1:
+            return
+        (name,) = names
+        if name.source is not QualifiedNameSource.IMPORT:
+            return
+        qualname = resolve(name.name, self.context.name, self.context.is_package)
+        if self.context.mutator_parameter(qualname) is not None:
+            self.tree_refs.append((node, qualname))
+
+    def _in_annotation(self, node) -> bool:
+        """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            if isinstance(parent, cst.Annotation):
+                return True
+            parent = self.parents.get(parent)
+        return False
+
+    # bindings, for value kinds and aliasing
+    def _scope(self, node):
+        return self.scopes.get(node)
+
+    def _bind_target(self, target: cst.BaseExpression, value, statement) -> None:
+        if isinstance(target, cst.Name):
+            self.bound_names.add(target.value)
+            self.bindings[(self._scope(target), target.value)].append((value, statement))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value, UNKNOWN, statement)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, CONTAINER, statement)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                and target.value.value == "self":
+            self.self_attr_bindings[(self._class_of(target), target.attr.value)].append(
+                (value, statement))
+
+    def _class_of(self, node):
+        """The class around `node`, a target inside the node the walk is at (whose own
+        parents are not recorded yet): the innermost class on the walk's path."""
+        return next((n for n in reversed(self._path) if isinstance(n, cst.ClassDef)), None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        shared = len(node.targets) > 1  # a = b = np.zeros(3): two names, one array
+        if any(isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets) \
+                and isinstance(node.value, (cst.List, cst.Tuple)):
+            self.exported_names.update(e.value.evaluated_value for e in node.value.elements
+                                       if isinstance(e.value, cst.SimpleString))
+        for target in node.targets:
+            self._bind_target(target.target, UNKNOWN if shared else node.value, node)
+            self._store(target.target, node, None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind_target(node.target, node.value, node)
+            self._store(node.target, node, None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        self._operation(node, target, node.value)
+        if isinstance(target, cst.Subscript):
+            self.subscript_stores.append((node, target, code_of(node.operator).strip()))
+            self.aug_assigns.append(node)  # a container item may be an array seen elsewhere
+        elif isinstance(target, cst.Name):
+            self.aug_assigns.append(node)
+            self.aug_values[(self._scope(target), target.value)].append(node.value)
+        elif isinstance(target, cst.Attribute):
+            self.aug_assigns.append(node)
+            if isinstance(target.value, cst.Name) and target.value.value == "self":
+                self.self_attr_aug_values[(self._class_of(target), target.attr.value)].append(
+                    node.value)
+
+    def _store(self, target: cst.BaseExpression, statement, operator) -> None:
+        if isinstance(target, cst.Subscript):
+            self.subscript_stores.append((statement, target, operator))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._store(element.value, statement, operator)
+        elif isinstance(target, cst.Attribute) and target.attr.value in self._in_place_attributes \
+                and not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+            # self.shape = ...: a class's own attribute, not an ndarray's
+            self.method_writes.append((statement, target.value, target.attr.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        over_range = isinstance(node.iter, cst.Call) and isinstance(node.iter.func, cst.Name) \
+            and node.iter.func.value == "range"
+        self._bind_target(node.target, SCALAR if over_range else UNKNOWN, node)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind_target(node.asname.name, UNKNOWN, node)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target, node.value, node)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.bound_names.add(node.name.value)
+        self.bindings[(self._scope(node.name), node.name.value)].append(("param", node))
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.bindings[(self._scope(item.name), item.name.value)].append(("global", node))
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self.bindings[(self._scope(item.name), item.name.value)].append(("global", node))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.bound_names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.bound_names.add(node.name.value)
+
+    # in-place methods and out= on methods
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
+            self.dynamic_scopes.setdefault(self._scope(func), set()).add(func.value)
+        for name in self._names_of(func):
+            if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
+                self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
+        callee = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if callee in ("finfo", "iinfo", "dtype") and node.args:
+            self._dtype_argument(node.args[0].value)  # np.finfo(float): float64's limits
+        if not isinstance(func, cst.Attribute):
+            return
+        if func.attr.value == "shuffle" and not self._is_api(func.value):
+            self.shuffle_calls.append(node)
+        method = func.attr.value
+        # NumPy's in-place methods return None: a call whose result is used is something else
+        # (str.partition, jnp's functional sort...).
+        used = not isinstance(self.parents.get(node), cst.Expr)
+        # str.partition returns a tuple: a partition whose result is used is not NumPy's.
+        if method in self._in_place_methods and not (used and method == "partition") \
+                and not self._is_api(func.value):
+            self.method_writes.append((node, func.value, method))
+        if not self._is_api_call(node) and self._passes_out(node, method):
+            self.out_method_calls.append((node, func.value, method))
+        if method == "round" and node.args and not self._is_api(func.value):
+            self.round_methods.append(node)
+        if method == "astype" and node.args:
+            self._dtype_argument(node.args[0].value)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype":
+                self._dtype_argument(arg.value)
+
+    def _passes_out(self, node: cst.Call, method: str) -> bool:
+        """x.clip(0, 1, out=x) or x.clip(0, 1, x). JAX's methods take no out, not even None."""
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                return not (is_none(arg.value) and method in self._accept_out_none)
+        position = self._method_out_positions.get(method)
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        return position is not None and len(positional) > position
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """x[[0, 2]]: JAX refuses a list as an index. Stores are reported by NJ201/NJ202."""
+        parent = self.parents.get(node)
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or \
+                (isinstance(parent, cst.AnnAssign) and parent.target is node):
+            return
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.List):
+                self.list_indices.append(index.value)
+
+    def _is_api(self, node) -> bool:
+        return numpy_qualname(self._names_of(node)) is not None
+
+    def _is_api_call(self, node: cst.Call) -> bool:
+        return any(self._is_api(n) for n in dotted_chain(node.func) or ())
+
+    def _dtype_argument(self, value: cst.BaseExpression) -> None:
+        if isinstance(value, cst.Name) and value.value in ("float", "complex", "int") \
+                and not self._is_api(value):
+            self.wide_dtypes.append(DtypeUse(value, value.value))
+        elif isinstance(value, cst.SimpleString) and value.evaluated_value in self._wide_dtype_strings:
+            self.wide_dtypes.append(DtypeUse(value, value.value))
+
+    def visit_Integer(self, node: cst.Integer) -> None:
+        try:
+            number = int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return
+        if number >= 2**31:
+            self.wide_literals.append(node)
+
+    def _operation(self, node, left, right) -> None:
+        if isinstance(left, OPERAND_NODES) or isinstance(right, OPERAND_NODES):
+            self.operations.append((node, left, right))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """2**40, 1 << 40, 100000 * 100000: constants beyond int32."""
+        self._operation(node, node.left, node.right)
+        if isinstance(node.left, cst.Integer) and isinstance(node.right, cst.Integer) and \
+                isinstance(node.operator, (cst.Power, cst.LeftShift, cst.Multiply)):
+            left, right = (int(n.value.replace("_", ""), 0) for n in (node.left, node.right))
+            if isinstance(node.operator, (cst.Power, cst.LeftShift)) and right > 64:
+                return  # not folded; huge either way
+            value = {cst.Power: lambda: left ** right, cst.LeftShift: lambda: left << right,
+                     cst.Multiply: lambda: left * right}[type(node.operator)]()
+            if abs(value) >= 2**31:
+                self.wide_literals.append(node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        sides = [node.left, *(c.comparator for c in node.comparisons)]
+        if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, ELEMENTWISE_COMPARISONS):
+            self._operation(node, node.left, node.comparisons[0].comparator)
+        if any(isinstance(side, cst.Attribute) and side.attr.value == "dtype" for side in sides):
+            self.dtype_comparisons.append(node)
+
+    def visit_Float(self, node: cst.Float) -> None:
+        try:
+            number = float(node.value.replace("_", ""))
+        except ValueError:
+            return
+        if 0.0 < abs(number) < 1e-7:
+            self.tiny_literals.append(node)

@@ -1,0 +1,158 @@
+"""The analysis of one module: the facts the rules report on, behind one facade.
+
+- every reference to NumPy/SciPy (resolved by libcst's scopes' qualified names, so aliases,
+  `from ... import`, local imports, shadowing and parameters named `np` are handled), each
+  with a plan: convert to its JAX counterpart, or keep on NumPy and why;
+- the role of each argument of those calls (array, shape, sequence of arrays, out, ...);
+- in-place writes (subscript stores, augmented assignments, in-place methods and attributes);
+- what each local name may hold (container, scalar, array, unknown) and whether an array
+  may be seen through another name (aliases, views, escapes).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import libcst as cst
+
+from np2jax.analysis.collect import Collector
+from np2jax.analysis.dataflow import Dataflow
+from np2jax.analysis.facts import (
+    JNP_DEFAULT_ALIAS,
+    KEEP_OUT,
+    MODULE_ROOTS,
+    ApiRef,
+    AugAssignFact,
+    DtypeUse,
+    MethodWrite,
+    MutatorFunction,
+    SubscriptWrite,
+)
+from np2jax.analysis.references import plan
+from np2jax.catalog import api_policy
+from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
+from np2jax.tree import ModuleContext
+
+@dataclass
+class ModuleAnalysis:
+    module: cst.Module
+    positions: SourcePositions
+    parents: dict
+    refs: list[ApiRef]
+    subscript_writes: list[SubscriptWrite]
+    aug_assigns: list[AugAssignFact]
+    method_writes: list[MethodWrite]
+    out_method_calls: list[MethodWrite]
+    wide_dtypes: list[DtypeUse]
+    tiny_literals: list[cst.Float]
+    decimal_roundings: list[cst.Call]
+    wide_literals: list[cst.BaseExpression]  # integer constants that do not fit in int32
+    dtype_comparisons: list[cst.Comparison]  # x.dtype == np.int32
+    star_imports: list[cst.ImportFrom]
+    sequence_names: set  # Name arguments that hold lists where JAX wants an array
+    random_shuffles: list[cst.Call]  # rng.shuffle(x): in place, on a Generator kept on NumPy
+    list_indices: list[cst.List]  # x[[0, 2]]: a list literal used as an index
+    # `a - b`, `a < b`, `a -= b` with a name or a subscript as one operand: (node, left, right)
+    operations: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]]
+    jnp_alias: str
+    uses_numpy: bool
+    dataflow: Dataflow
+    mutators: list[MutatorFunction]
+    # calls of other modules' functions rewritten to return their argument (NJ209)
+    external_calls: list  # (call, argument name, qualified name) to assign back
+    external_refusals: list  # (node, qualified name, reason)
+    tree_references: dict  # qualified name -> how many references this file makes
+    context: ModuleContext
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        """1-based line and column of a node."""
+        line, column = self.positions.start(node)
+        return line, column + 1
+
+
+def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> ModuleAnalysis:
+    """`context`: what the other files of the converted tree mean for this one (np2jax.tree).
+
+    Of libcst's metadata only the scopes are resolved: parents are recorded by the
+    collector's own walk, qualified names asked of the scopes for just the nodes that need
+    them, and positions computed on first use (each of libcst's providers is a walk of the
+    whole tree, and together they cost several times the parse)."""
+    scopes = _scopes(module)
+    collector = Collector(scopes, context)
+    collector.walk(module)
+    parents = collector.parents
+    positions = SourcePositions(module)
+    dataflow = Dataflow(collector, parents, positions, scopes)
+    for ref in collector.refs:
+        plan(ref, parents, collector)
+    mutators = dataflow.mutator_functions(module, context)
+    external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)
+    for ref in collector.refs:  # needs every plan: which arrays are JAX depends on them
+        if ref.keep == KEEP_OUT and ref.call is not None and ref.out_arg is not None:
+            if dataflow.out_call_convertible(ref) is None:
+                ref.keep = None
+    return ModuleAnalysis(
+        module=module,
+        positions=positions,
+        parents=parents,
+        refs=collector.refs,
+        subscript_writes=[
+            SubscriptWrite(stmt, target, op, dataflow.kind_of(target.value, stmt))
+            for stmt, target, op in collector.subscript_stores
+        ],
+        aug_assigns=[AugAssignFact(node, node.target, dataflow.shared_because(node))
+                     for node in collector.aug_assigns],
+        method_writes=[MethodWrite(n, recv, meth, dataflow.kind_of(recv, n))
+                       for n, recv, meth in collector.method_writes],
+        out_method_calls=[MethodWrite(n, recv, meth, dataflow.kind_of(recv, n))
+                          for n, recv, meth in collector.out_method_calls],
+        wide_dtypes=collector.wide_dtypes,
+        tiny_literals=collector.tiny_literals,
+        list_indices=collector.list_indices,
+        operations=collector.operations,
+        wide_literals=collector.wide_literals,
+        dtype_comparisons=collector.dtype_comparisons,
+        star_imports=collector.star_imports,
+        sequence_names=dataflow.sequence_arguments(collector.refs),
+        random_shuffles=dataflow.generator_shuffles(collector.shuffle_calls),
+        decimal_roundings=collector.round_methods + [
+                           r.call for r in collector.refs if r.call is not None and r.converted
+                           and r.qualname in api_policy()["precision"]["decimal_rounding"]
+                           and (len(r.call.args) > 1 or any(
+                               a.keyword is not None and a.keyword.value == "decimals"
+                               for a in r.call.args))],
+        jnp_alias=_choose_jnp_alias(collector),
+        dataflow=dataflow,
+        mutators=mutators,
+        external_calls=external_calls,
+        external_refusals=external_refusals,
+        tree_references=dict(Counter(q for _, q in collector.tree_refs)),
+        context=context,
+        uses_numpy=collector.imports_numpy or bool(collector.refs),
+    )
+
+
+# --- metadata -----------------------------------------------------------------------------
+
+
+def _scopes(module: cst.Module) -> ScopeMap:
+    """The scopes, with `import_roots` dropped when the module binds `numpy` or `scipy`
+    itself (`numpy = ...`, `def numpy()`): every name under it is then asked about."""
+    scopes = scopes_of(module)
+    module_scope = scopes.get(module)
+    for root in MODULE_ROOTS:
+        if module_scope is not None and root in module_scope.assignments and any(
+                not isinstance(a.node, (cst.Import, cst.ImportFrom))
+                for a in module_scope.assignments[root]):
+            scopes.import_roots = None
+    return scopes
+
+
+def _choose_jnp_alias(collector: Collector) -> str:
+    if len(collector.jax_numpy_aliases) == 1:
+        return next(iter(collector.jax_numpy_aliases))
+    alias = JNP_DEFAULT_ALIAS
+    while alias in collector.bound_names:
+        alias += "_"
+    return alias

@@ -1,0 +1,60 @@
+"""The syntax layer: what every other layer needs to read and build libcst trees.
+
+Nothing here knows about NumPy, JAX or the analysis; nothing here imports another part of
+np2jax but np2jax.files (for SourceError).
+
+    np2jax.syntax          small questions about nodes (this module)
+    np2jax.syntax.walk     the one read-only walk: children without whitespace, parents
+    np2jax.syntax.fast     libcst's scopes and positions, quickly (the only module that
+                           touches libcst's private internals; NP2JAX_PUBLIC_LIBCST=1 turns
+                           them off)
+    np2jax.syntax.updates  builders of the code that replaces in-place writes
+    np2jax.syntax.parse    source text -> libcst Module, with a one-line error
+"""
+
+from __future__ import annotations
+
+import os
+
+import libcst as cst
+
+_EMPTY_MODULE = cst.Module([])
+
+# Only libcst's public API (np2jax.syntax.fast): set to check that the shortcuts change nothing.
+PUBLIC_LIBCST = os.environ.get("NP2JAX_PUBLIC_LIBCST", "") not in ("", "0")
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of a node, as libcst prints it."""
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+def is_none(node: cst.CSTNode) -> bool:
+    """The name `None` (not Python's None: a missing node is the caller's question)."""
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def dotted_chain(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """[np.linalg.norm, np.linalg, np] for `np.linalg.norm`: the node and its prefixes.
+
+    None unless the node is a pure dotted name: libcst also gives `np.cos(x).reshape` the
+    qualified name `numpy.cos.reshape`, which is not a reference to NumPy's namespace.
+    """
+    chain = [node]
+    while isinstance(chain[-1], cst.Attribute):
+        chain.append(chain[-1].value)
+    return chain if isinstance(chain[-1], cst.Name) else None
+
+
+def argument_for(call: cst.Call, position: int | None, name: str):
+    """The expression a call passes for a parameter (by keyword `name`, or at `position`
+    among the positional arguments), or None: not passed, or hidden by `*`/`**`."""
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    if position is not None and position < len(positional):
+        return positional[position].value
+    return None
