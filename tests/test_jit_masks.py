@@ -435,14 +435,14 @@ def test_static_shapes(body, expected):
 def test_shape_proofs_follow_each_name_once(monkeypatch):
     """A chain of names each read twice by the next: followed once each (remembered), not
     2 ** length times; the mask at its end is proven of the array's shape."""
-    from np2jax.analysis.dataflow import Dataflow
+    from np2jax.analysis.values import Values
 
     lines = ["import numpy as np", "", "", "def f():", "    a0 = np.zeros((3, 4))"]
     lines += [f"    a{i} = a{i - 1} + a{i - 1} * 2" for i in range(1, 40)]
     lines += ["    a39[a39 > 0] = 0", "    return a39"]
     calls = []
-    original = Dataflow.jax_typed
-    monkeypatch.setattr(Dataflow, "jax_typed",
+    original = Values.jax_typed
+    monkeypatch.setattr(Values, "jax_typed",
                         lambda self, *args, **kw: calls.append(1) or original(self, *args, **kw))
     result = convert_source("\n".join(lines) + "\n", Config())
     assert "a39 = jnp.where(a39 > 0, 0, a39).astype(a39.dtype)" in result.converted

@@ -54,7 +54,10 @@ def record(snapshot: Path, only: list[str]) -> None:
             target = snapshot / name / run
             target.mkdir(parents=True, exist_ok=True)
             # relative input, placeholder output: reports name the same paths from any checkout
-            command = [sys.executable, "-m", "np2jax", arguments[0], source.name, *arguments[1:]]
+            # the venv's console script, not `-m np2jax`: that would import a np2jax package
+            # lying in the current directory (a checkout) instead of the installed one
+            command = [str(Path(sys.executable).parent / "np2jax"), arguments[0], source.name,
+                       *arguments[1:]]
             tree = str((target / "tree").resolve())
             if writes_tree:
                 command += ["--out", tree]

@@ -6,7 +6,9 @@ Layered, each module importing only those above it in this list:
     references   which NumPy/SciPy name a reference is, and its plan (convert or keep)
     collect      the one walk over the module
     shapes       shapes proven equal, and static shapes
-    dataflow     value kinds, JAX typing, aliasing and functions that change an argument
+    values       value kinds, JAX typing, what functions return, indexes and masks
+    aliasing     whether an array may be seen through another name (privacy proofs)
+    mutators     functions that change an argument in place, and their call sites
     randomness   NumPy random states and their draws
     module       ModuleAnalysis, the facade the rules read, and analyze()
 """

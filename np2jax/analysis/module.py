@@ -12,15 +12,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import libcst as cst
 
 from np2jax.analysis.collect import Collector
-from np2jax.analysis.dataflow import Dataflow
+from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
     JNP_DEFAULT_ALIAS,
-    KEEP_OUT,
     MODULE_ROOTS,
     ApiRef,
     AugAssignFact,
@@ -29,7 +29,9 @@ from np2jax.analysis.facts import (
     MutatorFunction,
     SubscriptWrite,
 )
+from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import plan
+from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.catalog import api_policy
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
@@ -64,11 +66,36 @@ class ModuleAnalysis:
     external_refusals: list  # (node, qualified name, reason)
     tree_references: dict  # qualified name -> how many references this file makes
     context: ModuleContext
+    _write_plans: dict = field(default_factory=dict, repr=False)  # statement -> WritePlan
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         """1-based line and column of a node."""
         line, column = self.positions.start(node)
         return line, column + 1
+
+    @property
+    def bound_names(self) -> set[str]:
+        """Every name the module binds anywhere (imports, assignments, parameters, defs)."""
+        return self.dataflow.collector.bound_names
+
+    def ref_of_call(self, call: cst.Call) -> ApiRef | None:
+        """The NumPy/SciPy reference a call calls, if it calls one."""
+        return self.dataflow.collector.ref_by_call.get(call)
+
+    def attribute_loads(self, attribute: str) -> list[cst.Attribute]:
+        """Every `<value>.<attribute>` of the module."""
+        return self.dataflow.collector.attribute_loads.get(attribute, [])
+
+    def write_plan(self, statement: cst.CSTNode) -> WritePlan:
+        """How a statement that writes through subscripts becomes functional, or why not."""
+        if statement not in self._write_plans:
+            self._write_plans[statement] = plan_write(self, statement)
+        return self._write_plans[statement]
+
+    @cached_property
+    def random_states(self) -> list[RandomState]:
+        """The module's NumPy random states, each with its draws and why it is refused."""
+        return find_random_states(self)
 
 
 def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> ModuleAnalysis:
@@ -88,10 +115,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
         plan(ref, parents, collector)
     mutators = dataflow.mutator_functions(module, context)
     external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)
-    for ref in collector.refs:  # needs every plan: which arrays are JAX depends on them
-        if ref.keep == KEEP_OUT and ref.call is not None and ref.out_arg is not None:
-            if dataflow.out_call_convertible(ref) is None:
-                ref.keep = None
+    dataflow.settle_out_calls(collector.refs)  # needs every plan: which arrays are JAX
     return ModuleAnalysis(
         module=module,
         positions=positions,

@@ -81,13 +81,10 @@ class RandomState:
         return list(dict.fromkeys(d.function for d in self.draws if d.function is not None))
 
 
-def random_states(analysis: ModuleAnalysis) -> list[RandomState]:
-    """The module's random states, each with its draws and why it is refused (None: it converts)."""
-    cached = getattr(analysis, "_random_states", None)
-    if cached is None:
-        cached = _Finder(analysis).states()
-        analysis._random_states = cached
-    return cached
+def find_random_states(analysis: ModuleAnalysis) -> list[RandomState]:
+    """The module's random states, each with its draws and why it is refused (None: it
+    converts). Memoised by the facade: ModuleAnalysis.random_states."""
+    return _Finder(analysis).states()
 
 
 class _Finder:
@@ -136,7 +133,7 @@ class _Finder:
         if len(assignments) != 1:
             state.refused = f"`{target.value}` is bound more than once"
             return state
-        for access in sorted(assignments[0].references, key=lambda a: self.flow._position(a.node)):
+        for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
             use = access.node
             attribute = self.parents.get(use)
             call_ = self.parents.get(attribute)
@@ -193,7 +190,7 @@ class _Finder:
                 state.refused = reason
                 return state
         if state.binding is None and state.draws:
-            first = min(state.draws, key=lambda d: self.flow._position(d.call))
+            first = min(state.draws, key=lambda d: self.flow.start(d.call))
             state.anchor = self._top_statement(first.call, state.scope)
             if state.anchor is None:
                 state.refused = "its first draw is not inside a statement of its function or module body"
@@ -232,7 +229,7 @@ class _Finder:
                 return (f"{shown} draws in another function than the one holding the state; only "
                         "a state made at module level is shared with functions (as a global key)")
         if function is None and state.binding is not None \
-                and self.flow._position(call) < self.flow._position(state.binding):
+                and self.flow.start(call) < self.flow.start(state.binding):
             return f"{shown} draws before the state is seeded"
         bound = bind(call, entry)
         if isinstance(bound, str):

@@ -63,7 +63,7 @@ def shape_root(flow, node: cst.BaseExpression, here: bool = True, depth: int = 0
     `node` is read in the statement being judged (else in a binding that dominates it)."""
     if depth > _DEPTH:
         return None
-    cache = flow.__dict__.setdefault("_shape_roots", {})  # (as static_shape's)
+    cache = flow.shape_roots  # (as static_shape's)
     if (node, here) not in cache:
         cache[(node, here)] = _shape_root(flow, node, here, depth)
     return cache[(node, here)]
@@ -233,7 +233,7 @@ def static_shape(flow, node: cst.BaseExpression, env=None, depth: int = 0):
         return None
     # remembered: names followed again and again would otherwise cost 2 ** depth (a None
     # found at the depth limit is only more cautious where it is reused)
-    cache = flow.__dict__.setdefault("_static_shapes", {})
+    cache = flow.static_shapes
     key = (node, tuple(sorted((env or {}).items())))
     if key not in cache:
         cache[key] = _static_shape(flow, node, env, depth + 1)

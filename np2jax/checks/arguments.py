@@ -160,7 +160,7 @@ class ParameterOperand(Rule):
             return dataflow.jax_refs(other)
         if not isinstance(other, cst.Name):
             return None
-        values, _ = dataflow._name_values(other)  # `x op= y` keeps an array an array
+        values, _ = dataflow.name_values(other)  # `x op= y` keeps an array an array
         function = _enclosing_function(operation, self.analysis.parents)
         rebindings = [statement for value, statement in values if value != "param"]
         if not rebindings or len(rebindings) == len(values) or function is None:

@@ -88,9 +88,8 @@ class MissingApi(Rule):
         here or in the caller), the attribute does not exist."""
         if not self.analysis.uses_numpy:
             return
-        loads = self.analysis.dataflow.collector.attribute_loads
         for attribute in api_policy()["missing_array_attributes"]:
-            for node in loads.get(attribute, ()):
+            for node in self.analysis.attribute_loads(attribute):
                 receiver = node.value
                 if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
                     continue

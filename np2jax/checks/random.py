@@ -11,8 +11,8 @@ import libcst as cst
 from np2jax.analysis import facts
 from np2jax.checks import Rule
 from np2jax.syntax import code_of
-from np2jax.analysis.randomness import (UNSEEDED_SEED, draw_expression, random_states,
-                               random_table, subkey_names)
+from np2jax.analysis.randomness import (UNSEEDED_SEED, draw_expression, random_table,
+                                       subkey_names)
 
 _IN_PLACE = "; it shuffles its argument in place, which fails on a JAX array"
 CONVERTED = ("converted to keyed jax.random: the key is made where the seed was set and split "
@@ -26,7 +26,7 @@ class NumpyRandom(Rule):
 
     def run(self):
         converted, refused = set(), {}
-        for state in random_states(self.analysis):
+        for state in self.analysis.random_states:
             for node in state.refs + [d.call for d in state.draws]:
                 if state.refused is None:
                     converted.add(node)
@@ -50,7 +50,7 @@ class NumpyRandomKeys(Rule):
     code = "NJ302"
 
     def run(self):
-        states = [s for s in random_states(self.analysis) if s.refused is None]
+        states = [s for s in self.analysis.random_states if s.refused is None]
         if not states:
             return
         jnp = self.analysis.jnp_alias
@@ -61,7 +61,7 @@ class NumpyRandomKeys(Rule):
         for state in states:
             for draw in state.draws:
                 by_statement[draw.statement].append((state, draw))
-        position = self.analysis.dataflow._position
+        position = self.analysis.dataflow.start
         most = max((len(v) for v in by_statement.values()), default=0)
         pool = subkey_names(self.analysis.module, {s.key for s in states}, most)
         subkey_of = {}

@@ -111,8 +111,6 @@ def _count_fix(jnp: str):
 def selection_in_where_write(walker, node: cst.Subscript) -> bool:
     """Whether `node` is a selection `y[m]` in the value of a write `x[m] = ...` that NJ201/
     NJ202 turn into jnp.where(m, ..., x), where it becomes the whole `y`."""
-    from np2jax.checks.inplace import plan_write
-
     parents = walker.m.analysis.parents
     statement, child = parents.get(node), node
     while statement is not None and not isinstance(statement, (cst.Assign, cst.AugAssign)):
@@ -122,7 +120,7 @@ def selection_in_where_write(walker, node: cst.Subscript) -> bool:
         return False
     target = statement.target if isinstance(statement, cst.AugAssign) else \
         statement.targets[0].target if len(statement.targets) == 1 else None
-    return isinstance(target, cst.Subscript) and plan_write(walker.m.analysis, statement).where \
+    return isinstance(target, cst.Subscript) and walker.m.analysis.write_plan(statement).where \
         and node.slice[0].slice.value.deep_equals(target.slice[0].slice.value)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
-from np2jax.analysis.dataflow import always_leaves
+from np2jax.analysis.values import always_leaves
 from np2jax.syntax import code_of
 from np2jax.jit import scan
 from np2jax.jit.gather import non_boolean_index
@@ -657,8 +657,6 @@ class _Walker:
                                 "outside the function)")
 
     def subscript_store(self, target: cst.Subscript, statement) -> None:
-        from np2jax.checks.inplace import plan_write
-
         base = target.value
         if not (isinstance(base, cst.Name) and base.value in self.bound
                 and base.value not in self.params):
@@ -667,7 +665,7 @@ class _Walker:
         if self.env.get(base.value) != ARRAY:
             self.refuse(target, f"`{base.value}` may not be an array")
             return
-        plan = plan_write(self.m.analysis, statement)
+        plan = self.m.analysis.write_plan(statement)
         if plan.eager_mask:
             self.refuse(target, f"the store `{code_of(target)} = ...` selects with a boolean "
                                 f"mask not provably of `{base.value}`'s own shape, so it "

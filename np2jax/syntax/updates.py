@@ -87,3 +87,8 @@ def replace_line(line: cst.SimpleStatementLine, statements: list[cst.BaseSmallSt
     return lines[0] if len(lines) == 1 else cst.FlattenSentinel(lines)
 
 
+def with_commas(index: list) -> list:
+    """Subscript elements separated by `, ` (none after the last)."""
+    return [e.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            if i < len(index) - 1 else e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            for i, e in enumerate(index)]

@@ -1,0 +1,398 @@
+"""Aliasing: whether an array may be seen through another name (aliases, views, escapes,
+globals, attributes), and so whether an in-place write can become a rebinding."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import GlobalScope
+
+from np2jax.analysis.facts import (
+    ARRAY,
+    CONTAINER,
+    CONTAINER_CALLS,
+    DYNAMIC_CALLS,
+    KEEP_OUT,
+    PURE_BUILTINS,
+    SCALAR,
+    SCALAR_CALLS,
+    UFUNC_METHODS,
+    ApiRef,
+)
+from np2jax.analysis.values import Values
+from np2jax.syntax import code_of
+
+
+class Aliasing(Values):
+    """Privacy proofs: an array no other name, view or object can see."""
+
+    def __init__(self, collector, parents, positions, scopes) -> None:
+        super().__init__(collector, parents, positions, scopes)
+        # Param -> FunctionDef rewritten to return it (np2jax.analysis.mutators fills it)
+        self.fresh_params: dict = {}
+        self._refs_in: dict = {}  # value -> the converted references inside it
+
+    def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
+                              need_jax: bool = True, certain: bool = False) -> str | None:
+        """Why an in-place write at `at` into the array held by `target` (a name, or an
+        attribute of self) cannot become `target = <new array>`; None when `target` provably
+        holds a fresh JAX array that no other name can see, so rebinding it is equivalent.
+        `certain`: see jax_typed (a wrong guess must fail loudly, else pass True)."""
+        dynamic = self._dynamic_code(target)
+        if dynamic is not None:
+            return f"the code calls `{dynamic}`, through which the array may be changed unseen"
+        if self._catches_index_error(at):
+            return ("it is inside a try that catches IndexError: NumPy raises for an index out "
+                    "of bounds, JAX drops the write silently")
+        if isinstance(target, cst.Attribute):
+            return self._attribute_unconvertible(target, at)
+        if not isinstance(target, cst.Name):
+            return f"`{code_of(target)}` is not a plain name"
+        name, scope = target.value, self.scopes.get(target)
+        values = self.collector.bindings.get((scope, name), [])
+        if not values:
+            return f"`{name}` is not assigned in this scope (a global or enclosing variable)"
+        relevant = False
+        for value, statement in values:
+            if value == "param" and statement in self.fresh_params:
+                relevant = True  # the function is rewritten to return it (MutatorFunction)
+                continue
+            if value == "param":
+                return (f"`{name}` is a parameter: NumPy changes the caller's array, which a "
+                        "rebinding would not")
+            if value == "global":
+                return f"`{name}` is global or nonlocal: other code may hold the same array"
+            if not self._before_or_looping(statement, at):
+                continue
+            relevant = True
+            if isinstance(value, str):
+                return f"`{name}` is bound by a loop or an unpacking, so it may be shared"
+            if not self._fresh(value):
+                return f"`{name}` may share memory with `{code_of(value)}`"
+            if need_jax and not self.jax_typed(value, certain):
+                return f"`{name}` may not hold a JAX array (it is bound to `{code_of(value)}`)"
+        if not relevant:
+            return f"`{name}` is not bound before this write"
+        if isinstance(scope, GlobalScope):
+            for _access in self._accesses_from_nested_scopes(scope, name):
+                return f"`{name}` is a module global read by functions"
+        escape = self._escape(scope, name, at, skip=target)
+        if escape is not None:
+            return f"`{name}` is also reachable through `{escape}`"
+        return None
+
+    def _catches_index_error(self, node) -> bool:
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(parent, cst.Try) and any(_catches(h, "IndexError") for h in parent.handlers):
+                return True
+            parent = self.parents.get(parent)
+        return False
+
+    def _dynamic_code(self, target) -> str | None:
+        """exec/eval/globals()/setattr... in the write's scope, or at module level (where
+        they can reach every global); getattr/setattr/vars anywhere, for attribute targets."""
+        dynamic = self.collector.dynamic_scopes
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return None
+        scope = self.scopes.get(target if isinstance(target, cst.Name) else target.value)
+        local_reach = DYNAMIC_CALLS - {"getattr"}  # getattr cannot touch a local name
+        for candidate in (scope, getattr(scope, "globals", None)):
+            found = sorted(dynamic.get(candidate, set()) & local_reach)
+            if found:
+                return found[0]
+        everywhere = sorted(set().union(*dynamic.values()) if dynamic else set())
+        for call in everywhere:
+            if call in ("exec", "eval", "globals"):
+                return call
+        if isinstance(target, cst.Attribute):
+            for call in everywhere:
+                if call in ("setattr", "getattr", "vars", "delattr"):
+                    return call
+        return None
+
+    def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode) -> str | None:
+        if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+            return f"`{code_of(target)}` is an attribute of another object"
+        attr = target.attr.value
+        cls = self.class_of(target)
+        values = self.collector.self_attr_bindings.get((cls, attr), [])
+        if not values:
+            return f"`self.{attr}` is not assigned in this class"
+        for value, _statement in values:
+            if isinstance(value, str) or not self._fresh(value) or not self.jax_typed(value):
+                shown = value if isinstance(value, str) else code_of(value)
+                return f"`self.{attr}` may not hold a fresh JAX array (it is bound to `{shown}`)"
+        for use in self.collector.attribute_loads.get(attr, ()):
+            inside = isinstance(use.value, cst.Name) and use.value.value == "self" \
+                and self.class_of(use) is cls
+            if not inside:
+                return f"`.{attr}` is read outside the class, where the array may be shared"
+            holder = self._holder(use, returns_escape=True) if use is not target else None
+            if holder is not None:
+                return f"`self.{attr}` is also reachable through `{code_of(holder).strip()}`"
+        return None
+
+    def settle_out_calls(self, refs: list[ApiRef]) -> None:
+        """`np.f(..., out=x)` is planned KEEP_OUT until every reference is planned; then the
+        calls whose out= target is a private JAX array convert (NJ204 rewrites them as
+        `x = jnp.f(...)`), and the others stay on NumPy."""
+        for ref in refs:
+            if ref.keep == KEEP_OUT and ref.call is not None and ref.out_arg is not None \
+                    and self.out_call_convertible(ref) is None:
+                ref.keep = None
+
+    def out_call_convertible(self, ref: ApiRef) -> str | None:
+        """Why `np.f(..., out=x)` cannot become `x = jnp.f(...)`, or None."""
+        if self.expression_statement_line(ref.call) is None:
+            return "its result is used, or it shares its line"
+        target = ref.out_arg.value
+        if not isinstance(target, cst.Name):
+            return f"`{code_of(target)}` is not a plain name"
+        return self.unconvertible_because(target, ref.call)
+
+    def binding_refs(self, target: cst.BaseExpression) -> tuple:
+        """The converted API references the bindings of `target` rely on to be JAX arrays:
+        a functional update of `target` is only valid if those conversions happen."""
+        values, _ = self.values_of(target)
+        found = []
+        for value, statement in values or ():
+            if value == "param" and statement in self.fresh_params:
+                found.append(self.fresh_params[statement])  # the function must return it
+                continue
+            if not isinstance(value, str):
+                found.extend(self._converted_refs_in(value))
+        # and those that make it a JAX array: in a called function, an unpacked call, the
+        # arguments of a parameter's callers
+        relied = self.jax_refs(target) if isinstance(target, cst.Name) else [
+            n for value, _ in values or () for n in self.jax_refs(value)]
+        found.extend(n for n in relied if n not in found)
+        return tuple(found)
+
+    def _converted_refs_in(self, value: cst.CSTNode) -> list:
+        """The converted API reference nodes inside `value`: one walk, cached per value."""
+        cache = self._refs_in
+        if value not in cache:
+            converted = {ref.node for ref in self.collector.refs if ref.converted}
+            found: list = []
+
+            class _Find(cst.CSTVisitor):
+                def on_visit(self, node) -> bool:
+                    if node in converted:
+                        found.append(node)
+                    return True
+
+            value.visit(_Find())
+            cache[value] = found
+        return cache[value]
+
+    def shared_because(self, node: cst.AugAssign) -> str | None:
+        """Why the array updated by `node` may be visible through another name, or None
+        when the analysis proves it private (then `a op= v` and `a = a op v` agree)."""
+        target = node.target
+        if isinstance(target, cst.Subscript):
+            return self._shared_item(target)
+        if isinstance(target, cst.Attribute):
+            if self.kind_of(target, node) in (SCALAR, CONTAINER):
+                return None
+            return (f"`{code_of(target)}` is an attribute: other references to the object "
+                    "may hold the same array")
+        name = target.value
+        scope = self.scopes.get(target)
+        values = self.collector.bindings.get((scope, name), [])
+        if self.kind_of(target, node) in (SCALAR, CONTAINER):
+            return None  # numbers are immutable; containers are not arrays
+        for value, statement in values:
+            if value == "param" and statement in self.fresh_params:
+                continue  # its function is rewritten to return it (NJ209)
+            if value == "param":
+                return f"`{name}` is a parameter: NumPy would change the caller's array too"
+            if value == "global":
+                return f"`{name}` is global or nonlocal: other code may hold the same array"
+            if not self._before_or_looping(statement, node):
+                continue
+            if isinstance(value, str) or not self._fresh(value):
+                bound = code_of(value) if not isinstance(value, str) else "a loop or unpacking"
+                return f"`{name}` may share memory with `{bound}`"
+        if isinstance(scope, GlobalScope):
+            for _child_access in self._accesses_from_nested_scopes(scope, name):
+                return f"`{name}` is a module global read by functions"
+        escape = self._escape(scope, name, node)
+        if escape is not None:
+            return f"`{name}` is also reachable through `{escape}`"
+        return None
+
+    def _shared_item(self, target: cst.Subscript) -> str | None:
+        """`params["w"] -= g`: NumPy updates the array the item holds, which other names may
+        see; JAX stores a new array in the item. Arrays themselves are NJ202's business."""
+        if self.kind_of(target.value) != CONTAINER:
+            return None
+        values, _ = self.values_of(target.value)
+        if all(not isinstance(v, str) and self.holds_only_scalars(v) for v, _ in values):
+            return None
+        return (f"`{code_of(target.value)}` is a container whose item may be an array also "
+                "referenced elsewhere (NumPy updates that array; JAX replaces the item)")
+
+    def _accesses_from_nested_scopes(self, scope, name):
+        """Reads of a module global from inside functions (libcst records those accesses
+        in the function's scope, so follow the global assignments' references)."""
+        for assignment in scope.assignments[name] if name in scope.assignments else ():
+            for access in assignment.references:
+                if self.scopes.get(access.node) is not scope:
+                    yield access
+
+    def _loops_around(self, node):
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+            if isinstance(parent, (cst.For, cst.While)):
+                yield parent
+            parent = self.parents.get(parent)
+
+    def _before_or_looping(self, earlier, later) -> bool:
+        """Whether `earlier` may run before `later`: it comes first, or a loop holds both."""
+        if self.start(earlier) < self.start(later):
+            return True
+        loops = set(self._loops_around(later))
+        return any(loop in loops for loop in self._loops_around(earlier))
+
+    def _fresh(self, value: cst.BaseExpression) -> bool:
+        """Whether `value` is a new array that no other name refers to."""
+        if isinstance(value, (cst.Attribute, cst.Subscript)) and not isinstance(value.value, cst.Name):
+            return self._fresh(value.value)  # np.zeros((3, 3)).T, np.ones(9)[2:]: views of temporaries
+        if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                              cst.ConcatenatedString, cst.List, cst.Dict, cst.Set,
+                              cst.ListComp, cst.DictComp, cst.SetComp, cst.Tuple)):
+            return True
+        if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+            return True
+        if isinstance(value, cst.Call):
+            if _may_not_copy(value):
+                return False  # astype(..., copy=False), np.array(b, copy=None): maybe b itself
+            ref = self.collector.ref_by_call.get(value)
+            if ref is not None:
+                if ref.qualname in self.view_functions:
+                    return all(self._fresh(a.value) for a in value.args[:1])
+                return True
+            if isinstance(value.func, cst.Attribute) and value.func.attr.value in self.fresh_methods:
+                return True
+            if isinstance(value.func, cst.Attribute) and ref is None:
+                return self._fresh(value.func.value)  # np.arange(9).reshape(3, 3): a view of a temporary
+            if isinstance(value.func, cst.Name) and value.func.value in SCALAR_CALLS | CONTAINER_CALLS:
+                return True
+        return False
+
+    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> str | None:
+        """An expression through which the array of `name` may be kept by someone else
+        before `aug` runs: stored in another name or container, passed to a function that
+        may keep it, yielded."""
+        skip = aug.target if skip is None else skip
+        if scope is None:
+            return None
+        accesses = set(scope.accesses[name]) if name in scope.accesses else set()
+        for assignment in scope.assignments[name] if name in scope.assignments else ():
+            accesses.update(assignment.references)  # uses inside nested functions too
+        for access in sorted(accesses, key=lambda a: self.start(a.node)):
+            use = access.node
+            if use is skip or not self._before_or_looping(use, aug):
+                continue
+            holder = self._holder(use)
+            if holder is not None:
+                return code_of(holder)
+        return None
+
+    def _holder(self, use: cst.Name, returns_escape: bool = False) -> cst.CSTNode | None:
+        """The node that keeps a reference to `use`'s value, walking up through views.
+        `returns_escape`: a returned value outlives the function (for attributes)."""
+        node, parent = use, self.parents.get(use)
+        while parent is not None:
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                call = self.parents.get(parent)
+                if isinstance(call, cst.Call) and call.func is parent:  # x.method(...)
+                    if parent.attr.value in self.fresh_methods and not _may_not_copy(call):
+                        return None  # x.copy(), x.sum(): a new array
+                    node, parent = call, self.parents.get(call)  # x.reshape(...): a view
+                    continue
+                node, parent = parent, self.parents.get(parent)  # x.T, x.real: views
+                continue
+            if isinstance(parent, cst.Subscript) and parent.value is node:
+                if node is use and self.scalar_read(parent):
+                    return None  # a[1] of a 1-D array: a number, not a view
+                node, parent = parent, self.parents.get(parent)  # x[1:]: a view
+                continue
+            if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement,
+                                   cst.StarredDictElement)):
+                container = self.parents.get(parent)
+                if self._is_store_target(container):
+                    return None  # `a[0], a[1] = ...` writes into a; it keeps nothing
+                return container  # in a container literal
+            if isinstance(parent, cst.Assign) and parent.value is node and all(
+                    isinstance(t.target, cst.Subscript) and self._array_store(t.target)
+                    for t in parent.targets):
+                return None  # `a[:] = v` copies v's values into a
+            if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.NamedExpr)) \
+                    and parent.value is node:
+                return parent
+            if isinstance(parent, cst.Return) and returns_escape:
+                return parent
+            if isinstance(parent, (cst.Yield, cst.Lambda, cst.Param)):
+                return parent  # yielded, captured, or a default argument
+            if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and parent.elt is node:
+                return parent
+            if isinstance(parent, cst.DictComp) and node in (parent.key, parent.value):
+                return parent
+            if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+                return parent  # iterating an array yields views of its rows
+            if isinstance(parent, cst.Arg):
+                call = self.parents.get(parent)
+                return None if self._call_keeps_nothing(call) else call
+            if isinstance(parent, (cst.IfExp, cst.BooleanOperation)):
+                node, parent = parent, self.parents.get(parent)  # `a or b` is one of them
+                continue
+            return None
+        return None
+
+    def _array_store(self, target: cst.Subscript) -> bool:
+        base = target.value
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        return self.kind_of(base) == ARRAY or self.jax_typed(base, certain=True)
+
+    def scalar_read(self, subscript: cst.Subscript) -> bool:
+        return len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index) \
+            and self.is_scalar(subscript.slice[0].slice.value) \
+            and self.one_dimensional(subscript.value)
+
+    def _is_store_target(self, node) -> bool:
+        parent = self.parents.get(node)
+        while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
+            node, parent = parent, self.parents.get(parent)
+        return isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor)) and \
+            getattr(parent, "target", None) is node
+
+    def _call_keeps_nothing(self, call: cst.Call) -> bool:
+        ref = self.collector.ref_by_call.get(call)
+        if ref is not None:
+            return ref.qualname not in self.view_functions and not _may_not_copy(call)
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in UFUNC_METHODS:
+            ufunc = self.collector.ref_by_node.get(func.value)
+            if ufunc is not None and (ufunc.entry or {}).get("kind") == "ufunc":
+                return True  # np.add.at(x, ...), np.add.reduce(x): a new array or None
+        return isinstance(call.func, cst.Name) and call.func.value in PURE_BUILTINS
+
+
+def _may_not_copy(call: cst.Call) -> bool:
+    """A `copy=` argument other than True: the result may be the input itself."""
+    return any(a.keyword is not None and a.keyword.value == "copy"
+               and not (isinstance(a.value, cst.Name) and a.value.value == "True")
+               for a in call.args)
+
+
+_INDEX_ERROR_BASES = {"IndexError", "LookupError", "Exception", "BaseException"}
+
+
+def _catches(handler: cst.ExceptHandler, name: str) -> bool:
+    """Whether an except clause catches IndexError (bare, or a base class of it)."""
+    if handler.type is None:
+        return True
+    types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    return any((code_of(t).split(".")[-1]) in _INDEX_ERROR_BASES for t in types)

@@ -1,0 +1,603 @@
+"""What a value is: the kind of value a name may hold (container, scalar, array), whether
+it is a JAX array once converted (and which conversions that relies on), what functions
+return, and the kinds of index and mask a subscript uses."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import GlobalScope
+
+from np2jax.analysis.collect import Collector
+from np2jax.analysis.facts import (
+    ARRAY,
+    ARRAY_CONSTRUCTORS,
+    CONTAINER,
+    CONTAINER_CALLS,
+    CONTAINER_METHODS,
+    ELEMENTWISE_COMPARISONS,
+    LITERALS,
+    SCALAR,
+    SCALAR_CALLS,
+    UNKNOWN,
+)
+from np2jax.analysis.shapes import same_shape
+from np2jax.catalog import api_policy
+from np2jax.syntax import argument_for
+
+
+class Values:
+    """Facts about values, read from the collector's bindings and the scopes."""
+
+    def __init__(self, collector: Collector, parents, positions, scopes) -> None:
+        self.collector = collector
+        self.parents = parents
+        self.positions = positions
+        self.scopes = scopes
+        policy = api_policy()
+        self.view_functions = frozenset(policy["view_functions"])
+        self.fresh_methods = frozenset(policy["fresh_methods"])
+        self.sequence_results = frozenset(policy["sequence_results"])
+        self.maybe_sequence_results = frozenset(policy["maybe_sequence_results"])
+        self.sequence_methods = frozenset(policy["sequence_methods"])
+        self.non_array_results = frozenset(policy["non_array_results"])
+        self._returns: dict = {}  # FunctionDef -> function_returns
+        # memoised by np2jax.analysis.shapes: node -> its shape root, (node, env) -> shape
+        self.shape_roots: dict = {}
+        self.static_shapes: dict = {}
+
+    def value_kind(self, value) -> str:
+        if isinstance(value, str):  # markers: "param", "global", UNKNOWN, CONTAINER, SCALAR
+            return value if value in (CONTAINER, UNKNOWN, SCALAR) else UNKNOWN
+        if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp,
+                              cst.SetComp, cst.SimpleString, cst.ConcatenatedString,
+                              cst.FormattedString, cst.Tuple)):
+            return CONTAINER
+        if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
+            return SCALAR
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, (cst.Integer, cst.Float)):
+            return SCALAR
+        if isinstance(value, cst.BinaryOperation) and (
+                isinstance(value.left, (cst.List, cst.Tuple)) or isinstance(value.right, (cst.List, cst.Tuple))):
+            return CONTAINER  # [0] * n, [a] + rest
+        if isinstance(value, cst.Call):
+            func = value.func
+            if isinstance(func, cst.Name) and func.value in CONTAINER_CALLS:
+                return CONTAINER
+            if isinstance(func, cst.Name) and func.value in SCALAR_CALLS:
+                return SCALAR
+            if isinstance(func, cst.Attribute) and func.attr.value in CONTAINER_METHODS:
+                return CONTAINER
+            if isinstance(func, cst.Attribute) and func.attr.value in self.sequence_methods:
+                return UNKNOWN
+            ref = self.collector.ref_by_call.get(value)
+            if ref is not None:
+                if ref.qualname in self.sequence_results:
+                    return CONTAINER
+                if ref.qualname in self.non_array_results:
+                    return UNKNOWN
+                return ARRAY if self._one_array_result(ref) else UNKNOWN
+        return UNKNOWN
+
+    def _one_array_result(self, ref) -> bool:
+        """False when the call may return a tuple or list (maybe_sequence_results), unless its
+        arguments show the one-array form: np.where(c, x, y), np.unique(x), np.atleast_1d(x)."""
+        if ref.qualname not in self.maybe_sequence_results:
+            return True
+        call = ref.call
+        if call is None or any(a.star for a in call.args):
+            return False
+        positional = [a for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        if ref.qualname == "numpy.where":
+            return len(call.args) == 3
+        if ref.qualname == "numpy.unique":
+            return not any(k.startswith("return_") for k in keywords) and len(positional) <= 1
+        if ref.qualname.startswith("numpy.atleast_"):
+            return len(call.args) == 1
+        if ref.qualname == "numpy.indices":  # one grid array unless sparse=
+            return len(positional) <= 2 and keywords <= {"dtype"}
+        return False
+
+    def holds_only_scalars(self, value) -> bool:
+        """A container literal of numbers and strings, `[0] * n`, or defaultdict(int)."""
+        def scalar(node) -> bool:
+            return isinstance(node, LITERALS) or (
+                isinstance(node, cst.UnaryOperation) and isinstance(node.expression, LITERALS)) \
+                or (isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
+        if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            return all(scalar(e.value) for e in value.elements)
+        if isinstance(value, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and scalar(e.value) for e in value.elements)
+        if isinstance(value, cst.BinaryOperation):
+            return all(self.holds_only_scalars(side) for side in (value.left, value.right)
+                       if isinstance(side, (cst.List, cst.Tuple)))
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            if value.func.value in ("list", "tuple", "set") and len(value.args) == 1:
+                return self.holds_only_scalars(value.args[0].value)
+            if value.func.value in ("defaultdict", "Counter"):
+                return all(isinstance(a.value, cst.Name) and a.value.value in ("int", "float")
+                           for a in value.args[:1])
+        return False
+
+    def name_values(self, expr: cst.Name):
+        """Bindings and `op=` values of a name, looked up from its scope outwards as Python does."""
+        _, values, aug_values = self.name_bindings(expr)
+        return values, aug_values
+
+    def name_bindings(self, expr: cst.Name) -> tuple:
+        """(scope, bindings, `op=` values) of a name: the scope is the one that binds it."""
+        scope = self.scopes.get(expr)
+        seen = set()
+        while scope is not None and id(scope) not in seen:
+            seen.add(id(scope))
+            key = (scope, expr.value)
+            if key in self.collector.bindings:
+                return scope, self.collector.bindings[key], self.collector.aug_values.get(key, [])
+            scope = getattr(scope, "parent", None)
+        return None, [], []
+
+    def own_bindings(self, name: cst.Name) -> list:
+        """The bindings of a name in the scope it is read in (not the enclosing ones):
+        [(value or marker, statement)]."""
+        return self.collector.bindings.get((self.scopes.get(name), name.value), [])
+
+    def values_of(self, expr):
+        if isinstance(expr, cst.Name):
+            return self.name_values(expr)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+                and expr.value.value == "self":
+            key = (self.class_of(expr), expr.attr.value)
+            return (self.collector.self_attr_bindings.get(key, []),
+                    self.collector.self_attr_aug_values.get(key, []))
+        return None, None
+
+    def kind_of(self, expr: cst.BaseExpression, statement=None) -> str:
+        if isinstance(expr, cst.Call):
+            return self.value_kind(expr)
+        values, aug_values = self.values_of(expr)
+        if not values:
+            return UNKNOWN
+        kinds = {self.value_kind(v) for v, _ in values}
+        if kinds == {SCALAR}:  # `total = 0; total += g` makes total an array when g is one
+            kinds |= {self.value_kind(v) for v in aug_values}
+        return kinds.pop() if len(kinds) == 1 else UNKNOWN
+
+    def may_hold_argument(self, name: cst.Name) -> bool:
+        """Whether the name, where it is read, may hold what the caller passed to a parameter
+        (a list, a tuple, an array) or a part of it (`data = data[:n]`): it is a parameter,
+        not rebound to a JAX array by an assignment of the function's own body that comes
+        before the read (`x = np.asarray(x)`)."""
+        values, _ = self.name_values(name)
+        params = [statement for value, statement in values if value == "param"]
+        if not params:
+            return False
+        function = self.parents.get(self.parents.get(params[0]))
+        if self.enclosing(name, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) is not function:
+            return True  # read in a nested function or class: called at any time
+        for value, statement in values:
+            line = self.parents.get(statement)
+            if isinstance(statement, (cst.Assign, cst.AnnAssign)) and not _part_of(value, name.value) \
+                    and self.parents.get(self.parents.get(line)) is function \
+                    and self.start(statement) < self.start(name) and self.jax_typed(value):
+                return False
+        return True
+
+    def enclosing(self, node, kinds: tuple[type, ...]):
+        """The nearest ancestor of `node` of one of `kinds`, or None."""
+        node = self.parents.get(node)
+        while node is not None and not isinstance(node, kinds):
+            node = self.parents.get(node)
+        return node
+
+    def class_of(self, node):
+        parent = self.parents.get(node)
+        while parent is not None and not isinstance(parent, cst.ClassDef):
+            parent = self.parents.get(parent)
+        return parent
+
+    def start(self, node):
+        return self.positions.start(node)
+
+    def expression_statement_line(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The line holding `node` as its only statement (`node` is the whole expression of
+        an expression statement, or the statement itself)."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Expr):
+            node, parent = parent, self.parents.get(parent)
+        if isinstance(parent, cst.SimpleStatementLine) and len(parent.body) == 1 \
+                and parent.body[0] is node:
+            return parent
+        return None
+
+    def sequence_arguments(self, refs) -> set:
+        """Names passed where JAX wants an array that hold Python lists or tuples (every
+        binding is a list/tuple literal, a comprehension, or list()/tuple())."""
+        found = set()
+        for ref in refs:
+            for argument in ref.arguments if ref.converted else ():
+                value = argument.arg.value
+                if argument.role != "array" or not isinstance(value, cst.Name):
+                    continue
+                values, _ = self.name_values(value)
+                if values and all(_is_sequence_value(v) for v, _ in values):
+                    found.add(value)
+        return found
+
+    def generator_shuffles(self, calls) -> list:
+        """rng.shuffle(x) with rng from np.random: shuffles x in place."""
+        shuffles = []
+        for call in calls:
+            receiver = call.func.value
+            values, _ = self.values_of(receiver) if isinstance(receiver, cst.Name) else (None, None)
+            if any(isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
+                   and ref.qualname.startswith("numpy.random") for v, _ in values or ()):
+                shuffles.append(call)
+        return shuffles
+
+    def jax_typed(self, value, certain: bool = False) -> bool:
+        """Whether `value` is a JAX array once the module is converted.
+
+        certain=False also trusts a parameter of a module-level function when every call
+        of the function in this module passes a JAX array for it (the module run as a
+        program): a caller elsewhere passing a NumPy array makes the converted `.at` fail
+        loudly. certain=True (alias analysis, NJ209 call sites) trusts no parameter."""
+        return _JaxTyping(self, certain).of(value)[0]
+
+    def jax_refs(self, value, certain: bool = False) -> tuple:
+        """The converted API references `jax_typed(value)` relies on (empty when False)."""
+        return tuple(_JaxTyping(self, certain).of(value)[1])
+
+    def module_function(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The function a call `f(...)` calls when `f` is a plain function of this module,
+        bound once at module level (not redefined, not a method), undecorated, synchronous,
+        and the module runs no exec/eval/globals() that could rebind it."""
+        func = call.func
+        if not isinstance(func, cst.Name) or self.collector.dynamic_scopes:
+            return None
+        scope = self.scopes.get(func)
+        assignments = list(scope[func.value]) if scope is not None else []
+        if len(assignments) != 1:
+            return None
+        (assignment,) = assignments
+        node = getattr(assignment, "node", None)
+        global_scope = getattr(scope, "globals", None)
+        if not isinstance(node, cst.FunctionDef) or assignment.scope is not global_scope \
+                or len(global_scope.assignments[func.value]) != 1 \
+                or node.decorators or node.asynchronous:
+            return None
+        return node
+
+    def function_returns(self, function: cst.FunctionDef) -> list | None:
+        """The values `function` returns, or None when it may return None (a bare return,
+        falling off its end) or is a generator."""
+        cache = self._returns
+        if function not in cache:
+            finder = ReturnsFinder()
+            function.body.visit(finder)
+            values = [r.value for r in finder.returns]
+            cache[function] = None if finder.yields or any(v is None for v in values) \
+                or not always_leaves(function.body.body) else values
+        return cache[function]
+
+    def returned_values(self, function: cst.FunctionDef | None, item=None) -> list | None:
+        """What every `return` of `function` gives (function_returns); with `item`, (position,
+        length) of a returned tuple, the value at that position of each. None when a return
+        gives no such tuple, or function_returns says None."""
+        returns = self.function_returns(function) if function is not None else None
+        if returns is None or item is None:
+            return returns
+        position, length = item
+        values = []
+        for value in returns:
+            if not isinstance(value, cst.Tuple) or len(value.elements) != length or any(
+                    isinstance(e, cst.StarredElement) for e in value.elements):
+                return None
+            values.append(value.elements[position].value)
+        return values
+
+    def index_kind(self, subscript: cst.Subscript) -> str:
+        """"basic" (ints, slices, ..., None: no index repeats), "mask-of-base" (a boolean
+        mask provably of the array's own shape, np2jax.shapes), "mask" (another boolean
+        mask), or "other" (fancy or unknown: may repeat)."""
+        elements = subscript.slice
+        if all(self._basic(e.slice) for e in elements):
+            return "basic"
+        if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
+            index = elements[0].slice.value
+            if self.is_mask(index):
+                return "mask-of-base" if same_shape(self, index, subscript.value) else "mask"
+        return "other"
+
+    def _basic(self, index) -> bool:
+        if isinstance(index, cst.Slice):
+            return all(part is None or self.is_scalar(part)
+                       for part in (index.lower, index.upper, index.step))
+        value = index.value
+        return isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None") \
+            or (self.is_scalar(value) and not isinstance(value, cst.Float))
+
+    def is_scalar(self, node) -> bool:
+        """A Python number: literals, names bound only to numbers, arithmetic of them."""
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self.is_scalar(node.expression)
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+            return self.is_scalar(node.left) and self.is_scalar(node.right)
+        if isinstance(node, cst.Name):
+            return node.value in ("True", "False") or self.kind_of(node) == SCALAR
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            return node.func.value in ("int", "float", "len", "bool")
+        return False
+
+    def is_mask(self, node, depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Comparison):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self.is_mask(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self.is_mask(node.left, depth + 1) and self.is_mask(node.right, depth + 1)
+        if isinstance(node, cst.Call):
+            ref = self.collector.ref_by_call.get(node)
+            masks = api_policy()["masks"]
+            if ref is not None and ref.qualname in ARRAY_CONSTRUCTORS and node.args \
+                    and isinstance(node.args[0].value, cst.List):  # np.array([True, False])
+                return all(isinstance(e.value, cst.Name) and e.value.value in ("True", "False")
+                           for e in node.args[0].value.elements)
+            return ref is not None and ref.qualname in (masks["elementwise_predicates"] + masks["mask_combinators"]
+                                                        + masks["reductions"]["names"])
+        if isinstance(node, cst.Name):
+            values, _ = self.name_values(node)
+            return bool(values) and all(not isinstance(v, str) and self.is_mask(v, depth + 1)
+                                        for v, _ in values)
+        return False
+
+    def one_dimensional(self, name: cst.BaseExpression) -> bool:
+        """Whether every binding of `name` makes a 1-D array (so `name[i]` is a scalar copy,
+        never a view): np.zeros(n), np.arange(...), np.linspace(...), np.array([numbers])."""
+        values, _ = self.values_of(name) if isinstance(name, (cst.Name, cst.Attribute)) else (None, None)
+        if not values:
+            return False
+        for value, _statement in values:
+            ref = self.collector.ref_by_call.get(value) if isinstance(value, cst.Call) else None
+            if ref is None or not value.args:
+                return False
+            first = value.args[0].value
+            short = ref.qualname.rsplit(".", 1)[-1]
+            if short in ("arange", "linspace", "geomspace", "logspace"):
+                continue
+            if short in ("zeros", "ones", "empty", "full") and self.is_scalar(first):
+                continue
+            if short in ("array", "asarray") and isinstance(first, (cst.List, cst.Tuple)) and all(
+                    self.is_scalar(e.value) for e in first.elements):
+                continue
+            return False
+        return True
+
+
+def _part_of(value, name: str) -> bool:
+    """`name[...]`: a part of what the name holds (a list's slice is a list)."""
+    return isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) \
+        and value.value.value == name
+
+
+def _is_sequence_value(value) -> bool:
+    if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+        and value.func.value in ("list", "tuple")
+
+
+class ReturnsFinder(cst.CSTVisitor):
+    """Whether a function body returns a value or yields (not looking into nested functions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.value_returned = False
+        self.yields = False
+        self.returns: list[cst.Return] = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returns.append(node)
+        if node.value is not None and not (isinstance(node.value, cst.Name) and node.value.value == "None"):
+            self.value_returned = True
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.yields = True
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+
+def always_leaves(statements) -> bool:
+    """Whether every path through these statements (a block's body) ends in a return or a
+    raise, never falling off the end."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, (cst.Return, cst.Raise)):  # `def f(x): return x` on one line
+        return True
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    if isinstance(last, cst.If):
+        if last.orelse is None:
+            return False
+        rest = [last.orelse] if isinstance(last.orelse, cst.If) else last.orelse.body.body
+        return always_leaves(last.body.body) and always_leaves(rest)
+    if isinstance(last, cst.With):
+        return always_leaves(last.body.body)
+    return False
+
+
+def _unpacked_position(statement, name: str) -> tuple[int, int] | None:
+    """(index, count) when `statement` is `a, b, c = value` binding `name` once at top
+    level (no starred target, one target list)."""
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    elements = [e.value for e in target.elements]
+    if any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    found = [i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name]
+    return (found[0], len(elements)) if len(found) == 1 else None
+
+
+# Attributes of a JAX array that are JAX arrays too (not .shape, .dtype, .size...).
+_ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
+
+
+class _JaxTyping:
+    """One `Values.jax_typed` question: whether a value is a JAX array once converted, and
+    the converted references that answer relies on. Each node is judged once; a node met
+    again while being judged (a cycle: `x = x + 1`, recursion) counts as not JAX, which
+    only ever makes the answer more cautious."""
+
+    def __init__(self, flow: Values, certain: bool) -> None:
+        self.flow = flow
+        self.certain = certain
+        self.seen: dict = {}
+
+    def of(self, value) -> tuple[bool, frozenset]:
+        if isinstance(value, str) or value is None:
+            return False, frozenset()
+        if value not in self.seen:
+            self.seen[value] = (False, frozenset())  # a cycle: not (yet) known to be JAX
+            self.seen[value] = self._judge(value)
+        return self.seen[value]
+
+    def _all(self, values) -> tuple[bool, frozenset]:
+        refs: set = set()
+        values = list(values)
+        for value in values:
+            typed, relied = self.of(value)
+            if not typed:
+                return False, frozenset()
+            refs |= relied
+        return bool(values), frozenset(refs)
+
+    def _judge(self, value) -> tuple[bool, frozenset]:
+        flow = self.flow
+        no = (False, frozenset())
+        if isinstance(value, cst.Call):
+            ref = flow.collector.ref_by_call.get(value)
+            if ref is not None:
+                return (True, frozenset({ref.node})) if self._array_call(ref) else no
+            function = flow.module_function(value)
+            if function is not None:
+                return self._all(flow.function_returns(function) or ())
+            func = value.func
+            if isinstance(func, cst.Attribute) and func.attr.value not in flow.sequence_methods:
+                return self.of(func.value)
+            return no
+        if isinstance(value, cst.BinaryOperation):
+            if flow.value_kind(value) == CONTAINER:
+                return no  # [0] * n: a list, whatever n is
+            left, right = self.of(value.left), self.of(value.right)
+            return left if left[0] else right
+        if isinstance(value, cst.UnaryOperation):
+            return self.of(value.expression)
+        if isinstance(value, cst.Comparison) and len(value.comparisons) == 1 and isinstance(
+                value.comparisons[0].operator, ELEMENTWISE_COMPARISONS):  # not `is`, `in`
+            left, right = self.of(value.left), self.of(value.comparisons[0].comparator)
+            return left if left[0] else right
+        if isinstance(value, cst.IfExp):
+            return self._all((value.body, value.orelse))
+        if isinstance(value, cst.Attribute):
+            return self.of(value.value) if value.attr.value in _ARRAY_ATTRIBUTES else no
+        if isinstance(value, cst.Subscript):
+            return self.of(value.value)
+        if isinstance(value, cst.Name):
+            values, _ = flow.name_values(value)
+            return self._all_bindings(value.value, values)
+        return no
+
+    def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:
+        if not values:
+            return False, frozenset()
+        refs: set = set()
+        for bound, statement in values:
+            if bound == "param":
+                typed, relied = self._parameter(statement)
+            elif bound == UNKNOWN:
+                typed, relied = self._unpacked(statement, name)
+            else:
+                typed, relied = self.of(bound)
+            if not typed:
+                return False, frozenset()
+            refs |= relied
+        return True, frozenset(refs)
+
+    def _array_call(self, ref) -> bool:
+        flow = self.flow
+        return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
+            and ref.qualname not in flow.sequence_results \
+            and ref.qualname not in flow.non_array_results and flow._one_array_result(ref)
+
+    def _unpacked(self, statement, name: str) -> tuple[bool, frozenset]:
+        """`lo, hi = np.percentile(x, [1, 99])`: rows of one JAX array are JAX arrays.
+        `a, b = f(x)` with every return of f a tuple `(p, q)` of that length: a is JAX
+        when every return's p is."""
+        no = (False, frozenset())
+        position = _unpacked_position(statement, name)
+        if position is None or not isinstance(statement.value, cst.Call):
+            return no
+        index, count = position
+        call = statement.value
+        ref = self.flow.collector.ref_by_call.get(call)
+        if ref is not None:
+            return (True, frozenset({ref.node})) if self._array_call(ref) else no
+        function = self.flow.module_function(call)
+        returns = self.flow.function_returns(function) if function is not None else None
+        if not returns or not all(
+                isinstance(r, cst.Tuple) and len(r.elements) == count
+                and not any(isinstance(e, cst.StarredElement) for e in r.elements)
+                for r in returns):
+            return no
+        return self._all(r.elements[index].value for r in returns)
+
+    def _parameter(self, param: cst.Param) -> tuple[bool, frozenset]:
+        """A parameter of a module-level function that every call in this module passes a
+        JAX array (or omits, with a JAX default): trusted only when not `certain`, and only
+        when the function's name is used by nothing but those calls (not listed in __all__,
+        not mentioned by other files of the tree, not passed as a value)."""
+        no = (False, frozenset())
+        flow = self.flow
+        function = flow.parents.get(flow.parents.get(param))
+        if self.certain or param.star or not isinstance(function, cst.FunctionDef):
+            return no
+        name = function.name.value
+        context = flow.collector.context
+        if name in flow.collector.exported_names or name in context.external_names \
+                or name.startswith("__") or function.decorators or function.asynchronous \
+                or flow.collector.dynamic_scopes:
+            return no
+        global_scope = flow.scopes.get(function)
+        if not isinstance(global_scope, GlobalScope) or len(global_scope.assignments[name]) != 1:
+            return no
+        (assignment,) = global_scope.assignments[name]
+        if param in function.params.kwonly_params:
+            position = None
+        else:
+            positional = [*function.params.posonly_params, *function.params.params]
+            position = positional.index(param) if param in positional else None
+        passed = []
+        for access in assignment.references:
+            call = flow.parents.get(access.node)
+            if not (isinstance(call, cst.Call) and call.func is access.node) \
+                    or any(a.star for a in call.args):
+                return no  # used as a value, or *args/**kwargs hide the argument
+            argument = argument_for(call, position, param.name.value)
+            passed.append(argument if argument is not None else param.default)
+        if not passed or any(a is None for a in passed):
+            return no
+        return self._all(passed)

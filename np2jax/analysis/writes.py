@@ -1,0 +1,307 @@
+"""The write planner: how a statement that writes through subscripts becomes functional
+(`x = x.at[i].set(v)`, `jnp.where(mask, v, x)`, a tuple of updates), or why it cannot.
+
+A write becomes a functional update only when the analysis proves the array private (a
+fresh JAX array no other name can see), so rebinding it computes what NumPy's in-place
+write computed. NJ201, NJ202, NJ208 and --jit read the plans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from np2jax.analysis.shapes import same_shape
+from np2jax.syntax import code_of, updates
+
+if TYPE_CHECKING:
+    from np2jax.analysis.module import ModuleAnalysis
+
+
+@dataclass
+class WritePlan:
+    """How one statement that writes through subscripts becomes functional, or why not."""
+
+    fix: object | None  # line -> replacement
+    reason: str | None  # why it is left as it was
+    how: str = ""  # what it becomes, for the message
+    eager_mask: bool = False  # uses a boolean mask in .at[], which jax.jit cannot compile
+    requires: tuple = ()
+    where: bool = False  # a mask of the array's own shape: jnp.where(mask, v, x)
+
+
+def _flatten(target: cst.Subscript, dataflow) -> tuple[cst.BaseExpression, list] | None:
+    """x[i][j] -> (x, [i, j]) when the inner indices are single integers (so x[i] is a view
+    of one row); None for chains that NumPy copies (x[1:][0], x[idx][j] with fancy idx)."""
+    index = list(target.slice)
+    base = target.value
+    while isinstance(base, cst.Subscript):
+        inner = base.slice
+        if len(inner) != 1 or not isinstance(inner[0].slice, cst.Index) \
+                or not dataflow.is_scalar(inner[0].slice.value) \
+                or isinstance(inner[0].slice.value, cst.Float):
+            return None
+        index = [inner[0].with_changes(comma=cst.MaybeSentinel.DEFAULT), *index]
+        index[0] = index[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        base = base.value
+    return base, index
+
+
+def _temporary(analysis, stem: str, taken: set) -> str:
+    name = stem
+    number = 0
+    while name in analysis.bound_names or name in taken:
+        number += 1
+        name = f"{stem}{number}"
+    taken.add(name)
+    return name
+
+
+def plan_write(analysis: ModuleAnalysis, statement) -> WritePlan:
+    """The plan for an Assign or AugAssign whose targets include subscripts (the facade
+    memoises it: ModuleAnalysis.write_plan)."""
+    dataflow = analysis.dataflow
+    line = dataflow.expression_statement_line(statement)
+    if line is None:
+        return WritePlan(None, "the statement shares its line with others")
+    if isinstance(statement, cst.AugAssign):
+        return _plan_single(analysis, statement, statement.target, line, statement.operator)
+    if isinstance(statement, cst.AnnAssign):
+        return WritePlan(None, "annotated subscript assignments are not rewritten")
+    targets = [t.target for t in statement.targets]
+    if len(targets) == 1 and isinstance(targets[0], cst.Subscript):
+        return _plan_single(analysis, statement, targets[0], line, None)
+    return _plan_multiple(analysis, statement, targets, line)
+
+
+def _form(analysis, statement, target: cst.Subscript, base, index, value, operator) -> tuple:
+    """(form, reason): the functional form for one write `base[index] (op)= value`."""
+    dataflow = analysis.dataflow
+    flat = cst.Subscript(value=base, slice=index)
+    kind = dataflow.index_kind(flat)
+    uniform = dataflow.is_scalar(value)
+    if kind == "basic":
+        if operator is None:
+            return "set", None
+        return ("at-" + updates.AT_METHODS[operator] if operator in updates.AT_METHODS
+                else "set-op"), None
+    if kind == "mask-of-base":
+        if uniform:
+            return "where", None
+        if _elementwise_in_selections(analysis, value, index[0].slice.value, base):
+            return "where-map", None
+    if kind in ("mask", "mask-of-base"):
+        return ("set" if operator is None else "set-op"), None  # eager-only: reported by NJ208
+    if uniform:
+        return ("set" if operator is None else "set-op"), None
+    return None, ("the index may repeat, and JAX does not define which value `.at[].set` "
+                  "keeps where NumPy keeps the last")
+
+
+def _list_names(dataflow, index, jnp: str, updated_index) -> list:
+    """Index names bound only to list literals become jnp.asarray(name) in `.at[...]`."""
+    result = []
+    for original, element in zip(index, updated_index):
+        value = original.slice.value if isinstance(original.slice, cst.Index) else None
+        if isinstance(value, cst.Name):
+            values, _ = dataflow.values_of(value)
+            if values and all(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values):
+                element = element.with_changes(slice=element.slice.with_changes(
+                    value=updates.jnp_call(jnp, "asarray", element.slice.value)))
+        result.append(element)
+    return result
+
+
+def _new_value(form: str, base, index, value, operator, target, jnp: str):
+    if form == "set":
+        return updates.at_update(base, index, "set", value, jnp)
+    if form == "set-op":
+        return updates.at_update(base, index, "set",
+                                 updates.binary(updates.read(base, index, jnp), operator, value), jnp)
+    if form.startswith("at-"):
+        return updates.at_update(base, index, form[3:], value, jnp)
+    mask = index[0].slice.value
+    if form == "where":  # .astype: NumPy casts what it stores into the array's dtype
+        new = value if operator is None else updates.binary(base, operator, value)
+        return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
+    if form == "where-map":  # y[m] * 2 -> y * 2: elementwise, so the selected values agree
+        whole = _unselected(value, mask)
+        new = whole if operator is None else updates.binary(base, operator, whole)
+        return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
+    raise ValueError(form)
+
+
+def _elementwise_in_selections(analysis, node, mask, base, depth: int = 0) -> bool:
+    """Whether `node` computes elementwise from numbers and selections `y[mask]` of arrays
+    `y` provably of base's shape (`x[m] = y[m] * 2`, `x[m] = np.sqrt(x[m])`): then computing
+    it on whole arrays and keeping the masked elements gives the values NumPy stores."""
+    dataflow = analysis.dataflow
+    if depth > 16:
+        return False
+    if dataflow.is_scalar(node):
+        return True
+    if isinstance(node, cst.Subscript):
+        return _selection_by(node, mask) and same_shape(dataflow, node.value, base)
+    if isinstance(node, cst.BinaryOperation):
+        return not isinstance(node.operator, cst.MatrixMultiply) and all(
+            _elementwise_in_selections(analysis, side, mask, base, depth + 1)
+            for side in (node.left, node.right))
+    if isinstance(node, cst.UnaryOperation):
+        return not isinstance(node.operator, cst.Not) and _elementwise_in_selections(
+            analysis, node.expression, mask, base, depth + 1)
+    if isinstance(node, cst.Call):
+        ref = analysis.ref_of_call(node)
+        return ref is not None and ref.converted and (ref.entry or {}).get("kind") == "ufunc" \
+            and not any(a.keyword is not None or a.star for a in node.args) \
+            and all(_elementwise_in_selections(analysis, a.value, mask, base, depth + 1)
+                    for a in node.args)
+    return False
+
+
+def _selection_by(node, mask) -> bool:
+    return isinstance(node, cst.Subscript) and len(node.slice) == 1 \
+        and isinstance(node.slice[0].slice, cst.Index) and node.slice[0].slice.value.deep_equals(mask)
+
+
+def _unselected(value, mask):
+    """`value` (as converted) with every selection `y[mask]` replaced by `y`."""
+
+    class _Whole(cst.CSTTransformer):
+        def leave_Subscript(self, original_node, updated_node):
+            return updated_node.value if _selection_by(updated_node, mask) else updated_node
+
+    return value.visit(_Whole())
+
+
+def _keep_dtype(value, base):
+    return updates.call(updates.attr(value, "astype"), updates.attr(base, "dtype"))
+
+
+def _describe(form: str) -> str:
+    if form.startswith("where"):
+        return "`jnp.where(mask, ...)`"
+    return f"`.at[...].{form[3:] if form.startswith('at-') else 'set'}(...)`"
+
+
+def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> WritePlan:
+    dataflow = analysis.dataflow
+    flat = _flatten(target, dataflow)
+    if flat is None:
+        return WritePlan(None, f"`{code_of(target)}` writes into a copy made by an inner index")
+    base, index = flat
+    reason = dataflow.unconvertible_because(base, statement)
+    if reason is not None:
+        return WritePlan(None, reason)
+    op = None if operator is None else code_of(operator).strip()
+    form, reason = _form(analysis, statement, target, base, index, statement.value, op)
+    if form is None:
+        return WritePlan(None, reason)
+    jnp = analysis.jnp_alias
+    depth = len(index) - len(target.slice)
+
+    def fix(new_line):
+        new_statement = new_line.body[0]
+        new_target = new_statement.target if isinstance(new_statement, cst.AugAssign) \
+            else new_statement.targets[0].target
+        new_base, new_index = _rebuild(new_target, depth)
+        new_index = _list_names(dataflow, index, jnp, new_index)
+        value = _new_value(form, new_base, new_index, new_statement.value, op, new_target, jnp)
+        return updates.replace_line(new_line, [updates.assign(new_base, value)])
+
+    eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base") \
+        and not form.startswith("where")
+    return WritePlan((line, fix), None, _describe(form), eager, dataflow.binding_refs(base),
+                     where=form.startswith("where"))
+
+
+def _rebuild(target: cst.Subscript, depth: int) -> tuple:
+    """The (base, index) of an already rewritten chained target, `depth` subscripts deep."""
+    index = list(target.slice)
+    base = target.value
+    for _ in range(depth):
+        index = [*base.slice, *index]
+        base = base.value
+    return base, updates.with_commas(index)
+
+
+def _plan_multiple(analysis, statement: cst.Assign, targets, line) -> WritePlan:
+    """Tuple targets (`a[0], a[1] = a[1], a[0]`) and chained ones (`a[0] = b[0] = 1`): the
+    right side is evaluated first, once, as Python does; then each write in order."""
+    dataflow = analysis.dataflow
+    flat_targets = []
+    for target in targets:
+        if isinstance(target, (cst.Tuple, cst.List)) and len(targets) == 1:
+            flat_targets.extend(e.value for e in target.elements)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            return WritePlan(None, "a tuple target inside a chained assignment is not rewritten")
+        else:
+            flat_targets.append(target)
+    requires = []
+    for target in flat_targets:
+        if isinstance(target, cst.StarredElement):
+            return WritePlan(None, "starred targets are not rewritten")
+        if not isinstance(target, cst.Subscript):
+            continue
+        flat = _flatten(target, dataflow)
+        if flat is None or dataflow.index_kind(cst.Subscript(value=flat[0], slice=flat[1])) != "basic":
+            return WritePlan(None, "a tuple or chained target is rewritten only with basic indices")
+        reason = dataflow.unconvertible_because(flat[0], statement)
+        if reason is not None:
+            return WritePlan(None, reason)
+        requires.extend(dataflow.binding_refs(flat[0]))
+    bases = [_flatten(t, dataflow)[0] for t in flat_targets if isinstance(t, cst.Subscript)]
+    for base in bases:
+        if _may_view(statement.value, base, dataflow, analysis.parents):
+            return WritePlan(None, f"the right side may hold views of `{code_of(base)}`, which "
+                             "NumPy reads after the first write (a row swap that copies one row "
+                             "twice); rewriting would change the result")
+    unpacking = len(targets) == 1
+    depths = [len(_flatten(t, dataflow)[1]) - len(t.slice) if isinstance(t, cst.Subscript) else 0
+              for t in flat_targets]
+    taken: set = set()
+    temps = [_temporary(analysis, "_value", taken) if isinstance(t, cst.Subscript) else None
+             for t in flat_targets]
+    simple = isinstance(statement.value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name))
+    single_temp = None if unpacking or simple else _temporary(analysis, "_value", taken)
+    jnp = analysis.jnp_alias
+
+    def fix(new_line):
+        new_statement = new_line.body[0]
+        new_targets = [t.target for t in new_statement.targets]
+        if unpacking:
+            elements = list(new_targets[0].elements)
+            new_flat = [e.value for e in elements]
+            names = [cst.Name(temp) if temp else target for temp, target in zip(temps, new_flat)]
+            first = cst.Assign(targets=[cst.AssignTarget(new_targets[0].with_changes(elements=[
+                e.with_changes(value=name) for e, name in zip(elements, names)]))],
+                value=new_statement.value)
+            statements = [first]
+            values = names
+        else:
+            new_flat = new_targets
+            if single_temp is None:  # a literal or a name: reading it again gives the same value
+                statements, values = [], [new_statement.value] * len(new_flat)
+            else:
+                statements = [updates.assign(cst.Name(single_temp), new_statement.value)]
+                values = [cst.Name(single_temp)] * len(new_flat)
+        for target, value, depth in zip(new_flat, values, depths):
+            if isinstance(target, cst.Subscript):
+                base, index = _rebuild(target, depth)
+                statements.append(updates.assign(base, updates.at_update(base, index, "set", value, jnp)))
+            elif not unpacking:
+                statements.append(updates.assign(target, value))
+        return updates.replace_line(new_line, statements)
+
+    return WritePlan((line, fix), None, "a tuple of `.at[...].set(...)` updates", False, tuple(requires))
+
+
+def _may_view(value: cst.CSTNode, base: cst.BaseExpression, dataflow, parents) -> bool:
+    """Whether `value` reads from `base` in a way that may be a view of it: anything but
+    an integer index into a 1-D array (a number, copied)."""
+    if isinstance(value, cst.BaseExpression) and value.deep_equals(base):
+        read = parents.get(value)
+        return not (isinstance(read, cst.Subscript) and read.value is value
+                    and dataflow.scalar_read(read))
+    return any(_may_view(child, base, dataflow, parents) for child in value.children)
