@@ -112,11 +112,11 @@ def cache_dir() -> Path:
 def engine_fingerprint() -> str:
     """A hash of np2jax's own sources and rule catalog: an edited engine (an editable
     install, a development checkout) never reads results of the old one."""
-    from np2jax.catalog import _rules_dir
+    from np2jax.catalog import catalog_dir
 
     package = Path(__file__).parent
     digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]}".encode())
-    for root in (package, Path(str(_rules_dir()))):
+    for root in (package, Path(str(catalog_dir()))):
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
                 digest.update(path.relative_to(root).as_posix().encode())

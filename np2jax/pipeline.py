@@ -14,7 +14,7 @@ from np2jax.findings import FileResult, Finding
 from np2jax.tree import ModuleContext
 
 if TYPE_CHECKING:
-    from np2jax.checks import Report
+    from np2jax.rules.base import Report
 
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 
@@ -63,7 +63,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
     from np2jax.analysis import analyze
-    from np2jax.checks import all_rules
+    from np2jax.rules.base import RuleContext, all_rules
     from np2jax.syntax.parse import parse
 
     module = parse(text, path)
@@ -75,8 +75,9 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     # companion fix is filtered out is dropped too (never `jnp.sum([1, 2])` half-converted).
     kept: list[tuple[Report, Finding]] = []
     dropped: set = set()
+    shared = RuleContext(analysis, config)
     for code, rule_class in all_rules().items():
-        rule = rule_class(analysis, config)
+        rule = rule_class(shared)
         for report in rule.run():
             line, col = analysis.position(report.node)
             if not config.enabled(code) or _silenced(silenced, line, code):

@@ -22,7 +22,7 @@ from libcst.metadata.scope_provider import ImportAssignment
 
 from np2jax.analysis import ModuleAnalysis
 from np2jax.analysis.facts import MODULE_ROOTS
-from np2jax.checks import Report
+from np2jax.rules.base import Report
 
 X64_LINE = 'jax.config.update("jax_enable_x64", True)'
 

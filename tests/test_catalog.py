@@ -9,7 +9,7 @@ import pytest
 from helpers import ROOT
 from np2jax.api import convert_source as _convert_source
 from np2jax.catalog import DOC_SECTIONS, rule_docs
-from np2jax.checks import all_rules
+from np2jax.rules.base import all_rules
 from np2jax.cli import rules_reference
 from np2jax.config import Config
 
@@ -97,7 +97,7 @@ def test_fixable_rule_doc_example_runs_equal(code):
 
 def test_a_checkout_run_as_it_is_reads_its_own_rules_folder(monkeypatch):
     """`python -m np2jax` in the root of a checkout imports the checkout's package, which has
-    no np2jax.rules (the wheel puts rules/ there): the catalog is rules/ beside it."""
+    no np2jax.rules.catalog (the wheel puts rules/ there): the catalog is rules/ beside it."""
     from importlib import resources
 
     from np2jax import catalog
@@ -106,6 +106,6 @@ def test_a_checkout_run_as_it_is_reads_its_own_rules_folder(monkeypatch):
         raise ModuleNotFoundError(f"No module named {name!r}")
 
     monkeypatch.setattr(resources, "files", missing)
-    folder = catalog._rules_dir()
+    folder = catalog.catalog_dir()
     assert folder == ROOT / "rules"
     assert (folder / "api" / "numpy_jax.json").is_file()

@@ -70,7 +70,7 @@ def test_a_rule_file_must_be_named_after_its_code_and_name(tmp_path, monkeypatch
     text = (ROOT / "rules" / "NJ101_numpy-reference.toml").read_text()
     (tmp_path / "NJ101_numpy-reference.toml").write_text(text)
     (tmp_path / "NJ102_copied-by-mistake.toml").write_text(text)  # says code = "NJ101"
-    monkeypatch.setattr("np2jax.catalog._rules_dir", lambda: tmp_path)
+    monkeypatch.setattr("np2jax.catalog.catalog_dir", lambda: tmp_path)
     for cached in (_rule_files, rule_doc, rule_docs):
         cached.cache_clear()
     try:

@@ -100,12 +100,12 @@ def _inside(path: str, folder: Path) -> bool:
 
 def test_wheel_contains_the_catalog(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {f"np2jax/rules/{p.name}" for p in (ROOT / "rules").glob("*.toml")}
-    expected |= {f"np2jax/rules/api/{p.name}" for p in (ROOT / "rules" / "api").glob("*.json")}
-    expected |= {"np2jax/rules/api/policy.toml", "np2jax/rules/__init__.py"}
+    expected = {f"np2jax/rules/catalog/{p.name}" for p in (ROOT / "rules").glob("*.toml")}
+    expected |= {f"np2jax/rules/catalog/api/{p.name}" for p in (ROOT / "rules" / "api").glob("*.json")}
+    expected |= {"np2jax/rules/catalog/api/policy.toml", "np2jax/rules/catalog/__init__.py"}
     assert len(expected) > 3
     assert expected <= names, f"missing from the wheel: {sorted(expected - names)}"
-    assert "np2jax/checks/__init__.py" in names and "np2jax/verify/compare.py" in names
+    assert "np2jax/rules/base.py" in names and "np2jax/verify/compare.py" in names
     assert "np2jax/jit/traceable.py" in names
     assert not any(n.startswith(("tests/", "fixtures/", "rules/")) for n in names)
 
@@ -114,7 +114,7 @@ def test_fresh_venv_imports_the_wheel_not_the_checkout(venv, tmp_path):
     probe = ("import importlib.resources, np2jax, np2jax.catalog\n"
              "print(np2jax.__file__)\n"
              "print(np2jax.catalog.__file__)\n"
-             "print(importlib.resources.files('np2jax.rules'))\n"
+             "print(importlib.resources.files('np2jax.rules.catalog'))\n"
              "print(len(np2jax.catalog.rule_docs()))\n")
     run = _run([_python(venv), "-c", probe], env=_clean_env(), cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -11,7 +11,7 @@ understood. Then the binding becomes `key = jax.random.key(seed)` and each state
 draws gets `key, subkey = jax.random.split(key)` on the line before it, so a key is never
 used twice. Anything else keeps the whole state on NumPy, with the reason (NJ301).
 
-Pure analysis plus builders: the rules (np2jax/checks/random.py) report and carry the fixes.
+Pure analysis plus builders: the rules (np2jax/rules/numpy_random.py, numpy_random_keys.py) report and carry the fixes.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from np2jax.syntax import code_of
 
 if TYPE_CHECKING:
     from np2jax.analysis.module import ModuleAnalysis
-from np2jax.catalog import _rules_dir, tomllib
+from np2jax.catalog import catalog_dir, tomllib
 
 GENERATOR_FACTORIES = ("numpy.random.default_rng", "numpy.random.RandomState")
 # numpy.random names that are not the global state's functions
@@ -39,7 +39,7 @@ UNSEEDED_SEED = "0"
 @cache
 def random_table() -> dict:
     """rules/api/random.toml: {"draws": {name: entry}, "missing": {name: reason}}."""
-    return tomllib.loads((_rules_dir() / "api" / "random.toml").read_text(encoding="utf-8"))
+    return tomllib.loads((catalog_dir() / "api" / "random.toml").read_text(encoding="utf-8"))
 
 
 @dataclass

@@ -1345,16 +1345,13 @@ def _module_globals(m: _Module, counts_once: set) -> dict:
 
 
 def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
-    """The verdict on every module-level function (cached on the analysis)."""
-    cache = analysis.__dict__.setdefault("_jit_plans", [])
-    if not cache:
-        try:
-            cache.extend(_plan_module(analysis))
-        except Exception as exc:  # noqa: BLE001 - a bug here must not cost the conversion
-            cache.extend(JitPlan(s, False, f"the jit analysis failed on this file (an np2jax "
-                                           f"bug, please report it): {type(exc).__name__}: {exc}")
-                         for s in analysis.module.body if isinstance(s, cst.FunctionDef))
-    return cache
+    """The verdict on every module-level function (the rules memoise it: RuleContext)."""
+    try:
+        return _plan_module(analysis)
+    except Exception as exc:  # noqa: BLE001 - a bug here must not cost the conversion
+        return [JitPlan(s, False, f"the jit analysis failed on this file (an np2jax bug, please "
+                                  f"report it): {type(exc).__name__}: {exc}")
+                for s in analysis.module.body if isinstance(s, cst.FunctionDef)]
 
 
 def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:

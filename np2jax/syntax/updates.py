@@ -1,6 +1,6 @@
 """Functional updates: the code that replaces NumPy's in-place writes.
 
-Builders only: which write may be replaced is decided by the rules (np2jax/checks/inplace.py)
+Builders only: which write may be replaced is decided by the analysis (np2jax/analysis/writes.py)
 from the analysis. Every builder works on nodes as already rewritten by other fixes (so
 `np.zeros` inside a statement is `jnp.zeros` by the time the statement is rebuilt).
 """

@@ -1,110 +1,39 @@
-"""Lists and tuples where a JAX function wants an array."""
+"""NJ112 parameter-as-array-operand.
+
+A function parameter used as a sequence that meets a JAX array through an operator is
+wrapped in jnp.asarray(...).
+"""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis import facts
 from np2jax.analysis.facts import UNKNOWN
-from np2jax.catalog import api_policy
-from np2jax.checks import Rule
+from np2jax.rules._arguments import as_array
+from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
-_SEQUENCE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
+_SEQUENCE_BUILTINS = frozenset({"len", "list", "tuple", "iter", "enumerate", "zip", "sorted",
+                                "reversed"})
 
 
-class ListArgument(Rule):
-    code = "NJ110"
-
-    def run(self):
-        lists = api_policy()["lists"]
-        structural = set(lists["nested_lists_are_structure"])
-        for ref in self.analysis.refs:
-            if not ref.converted:
-                continue
-            static = set(lists["static_parameters"].get(ref.qualname, ()))
-            for argument in ref.arguments:
-                value = argument.arg.value
-                if argument.name in static:
-                    continue  # jnp.pad(x, (1, 2)): JAX wants the Python sequence itself
-                if value in self.analysis.sequence_names:
-                    yield self._wrap(value, ref, "asarray")
-                    continue
-                if not isinstance(value, _SEQUENCE_LITERALS) and not self._built_list(value):
-                    continue
-                if argument.role == "array":
-                    yield self._wrap(value, ref)
-                elif argument.role == "arrays" and ref.qualname not in structural \
-                        and isinstance(value, (cst.List, cst.Tuple)):
-                    # A sequence of arrays: JAX wants each member to be an array.
-                    for element in value.elements:
-                        if isinstance(element.value, _SEQUENCE_LITERALS):
-                            yield self._wrap(element.value, ref)
-
-        yield from self._list_indices()
-
-    def _built_list(self, value: cst.BaseExpression) -> bool:
-        """`[factor] * 3`, `[a, b] + [c]`, `list(...)`, `tuple(...)`: a list or tuple built in place."""
-        if isinstance(value, cst.Call):
-            return isinstance(value.func, cst.Name) and value.func.value in ("list", "tuple")
-        return isinstance(value, cst.BinaryOperation) \
-            and self.analysis.dataflow.value_kind(value) == facts.CONTAINER
-
-    def _list_indices(self):
-        """x[[0, 2]] raises TypeError in JAX. A list of integer literals becomes an array; any
-        other list index is reported (it may index a pandas frame by labels)."""
-        for index in self.analysis.list_indices:
-            if all(_is_int_literal(e.value) for e in index.elements):
-                yield self._wrap(index, None)
-            else:
-                yield self.report(index, where="used as an index", argument=code_of(index))
-
-    def _wrap(self, value: cst.BaseExpression, ref, constructor: str = "array"):
-        jnp = self.analysis.jnp_alias
-        return self.report(
-            value, where=f"passed to `{code_of(ref.node)}`" if ref is not None else "used as an index",
-            argument=code_of(value),
-            fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name(constructor)),
-                                      args=[cst.Arg(node)]),
-            imports=[("jax.numpy", jnp)], requires=(ref.node,) if ref is not None else (),
-            report_if_unfixed=False)
+def _is_slice(node) -> bool:
+    return isinstance(node, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in node.slice)
 
 
-def _is_int_literal(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        node = node.expression
-    return isinstance(node, cst.Integer) or (
-        isinstance(node, cst.Name) and node.value in ("True", "False"))
+def _root_name(node) -> str | None:
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
-class ParameterArgument(Rule):
-    """`def compose(T, R, Z): ... np.diag(Z)`: callers may pass a list or a tuple, which NumPy
-    converts and JAX refuses. A parameter passed where JAX wants an array (and never rebound)
-    is wrapped in jnp.asarray(...), which converts it as NumPy does and returns an array
-    unchanged."""
-
-    code = "NJ111"
-
-    def run(self):
-        lists = api_policy()["lists"]
-        writers = set(api_policy()["in_place_functions"])
-        dataflow = self.analysis.dataflow
-        jnp = self.analysis.jnp_alias
-        for ref in self.analysis.refs:
-            if not ref.converted or ref.qualname in writers or ref.out_arg is not None:
-                continue
-            static = set(lists["static_parameters"].get(ref.qualname, ()))
-            for argument in ref.arguments:
-                value = argument.arg.value
-                if argument.role != "array" or argument.name in static \
-                        or not isinstance(value, cst.Name) or not dataflow.may_hold_argument(value):
-                    continue
-                yield self.report(value, argument=value.value, call=code_of(ref.node),
-                                  fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
-                                  requires=(ref.node,), report_if_unfixed=False)
+def _enclosing_function(node, parents) -> cst.FunctionDef | None:
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        node = parents.get(node)
+    return node
 
 
-class ParameterOperand(Rule):
+class ParameterAsArrayOperand(Rule):
     """`def detrend(data): return data - np.mean(data)`: called with a list, NumPy's operator
     converts it; JAX's `-` refuses a list (TypeError). A parameter (or a part of one) that
     meets a JAX array through an operator, and that the function also uses as a sequence,
@@ -129,7 +58,7 @@ class ParameterOperand(Rule):
                 if relied is not None:
                     yield self.report(operand, operand=code_of(operand), operation=code_of(node),
                                       outcome="wrapped in jnp.asarray(...), which converts it as "
-                                      "NumPy does", fix=_as_array(jnp), imports=[("jax.numpy", jnp)],
+                                      "NumPy does", fix=as_array(jnp), imports=[("jax.numpy", jnp)],
                                       requires=relied, report_if_unfixed=False)
                 elif _is_slice(operand) and self._may_be_array(other, operand) \
                         and node not in flagged:  # `s2[:3] - s1[:3]`: one finding, not two
@@ -207,28 +136,3 @@ class ParameterOperand(Rule):
                         and call.func.value in _SEQUENCE_BUILTINS:
                     return True
         return False
-
-
-_SEQUENCE_BUILTINS = frozenset({"len", "list", "tuple", "iter", "enumerate", "zip", "sorted",
-                                "reversed"})
-
-
-def _is_slice(node) -> bool:
-    return isinstance(node, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in node.slice)
-
-
-def _root_name(node) -> str | None:
-    while isinstance(node, (cst.Subscript, cst.Attribute)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
-
-
-def _enclosing_function(node, parents) -> cst.FunctionDef | None:
-    while node is not None and not isinstance(node, cst.FunctionDef):
-        node = parents.get(node)
-    return node
-
-
-def _as_array(jnp: str):
-    return lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("asarray")),
-                                 args=[cst.Arg(node)])

@@ -1,6 +1,8 @@
-"""NumPy's random number APIs. NJ302 converts a random state whose draws all sit in one
-scope to keyed jax.random (np2jax/analysis/randomness.py decides which); NJ301 reports every other
-use of np.random, which stays on NumPy, with the reason when a state was refused."""
+"""NJ302 numpy-random-keys.
+
+NumPy random draws (global state, Generator, RandomState) converted to keyed jax.random,
+split before every draw.
+"""
 
 from __future__ import annotations
 
@@ -8,42 +10,63 @@ from collections import defaultdict
 
 import libcst as cst
 
-from np2jax.analysis import facts
-from np2jax.checks import Rule
+from np2jax.analysis.randomness import UNSEEDED_SEED, draw_expression, random_table, subkey_names
+from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
-from np2jax.analysis.randomness import (UNSEEDED_SEED, draw_expression, random_table,
-                                       subkey_names)
 
-_IN_PLACE = "; it shuffles its argument in place, which fails on a JAX array"
 CONVERTED = ("converted to keyed jax.random: the key is made where the seed was set and split "
              "before every draw (same distributions, different numbers)")
+
+
 UNSEEDED = ("it was not seeded, so NumPy drew different numbers every run; the converted code "
             f"seeds jax.random.key({UNSEEDED_SEED}) and draws the same numbers every run")
 
 
-class NumpyRandom(Rule):
-    code = "NJ301"
+def _declared_global(key: str):
+    """`global key` as the function's first statement (after its docstring)."""
+    def fix(function: cst.FunctionDef):
+        body = list(function.body.body)
+        docstring = bool(body) and isinstance(body[0], cst.SimpleStatementLine) and \
+            isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString)
+        at = 1 if docstring else 0
+        body.insert(at, cst.parse_statement(f"global {key}\n"))
+        return function.with_changes(body=function.body.with_changes(body=body))
+    return fix
 
-    def run(self):
-        converted, refused = set(), {}
-        for state in self.analysis.random_states:
-            for node in state.refs + [d.call for d in state.draws]:
-                if state.refused is None:
-                    converted.add(node)
-                else:
-                    refused[node] = state.refused
-        for ref in self.analysis.refs:
-            if ref.keep == facts.KEEP_RANDOM and ref.node not in converted:
-                extra = _IN_PLACE if ref.qualname == "numpy.random.shuffle" else ""
-                if ref.node in refused:
-                    extra += f"; not converted to jax.random: {refused[ref.node]}"
-                yield self.report(ref.node, name=code_of(ref.node), extra=extra)
-        for call in self.analysis.random_shuffles:
-            if call not in converted:
-                extra = _IN_PLACE
-                if call in refused:
-                    extra += f"; not converted to jax.random: {refused[call]}"
-                yield self.report(call, name=code_of(call.func), extra=extra)
+
+def _replaced(line: str):
+    def fix(node: cst.SimpleStatementLine):
+        new = cst.parse_statement(line + "\n")
+        return new.with_changes(leading_lines=node.leading_lines,
+                                trailing_whitespace=node.trailing_whitespace)
+    return fix
+
+
+_ALONE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst.DictElement, cst.Expr)
+
+
+def _draw_fix(draw, subkey: str, jnp: str, alone: bool):
+    def fix(node: cst.Call):
+        new = draw_expression(node, draw.method, subkey, jnp)
+        if not alone and isinstance(new, (cst.BinaryOperation, cst.UnaryOperation)):
+            new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return new
+    return fix
+
+
+def _prefixed(lines: list[str], shuffle: bool):
+    """The split lines before the statement; a shuffle statement becomes `x = <permutation>`."""
+    def fix(node):
+        if shuffle and isinstance(node, cst.SimpleStatementLine):
+            expr = node.body[0]
+            call = expr.value
+            target = call.args[1].value  # jax.random.permutation(subkey, x)
+            node = node.with_changes(body=[cst.Assign(
+                targets=[cst.AssignTarget(target=target)], value=call)])
+        new = [cst.parse_statement(line + "\n") for line in lines]
+        new[0] = new[0].with_changes(leading_lines=node.leading_lines)
+        return cst.FlattenSentinel([*new, node.with_changes(leading_lines=[])])
+    return fix
 
 
 class NumpyRandomKeys(Rule):
@@ -121,50 +144,3 @@ class NumpyRandomKeys(Rule):
                     [f"{state.key} = jax.random.key({UNSEEDED_SEED})"], False),
                     imports=imports, requires=tuple(group[state]), name="np.random",
                     outcome=CONVERTED)
-
-
-def _declared_global(key: str):
-    """`global key` as the function's first statement (after its docstring)."""
-    def fix(function: cst.FunctionDef):
-        body = list(function.body.body)
-        docstring = bool(body) and isinstance(body[0], cst.SimpleStatementLine) and \
-            isinstance(body[0].body[0], cst.Expr) and isinstance(body[0].body[0].value, cst.SimpleString)
-        at = 1 if docstring else 0
-        body.insert(at, cst.parse_statement(f"global {key}\n"))
-        return function.with_changes(body=function.body.with_changes(body=body))
-    return fix
-
-
-def _replaced(line: str):
-    def fix(node: cst.SimpleStatementLine):
-        new = cst.parse_statement(line + "\n")
-        return new.with_changes(leading_lines=node.leading_lines,
-                                trailing_whitespace=node.trailing_whitespace)
-    return fix
-
-
-_ALONE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Arg, cst.Element, cst.DictElement, cst.Expr)
-
-
-def _draw_fix(draw, subkey: str, jnp: str, alone: bool):
-    def fix(node: cst.Call):
-        new = draw_expression(node, draw.method, subkey, jnp)
-        if not alone and isinstance(new, (cst.BinaryOperation, cst.UnaryOperation)):
-            new = new.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        return new
-    return fix
-
-
-def _prefixed(lines: list[str], shuffle: bool):
-    """The split lines before the statement; a shuffle statement becomes `x = <permutation>`."""
-    def fix(node):
-        if shuffle and isinstance(node, cst.SimpleStatementLine):
-            expr = node.body[0]
-            call = expr.value
-            target = call.args[1].value  # jax.random.permutation(subkey, x)
-            node = node.with_changes(body=[cst.Assign(
-                targets=[cst.AssignTarget(target=target)], value=call)])
-        new = [cst.parse_statement(line + "\n") for line in lines]
-        new[0] = new[0].with_changes(leading_lines=node.leading_lines)
-        return cst.FlattenSentinel([*new, node.with_changes(leading_lines=[])])
-    return fix

@@ -1,11 +1,16 @@
-"""--jit: loops of compiled functions beyond lax.fori_loop (np2jax.jit.scan)."""
+"""NJ510 loop-appending-history.
+
+With --jit: a `for i in range(n)` loop that appends one value per iteration (or every k-th)
+to a list, in a compiled function, becomes `jax.lax.scan` and the list its stacked output;
+or the reason it stays a Python loop.
+"""
 
 from __future__ import annotations
 
-from np2jax.checks.jit import _LoopRule
+from np2jax.rules._jit import LoopRule
 
 
-class LoopAppendingHistory(_LoopRule):
+class LoopAppendingHistory(LoopRule):
     """for i in range(n) collecting a list of values: lax.scan, or why it stays Python (the
     list then filled while tracing)."""
 

@@ -1,8 +1,11 @@
-"""Code whose results depend on 64-bit types, which JAX makes 32-bit unless x64 is on."""
+"""NJ401 float64-dependent.
+
+Code that relies on 64-bit dtypes or on precision float32 does not have.
+"""
 
 from __future__ import annotations
 
-from np2jax.checks import Rule
+from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
 

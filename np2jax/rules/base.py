@@ -1,0 +1,118 @@
+"""What every rule is: the Rule base class, the Report it yields, and the discovery of
+the rules (one module of np2jax.rules per catalog entry, one Rule class in it).
+
+A rule reads the facts of `np2jax.analysis` and reports; it never edits the tree. A report
+may carry a fix (a function from the node, as rewritten so far, to its replacement) that
+the engine applies when converting. Messages and docs come from the catalog (rules/).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import cache, cached_property
+from typing import Callable, ClassVar, Iterable
+
+import libcst as cst
+
+from np2jax.analysis import ModuleAnalysis
+from np2jax.catalog import CatalogError, RuleDoc, rule_codes, rule_doc, rule_name
+from np2jax.config import Config
+
+Fix = Callable[[cst.CSTNode], cst.CSTNode]
+DEPENDENCY_DROPPED = ("left as it was, because a conversion it depends on is suppressed or "
+                      "not selected")
+
+
+@dataclass(frozen=True)
+class Report:
+    code: str
+    node: cst.CSTNode  # where the finding points
+    message: str
+    fix: Fix | None = None  # applied to `node` when converting
+    imports: tuple[tuple[str, str | None], ...] = ()  # (module, alias) the fix needs
+    requires: tuple[cst.CSTNode, ...] = ()  # this fix only makes sense if these nodes' fixes apply
+    # When the fix is dropped because a required fix was (a suppressed `np.sum` keeps its
+    # list argument on NumPy), is what it fixed still a problem to report?
+    report_if_unfixed: bool = True
+    unfixed_message: str | None = None  # the message when the fix is dropped
+    key: tuple | None = None  # what the fix stands for across files (np2jax.tree checks it)
+
+
+class RuleContext:
+    """What the rules of one file share: its analysis, the configuration, and what is
+    worked out once for all of them."""
+
+    def __init__(self, analysis: ModuleAnalysis, config: Config) -> None:
+        self.analysis = analysis
+        self.config = config
+
+    @cached_property
+    def jit_plans(self) -> list:
+        """The --jit verdict on every module-level function (np2jax.jit), for NJ501-NJ510."""
+        from np2jax.jit import jit_plans  # loaded only when --jit is on
+
+        return jit_plans(self.analysis)
+
+
+class Rule:
+    code: ClassVar[str]
+
+    def __init__(self, context: RuleContext) -> None:
+        self.context = context
+        self.analysis = context.analysis
+        self.config = context.config
+
+    @classmethod
+    def doc(cls) -> RuleDoc:
+        return rule_doc(cls.code)
+
+    def run(self) -> Iterable[Report]:
+        raise NotImplementedError
+
+    def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
+               report_if_unfixed: bool = True, key: tuple | None = None, **fields) -> Report:
+        message = self.doc().message.format(**fields)
+        if isinstance(requires, cst.CSTNode):
+            requires = (requires,)
+        unfixed = None
+        if fix is not None and "outcome" in fields:
+            unfixed = self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED})
+        return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
+                      report_if_unfixed, unfixed, key)
+
+
+@cache
+def all_rules() -> dict[str, type[Rule]]:
+    """Every rule, by code: the one Rule class of each module of this package named after a
+    catalog entry (rules/NJ201_subscript-assignment.toml: subscript_assignment.py, class
+    SubscriptAssignment). Modules starting with an underscore hold what a family shares."""
+    import np2jax.rules as package
+
+    rules: dict[str, type[Rule]] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("_") or info.name in ("base", "catalog"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        found = [value for value in vars(module).values() if isinstance(value, type)
+                 and issubclass(value, Rule) and value.__module__ == module.__name__
+                 and "code" in value.__dict__]
+        if len(found) != 1:
+            raise CatalogError(f"np2jax/rules/{info.name}.py defines {len(found)} rules, not one")
+        rule = found[0]
+        name = rule_name(rule.code)
+        if name.replace("-", "_") != info.name or rule.__name__ != class_name(name):
+            raise CatalogError(f"np2jax/rules/{info.name}.py: {rule.code} is `{name}`, so the "
+                               f"module must be {name.replace('-', '_')}.py and the class "
+                               f"{class_name(name)}")
+        rules[rule.code] = rule
+    missing = sorted(set(rule_codes()) - set(rules))
+    if missing:
+        raise CatalogError(f"no rule module for {', '.join(missing)} (see CONTRIBUTING.md)")
+    return dict(sorted(rules.items()))
+
+
+def class_name(name: str) -> str:
+    """The class of the rule named `subscript-assignment`: SubscriptAssignment."""
+    return "".join(part.capitalize() for part in name.split("-"))

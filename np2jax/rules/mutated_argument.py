@@ -1,0 +1,96 @@
+"""NJ209 mutated-argument.
+
+A function that changes an argument in place for its caller: rewritten to return it, with
+its calls assigning the result.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import libcst as cst
+
+from np2jax.rules._in_place import left_because, rewritten_as
+from np2jax.rules.base import Rule
+from np2jax.syntax import code_of, updates
+
+
+def _return_param(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+    """Every `return` returns the parameter, and so does falling off the end."""
+    body = function.body.visit(_ReturnParam(param))
+    statements = list(body.body)
+    last = statements[-1] if statements else None
+    ends_with_return = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+    if not ends_with_return:
+        statements.append(cst.SimpleStatementLine(body=[cst.Return(value=cst.Name(param))]))
+    return function.with_changes(body=body.with_changes(body=statements))
+
+
+class _ReturnParam(cst.CSTTransformer):
+    def __init__(self, param: str) -> None:
+        super().__init__()
+        self.param = param
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # nested functions keep their returns
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def leave_Return(self, original_node, updated_node):
+        if updated_node.value is None or (isinstance(updated_node.value, cst.Name)
+                                          and updated_node.value.value == "None"):
+            return updated_node.with_changes(value=cst.Name(self.param),
+                                             whitespace_after_return=cst.SimpleWhitespace(" "))
+        return updated_node
+
+
+def _assign_back(line: cst.SimpleStatementLine, name: str):
+    """`normalize(p)` -> `p = normalize(p)`."""
+    return updates.replace_line(line, [updates.assign(cst.Name(name), line.body[0].value)])
+
+
+class MutatedArgument(Rule):
+    code = "NJ209"
+
+    def run(self):
+        for fact in self.analysis.mutators:
+            fields = dict(function=fact.node.name.value, param=fact.param.name.value)
+            reason = fact.refused or self._write_refused(fact)
+            if reason is not None:
+                yield self.report(fact.node.name, outcome=left_because(reason), **fields)
+                continue
+            lines = [self.analysis.dataflow.expression_statement_line(call) for call, _ in fact.call_sites]
+            yield self.report(fact.node, fix=partial(_return_param, param=fact.param.name.value),
+                              requires=tuple(lines), key=("def", fields["function"]), outcome=rewritten_as(
+                                  f"a function returning `{fields['param']}`, and its "
+                                  f"{len(lines)} call(s) assign the result"), **fields)
+            for (call, argument), line in zip(fact.call_sites, lines):
+                yield self.report(line, fix=partial(_assign_back, name=argument.value),
+                                  requires=(fact.node,), outcome=rewritten_as(
+                                      f"`{argument.value} = {code_of(call)}`"), **fields)
+        yield from self._external_calls()
+
+    def _external_calls(self):
+        """Calls of another module's function rewritten to return its argument: they assign
+        the result; the tree checks that the function and all its calls were rewritten."""
+        dataflow = self.analysis.dataflow
+        for call, argument, qualname in self.analysis.external_calls:
+            line = dataflow.expression_statement_line(call)
+            param = self.analysis.context.mutator_parameter(qualname)[1]
+            yield self.report(line, fix=partial(_assign_back, name=argument.value),
+                              requires=dataflow.binding_refs(argument), key=("call", qualname),
+                              function=qualname, param=param, outcome=rewritten_as(
+                                  f"`{argument.value} = {code_of(call)}`, since it now returns it"))
+        for node, qualname, reason in self.analysis.external_refusals:
+            param = self.analysis.context.mutator_parameter(qualname)[1]
+            yield self.report(node, function=qualname, param=param, outcome=left_because(reason))
+
+    def _write_refused(self, fact) -> str | None:
+        for write in fact.writes:
+            if isinstance(write, cst.AugAssign) and isinstance(write.target, cst.Name):
+                continue  # `v op= ...`: a rebinding once the function returns v
+            plan = self.analysis.write_plan(write)
+            if plan.fix is None:
+                return f"`{code_of(write).strip()}` cannot be rewritten: {plan.reason}"
+        return None
