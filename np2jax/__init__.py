@@ -4,7 +4,7 @@ The package root stays light on purpose: `np2jax.verify` and `np2jax check` must
 for libcst or jax at import time. The conversion API is loaded on first use.
 """
 
-__version__ = "0.1.0"
+from np2jax._version import __version__
 
 _API_NAMES = {"Config", "convert_source", "check_source", "convert_paths", "check_paths"}
 

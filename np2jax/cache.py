@@ -20,6 +20,7 @@ bigger deletes the least recently used ones (an entry read is touched) down to 3
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -28,7 +29,7 @@ from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 
-from np2jax import __version__
+from np2jax._version import __version__
 from np2jax.config import Config, ConfigError
 from np2jax.files import SourceError, write_atomic
 from np2jax.findings import FileResult
@@ -110,18 +111,33 @@ def cache_dir() -> Path:
 
 @cache
 def engine_fingerprint() -> str:
-    """A hash of np2jax's own sources and rule catalog: an edited engine (an editable
-    install, a development checkout) never reads results of the old one."""
+    """A hash of np2jax's own sources and rule catalog, and of the libcst release that
+    parses (its trees and scopes are what the analysis reads): an edited engine (an
+    editable install, a development checkout) or another libcst never reads results of
+    the old one."""
     from np2jax.catalog import catalog_dir
 
     package = Path(__file__).parent
-    digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]}".encode())
+    digest = hashlib.sha256(f"{__version__} {sys.version_info[:2]} {_libcst_release()}".encode())
     for root in (package, Path(str(catalog_dir()))):
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
                 digest.update(path.relative_to(root).as_posix().encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def _libcst_release() -> str:
+    """Which libcst is installed, read from its files: importing libcst, or
+    importlib.metadata, costs more than a whole warm check."""
+    spec = importlib.util.find_spec("libcst")
+    if spec is None or not spec.submodule_search_locations:
+        return "libcst missing"
+    folder = Path(list(spec.submodule_search_locations)[0])
+    version = folder / "_version.py"  # libcst's own `__version__ = ...`
+    if version.is_file():
+        return version.read_text(encoding="utf-8")
+    return " ".join(sorted(p.name for p in folder.parent.glob("libcst-*.dist-info")))
 
 
 def _settings(config: Config) -> dict:

@@ -13,7 +13,7 @@ import math
 import re
 from html import escape
 
-from np2jax import __version__
+from np2jax._version import __version__
 from np2jax.catalog import rule_docs
 from np2jax.files import is_notebook
 

@@ -8,7 +8,10 @@ and the findings and conversions must be the same either way."""
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -146,6 +149,29 @@ def test_findings_are_the_same_with_libcst_providers(path, monkeypatch):
     monkeypatch.setattr(analysis_module, "SourcePositions", _LibcstPositions)
     monkeypatch.setattr(analysis_module, "scopes_of", _libcst_scopes)
     assert [_results(text, str(path), config) for config in configs] == fast
+
+
+@pytest.mark.parametrize("path", [p for p, _ in ONE_PER_RULE], ids=[n for _, n in ONE_PER_RULE])
+def test_the_public_twins_give_the_same_findings(path, monkeypatch):
+    """NP2JAX_PUBLIC_LIBCST=1 (np2jax.syntax.fast): scopes through MetadataWrapper, positions
+    from PositionProvider, children from `node.children`; nothing the user sees changes."""
+    text = path.read_text(encoding="utf-8")
+    configs = [Config(), Config(jit=True)]
+    fast_results = [_results(text, str(path), config) for config in configs]
+    monkeypatch.setattr(fast, "PUBLIC_ONLY", True)
+    monkeypatch.setattr(walk, "_TABLE", {})
+    monkeypatch.setattr(walk, "_FIELDS", {})
+    module = cst.parse_module(text)
+    assert fast.scopes_of(module).import_roots == fast._fast_scopes(module).import_roots
+    assert [_results(text, str(path), config) for config in configs] == fast_results
+
+
+def test_the_environment_variable_turns_the_public_twins_on():
+    probe = "from np2jax.syntax import fast, walk; print(fast.PUBLIC_ONLY, bool(walk._TABLE))"
+    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           env={**os.environ, "NP2JAX_PUBLIC_LIBCST": value}).stdout.split()
+            for value in ("1", "0")]
+    assert runs == [["True", "False"], ["False", "True"]]
 
 
 @pytest.mark.parametrize("name", ["ma/core.py", "_core/tests/test_nditer.py"])

@@ -211,6 +211,15 @@ def test_another_engine_version_does_not_read_the_cache(tmp_path, cache_dir, com
     assert "lists.py" in computed
 
 
+def test_another_libcst_release_does_not_read_the_cache(monkeypatch):
+    """libcst's trees and scopes are what the analysis reads: a cached result is another
+    release's only if that release parses and scopes the same (the key says which one)."""
+    before = cache_module.engine_fingerprint.__wrapped__()
+    assert "1." in cache_module._libcst_release()  # libcst's own `__version__ = "1.x.y"`
+    monkeypatch.setattr(cache_module, "_libcst_release", lambda: "__version__ = '9.9.9'")
+    assert cache_module.engine_fingerprint.__wrapped__() != before
+
+
 def test_a_neighbour_change_reaches_an_unchanged_file(tmp_path, cache_dir):
     """mod_b's text does not change, but mod_a's normalize stops being rewritable: the
     cached conversion of mod_b (`x = normalize(x)`) must not be reused."""

@@ -5,7 +5,8 @@ Whitespace, newlines and comments are half of a module's nodes, and nothing of n
 about them, so no walk goes into them. `children` reads a node's fields in the order libcst
 visits them (the generated table np2jax.syntax.field_order), which is several times quicker
 than libcst's `node.children` (found by visiting, which rebuilds the node); a node type the
-table does not know, or NP2JAX_PUBLIC_LIBCST=1, gets `node.children` itself.
+table does not know, another libcst release than the table's, or NP2JAX_PUBLIC_LIBCST=1,
+gets `node.children` itself.
 """
 
 from __future__ import annotations
@@ -13,9 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import libcst as cst
+from libcst._version import __version__ as _LIBCST_VERSION
 
 from np2jax.syntax import PUBLIC_LIBCST
-from np2jax.syntax.field_order import FIELD_ORDER
+from np2jax.syntax.field_order import FIELD_ORDER, LIBCST_VERSION
+
+# The table is libcst's visiting order in one release; another release gets `node.children`.
+_TABLE = FIELD_ORDER if LIBCST_VERSION == _LIBCST_VERSION and not PUBLIC_LIBCST else {}
 
 # Whitespace and what it holds (it holds nothing else).
 WHITESPACE_NODES = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace,
@@ -33,7 +38,7 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     try:
         fields = _FIELDS[kind]
     except KeyError:
-        fields = None if PUBLIC_LIBCST else FIELD_ORDER.get(kind.__name__)
+        fields = _TABLE.get(kind.__name__)
         if not fields and node.children:  # children it does not name: libcst's own way
             fields = None
         _FIELDS[kind] = fields
