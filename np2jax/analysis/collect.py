@@ -18,7 +18,6 @@ from np2jax.analysis.facts import (
     SCALAR,
     UNKNOWN,
     ApiRef,
-    DtypeUse,
 )
 from np2jax.analysis.references import longest_known, numpy_qualname
 from np2jax.catalog import api_policy, api_table
@@ -38,8 +37,6 @@ class Collector(Walker):
         policy = api_policy()
         self._in_place_methods = frozenset(policy["in_place_methods"])
         self._in_place_attributes = frozenset(policy["in_place_attributes"])
-        self._wide_dtype_names = frozenset(policy["wide_dtypes"])
-        self._wide_dtype_strings = frozenset(policy["wide_dtype_strings"])
         self.refs: list[ApiRef] = []
         self.ref_by_call: dict[cst.Call, ApiRef] = {}
         self.ref_by_node: dict[cst.CSTNode, ApiRef] = {}
@@ -47,13 +44,8 @@ class Collector(Walker):
         self.aug_assigns: list[cst.AugAssign] = []
         self.method_writes: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
         self.out_method_calls: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
-        self.wide_dtypes: list[DtypeUse] = []
-        self.tiny_literals: list[cst.Float] = []
-        self.round_methods: list[cst.Call] = []  # x.round(2): decimals on a possible array
         self.list_indices: list[cst.List] = []
         self.operations: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
-        self.wide_literals: list[cst.Integer] = []
-        self.dtype_comparisons: list[cst.Comparison] = []
         self.star_imports: list[cst.ImportFrom] = []
         self.shuffle_calls: list[cst.Call] = []
         self.jax_calls: dict[cst.Call, str] = {}  # jnp.zeros(...) -> "numpy.zeros"
@@ -149,8 +141,6 @@ class Collector(Walker):
             self.ref_by_call[target_parent] = ref
         self.refs.append(ref)
         self.ref_by_node[target] = ref
-        if qualname in self._wide_dtype_names:
-            self.wide_dtypes.append(DtypeUse(target, code_of(target)))
 
     def _tree_reference(self, node, names) -> None:
         """A reference to a function of another module of the tree that is rewritten to
@@ -275,12 +265,9 @@ class Collector(Walker):
         for name in self._names_of(func):
             if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
                 self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
-        callee = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-        if callee in ("finfo", "iinfo", "dtype") and node.args:
-            self._dtype_argument(node.args[0].value)  # np.finfo(float): float64's limits
         if not isinstance(func, cst.Attribute):
             return
-        if func.attr.value == "shuffle" and not self._is_api(func.value):
+        if func.attr.value == "shuffle" and not self.is_api(func.value):
             self.shuffle_calls.append(node)
         method = func.attr.value
         # NumPy's in-place methods return None: a call whose result is used is something else
@@ -288,17 +275,10 @@ class Collector(Walker):
         used = not isinstance(self.parents.get(node), cst.Expr)
         # str.partition returns a tuple: a partition whose result is used is not NumPy's.
         if method in self._in_place_methods and not (used and method == "partition") \
-                and not self._is_api(func.value):
+                and not self.is_api(func.value):
             self.method_writes.append((node, func.value, method))
         if not self._is_api_call(node) and self._passes_out(node, method):
             self.out_method_calls.append((node, func.value, method))
-        if method == "round" and node.args and not self._is_api(func.value):
-            self.round_methods.append(node)
-        if method == "astype" and node.args:
-            self._dtype_argument(node.args[0].value)
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "dtype":
-                self._dtype_argument(arg.value)
 
     def _passes_out(self, node: cst.Call, method: str) -> bool:
         """x.clip(0, 1, out=x) or x.clip(0, 1, x). JAX's methods take no out, not even None."""
@@ -320,55 +300,20 @@ class Collector(Walker):
             if isinstance(index, cst.Index) and isinstance(index.value, cst.List):
                 self.list_indices.append(index.value)
 
-    def _is_api(self, node) -> bool:
+    def is_api(self, node) -> bool:
+        """Whether a node names NumPy or SciPy (or may: an ambiguous name counts)."""
         return numpy_qualname(self._names_of(node)) is not None
 
     def _is_api_call(self, node: cst.Call) -> bool:
-        return any(self._is_api(n) for n in dotted_chain(node.func) or ())
-
-    def _dtype_argument(self, value: cst.BaseExpression) -> None:
-        if isinstance(value, cst.Name) and value.value in ("float", "complex", "int") \
-                and not self._is_api(value):
-            self.wide_dtypes.append(DtypeUse(value, value.value))
-        elif isinstance(value, cst.SimpleString) and value.evaluated_value in self._wide_dtype_strings:
-            self.wide_dtypes.append(DtypeUse(value, value.value))
-
-    def visit_Integer(self, node: cst.Integer) -> None:
-        try:
-            number = int(node.value.replace("_", ""), 0)
-        except ValueError:
-            return
-        if number >= 2**31:
-            self.wide_literals.append(node)
+        return any(self.is_api(n) for n in dotted_chain(node.func) or ())
 
     def _operation(self, node, left, right) -> None:
         if isinstance(left, OPERAND_NODES) or isinstance(right, OPERAND_NODES):
             self.operations.append((node, left, right))
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        """2**40, 1 << 40, 100000 * 100000: constants beyond int32."""
         self._operation(node, node.left, node.right)
-        if isinstance(node.left, cst.Integer) and isinstance(node.right, cst.Integer) and \
-                isinstance(node.operator, (cst.Power, cst.LeftShift, cst.Multiply)):
-            left, right = (int(n.value.replace("_", ""), 0) for n in (node.left, node.right))
-            if isinstance(node.operator, (cst.Power, cst.LeftShift)) and right > 64:
-                return  # not folded; huge either way
-            value = {cst.Power: lambda: left ** right, cst.LeftShift: lambda: left << right,
-                     cst.Multiply: lambda: left * right}[type(node.operator)]()
-            if abs(value) >= 2**31:
-                self.wide_literals.append(node)
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
-        sides = [node.left, *(c.comparator for c in node.comparisons)]
         if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, ELEMENTWISE_COMPARISONS):
             self._operation(node, node.left, node.comparisons[0].comparator)
-        if any(isinstance(side, cst.Attribute) and side.attr.value == "dtype" for side in sides):
-            self.dtype_comparisons.append(node)
-
-    def visit_Float(self, node: cst.Float) -> None:
-        try:
-            number = float(node.value.replace("_", ""))
-        except ValueError:
-            return
-        if 0.0 < abs(number) < 1e-7:
-            self.tiny_literals.append(node)

@@ -112,12 +112,6 @@ class MethodWrite:
 
 
 @dataclass
-class DtypeUse:
-    node: cst.CSTNode
-    spelled: str  # how the source names the wide dtype
-
-
-@dataclass
 class MutatorFunction:
     """`def normalize(v): v /= v.sum()`: a function that changes one argument in place and
     returns nothing. It can return the new array instead, if every caller can take it."""

@@ -24,7 +24,6 @@ from np2jax.analysis.facts import (
     MODULE_ROOTS,
     ApiRef,
     AugAssignFact,
-    DtypeUse,
     MethodWrite,
     MutatorFunction,
     SubscriptWrite,
@@ -32,7 +31,6 @@ from np2jax.analysis.facts import (
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import plan
 from np2jax.analysis.writes import WritePlan, plan_write
-from np2jax.catalog import api_policy
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
 
@@ -46,11 +44,6 @@ class ModuleAnalysis:
     aug_assigns: list[AugAssignFact]
     method_writes: list[MethodWrite]
     out_method_calls: list[MethodWrite]
-    wide_dtypes: list[DtypeUse]
-    tiny_literals: list[cst.Float]
-    decimal_roundings: list[cst.Call]
-    wide_literals: list[cst.BaseExpression]  # integer constants that do not fit in int32
-    dtype_comparisons: list[cst.Comparison]  # x.dtype == np.int32
     star_imports: list[cst.ImportFrom]
     sequence_names: set  # Name arguments that hold lists where JAX wants an array
     random_shuffles: list[cst.Call]  # rng.shuffle(x): in place, on a Generator kept on NumPy
@@ -85,6 +78,14 @@ class ModuleAnalysis:
     def attribute_loads(self, attribute: str) -> list[cst.Attribute]:
         """Every `<value>.<attribute>` of the module."""
         return self.dataflow.collector.attribute_loads.get(attribute, [])
+
+    def nodes(self, kind: type[cst.CSTNode]) -> list:
+        """Every node of one type, in the order of the walk (import statements aside)."""
+        return self.dataflow.collector.nodes.get(kind, [])
+
+    def names_numpy(self, node: cst.CSTNode) -> bool:
+        """Whether a name or a dotted name refers to NumPy or SciPy (or may)."""
+        return self.dataflow.collector.is_api(node)
 
     def write_plan(self, statement: cst.CSTNode) -> WritePlan:
         """How a statement that writes through subscripts becomes functional, or why not."""
@@ -131,21 +132,11 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
                        for n, recv, meth in collector.method_writes],
         out_method_calls=[MethodWrite(n, recv, meth, dataflow.kind_of(recv, n))
                           for n, recv, meth in collector.out_method_calls],
-        wide_dtypes=collector.wide_dtypes,
-        tiny_literals=collector.tiny_literals,
         list_indices=collector.list_indices,
         operations=collector.operations,
-        wide_literals=collector.wide_literals,
-        dtype_comparisons=collector.dtype_comparisons,
         star_imports=collector.star_imports,
         sequence_names=dataflow.sequence_arguments(collector.refs),
         random_shuffles=dataflow.generator_shuffles(collector.shuffle_calls),
-        decimal_roundings=collector.round_methods + [
-                           r.call for r in collector.refs if r.call is not None and r.converted
-                           and r.qualname in api_policy()["precision"]["decimal_rounding"]
-                           and (len(r.call.args) > 1 or any(
-                               a.keyword is not None and a.keyword.value == "decimals"
-                               for a in r.call.args))],
         jnp_alias=_choose_jnp_alias(collector),
         dataflow=dataflow,
         mutators=mutators,

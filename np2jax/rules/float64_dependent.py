@@ -1,12 +1,22 @@
 """NJ401 float64-dependent.
 
-Code that relies on 64-bit dtypes or on precision float32 does not have.
+Code whose results depend on 64-bit types, which JAX makes 32-bit unless x64 is on: wide
+dtypes, rounding to decimals, integers beyond int32, dtype comparisons, tolerances below
+float32's precision.
 """
 
 from __future__ import annotations
 
+import libcst as cst
+
+from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
+
+INT32_LIMIT = 2**31
+FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tolerances vanish
+_FOLDED = {cst.Power: lambda a, b: a ** b, cst.LeftShift: lambda a, b: a << b,
+           cst.Multiply: lambda a, b: a * b}
 
 
 class Float64Dependent(Rule):
@@ -15,23 +25,89 @@ class Float64Dependent(Rule):
     def run(self):
         if self.config.x64:
             return
-        for use in self.analysis.wide_dtypes:
-            yield self.report(use.node, spelled=use.spelled,
+        for node, spelled in self._wide_dtypes():
+            yield self.report(node, spelled=spelled,
                               reason="it is a 64-bit dtype, and JAX uses 32 bits unless "
                                      "jax_enable_x64 is on")
-        for call in self.analysis.decimal_roundings:
+        for call in self._decimal_roundings():
             yield self.report(call, spelled=code_of(call.func) + "(..., decimals)",
                               reason="rounding to decimals depends on the exact binary value, "
                                      "which float32 changes (2.345 rounds to 2.34 in float64, "
                                      "2.35 in float32)")
-        for literal in self.analysis.wide_literals:
+        for literal in self._wide_literals():
             yield self.report(literal, spelled=code_of(literal),
                               reason="the integer does not fit in int32, JAX's default integer")
-        for comparison in self.analysis.dtype_comparisons:
-            yield self.report(comparison, spelled=code_of(comparison),
-                              reason="JAX's default integer and float types are 32-bit, so a "
-                                     "dtype check can change its answer")
-        for literal in self.analysis.tiny_literals:
-            yield self.report(literal, spelled=code_of(literal),
-                              reason="a tolerance this small is below float32 precision "
-                                     "(about 1.2e-7)")
+        for comparison in self.analysis.nodes(cst.Comparison):
+            sides = [comparison.left, *(c.comparator for c in comparison.comparisons)]
+            if any(isinstance(side, cst.Attribute) and side.attr.value == "dtype" for side in sides):
+                yield self.report(comparison, spelled=code_of(comparison),
+                                  reason="JAX's default integer and float types are 32-bit, so "
+                                         "a dtype check can change its answer")
+        for literal in self.analysis.nodes(cst.Float):
+            try:
+                number = float(literal.value.replace("_", ""))
+            except ValueError:
+                continue
+            if 0.0 < abs(number) < FLOAT32_EPSILON:
+                yield self.report(literal, spelled=code_of(literal),
+                                  reason="a tolerance this small is below float32 precision "
+                                         "(about 1.2e-7)")
+
+    def _wide_dtypes(self):
+        """np.float64, np.int64... anywhere, and `float`, `int`, `complex`, "float64"... where a
+        dtype is expected (dtype=, astype, finfo/iinfo/dtype: np.finfo(float) is float64's)."""
+        policy = api_policy()
+        names, strings = frozenset(policy["wide_dtypes"]), frozenset(policy["wide_dtype_strings"])
+        for ref in self.analysis.refs:
+            if ref.qualname in names:
+                yield ref.node, code_of(ref.node)
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            callee = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+            dtypes = []
+            if callee in ("finfo", "iinfo", "dtype") and call.args:
+                dtypes.append(call.args[0].value)
+            if isinstance(func, cst.Attribute):  # (`zeros(3, dtype=float)` is not looked at)
+                if callee == "astype" and call.args:
+                    dtypes.append(call.args[0].value)
+                dtypes += [arg.value for arg in call.args
+                           if arg.keyword is not None and arg.keyword.value == "dtype"]
+            for value in dtypes:
+                if isinstance(value, cst.Name) and value.value in ("float", "complex", "int") \
+                        and not self.analysis.names_numpy(value):
+                    yield value, value.value
+                elif isinstance(value, cst.SimpleString) and value.evaluated_value in strings:
+                    yield value, value.value
+
+    def _decimal_roundings(self):
+        """x.round(2) on what may be an array, and np.round(x, 2) / np.around(x, decimals=2)."""
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "round" and call.args \
+                    and not self.analysis.names_numpy(func.value):
+                yield call
+        rounding = api_policy()["precision"]["decimal_rounding"]
+        for ref in self.analysis.refs:
+            if ref.call is not None and ref.converted and ref.qualname in rounding and (
+                    len(ref.call.args) > 1 or any(a.keyword is not None and a.keyword.value == "decimals"
+                                                  for a in ref.call.args)):
+                yield ref.call
+
+    def _wide_literals(self):
+        """Integer constants beyond int32: 3_000_000_000, 2**40, 1 << 40, 100000 * 100000."""
+        for literal in self.analysis.nodes(cst.Integer):
+            try:
+                if int(literal.value.replace("_", ""), 0) >= INT32_LIMIT:
+                    yield literal
+            except ValueError:
+                continue
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            fold = _FOLDED.get(type(operation.operator))
+            if fold is None or not (isinstance(operation.left, cst.Integer)
+                                    and isinstance(operation.right, cst.Integer)):
+                continue
+            left, right = (int(n.value.replace("_", ""), 0) for n in (operation.left, operation.right))
+            if isinstance(operation.operator, (cst.Power, cst.LeftShift)) and right > 64:
+                continue  # not folded; huge either way
+            if abs(fold(left, right)) >= INT32_LIMIT:
+                yield operation

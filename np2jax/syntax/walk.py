@@ -11,6 +11,7 @@ gets `node.children` itself.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 
 import libcst as cst
@@ -77,12 +78,13 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 class Walker:
     """A read-only walk in libcst's visiting order that calls `visit_<Node>(node)` (False:
-    skip its children) and records each node's parent, as ParentNodeProvider gives it
-    (whitespace and comments aside). Several times quicker than a CSTVisitor, which
-    rebuilds every node it leaves."""
+    skip its children), records each node's parent, as ParentNodeProvider gives it
+    (whitespace and comments aside), and lists the nodes it walks by type. Several times
+    quicker than a CSTVisitor, which rebuilds every node it leaves."""
 
     def __init__(self) -> None:
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.nodes: defaultdict[type, list[cst.CSTNode]] = defaultdict(list)  # by type, walked
         self._path: list[cst.CSTNode] = []  # the nodes from the module down to this one
         self._visits: dict[type, object] = {}
 
@@ -92,6 +94,7 @@ class Walker:
             visit = self._visits[kind]
         except KeyError:
             visit = self._visits[kind] = getattr(self, f"visit_{kind.__name__}", None)
+        self.nodes[kind].append(node)
         self._path.append(node)
         descend = visit is None or visit(node) is not False
         parents = self.parents
