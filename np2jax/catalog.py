@@ -68,13 +68,14 @@ class RuleDoc:
 
 
 def catalog_dir():
-    """The catalog: np2jax.rules.catalog in an installed np2jax (the wheel ships rules/
-    there), else rules/ beside the package (a checkout run as it is, `python -m np2jax` in
-    its root)."""
-    try:
-        return resources.files("np2jax.rules.catalog")
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parent.parent / "rules"
+    """The catalog: np2jax/rules/catalog in an installed np2jax (the wheel ships rules/
+    there), else rules/ beside the package: a checkout, installed in editable mode or run as
+    it is (`python -m np2jax` in its root), reads its own."""
+    package = Path(__file__).resolve().parent
+    for folder in (package / "rules" / "catalog", package.parent / "rules"):
+        if (folder / "api" / "policy.toml").is_file():
+            return folder
+    return resources.files("np2jax.rules.catalog")
 
 
 def _parse_rule(name: str, data: dict) -> RuleDoc:

@@ -23,6 +23,7 @@ from libcst.metadata.scope_provider import ImportAssignment
 from np2jax.analysis import ModuleAnalysis
 from np2jax.analysis.facts import MODULE_ROOTS
 from np2jax.rules.base import Report
+from np2jax.syntax import code_of
 
 X64_LINE = 'jax.config.update("jax_enable_x64", True)'
 
@@ -98,7 +99,7 @@ def _numpy_import_bindings(analysis: ModuleAnalysis) -> dict[tuple, list]:
                 continue
             statement = assignment.node
             if isinstance(statement, cst.ImportFrom):
-                source = cst.Module([]).code_for_node(statement.module) if statement.module else ""
+                source = code_of(statement.module) if statement.module else ""
                 if not _imports_numpy(source):
                     continue
             elif not any(_imports_numpy(a.evaluated_name) for a in statement.names):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
-from np2jax.syntax import code_of
+from np2jax.syntax import code_of, is_none
 
 if TYPE_CHECKING:
     from np2jax.analysis.module import ModuleAnalysis
@@ -263,7 +263,7 @@ class _Finder:
     def _shape_known(self, entry: dict, bound: dict) -> str | None:
         size = bound.get("size")
         if entry.get("shape_sequence") and size is not None and not isinstance(
-                size, (cst.Integer, cst.Tuple, cst.List)) and not _is_none(size) \
+                size, (cst.Integer, cst.Tuple, cst.List)) and not _absent(size) \
                 and not self.flow.is_scalar(size):
             return f"size=`{code_of(size)}` may be an int, which this jax function refuses as a shape"
         if size is not None and not (isinstance(size, cst.Name) and size.value == "None"):
@@ -395,8 +395,9 @@ def bind(call: cst.Call, entry: dict):
     return bound
 
 
-def _is_none(node) -> bool:
-    return node is None or (isinstance(node, cst.Name) and node.value == "None")
+def _absent(node) -> bool:
+    """Not passed, or passed as None: the argument takes its default."""
+    return node is None or is_none(node)
 
 
 def draw_expression(call: cst.Call, method: str, subkey: str, jnp: str) -> cst.BaseExpression:
@@ -410,11 +411,11 @@ def draw_expression(call: cst.Call, method: str, subkey: str, jnp: str) -> cst.B
             cst.Tuple([cst.Element(d) for d in dims])
     else:
         size = bound.pop("size", None)
-        size = cst.Tuple([]) if _is_none(size) else size
+        size = cst.Tuple([]) if _absent(size) else size
     if isinstance(size, cst.Integer) or (entry.get("shape_sequence") and not isinstance(
             size, (cst.Tuple, cst.List))):  # a number (the analysis checked it)
         size = cst.Tuple([cst.Element(size, comma=cst.Comma())])
-    if entry.get("upper_only") and _is_none(bound.get("high")):
+    if entry.get("upper_only") and _absent(bound.get("high")):
         bound["low"], bound["high"] = cst.Integer("0"), bound["low"]
     template = entry["template"]
     if "standard" in entry and all(p not in bound for p in entry.get("affine", ())):
@@ -425,7 +426,7 @@ def draw_expression(call: cst.Call, method: str, subkey: str, jnp: str) -> cst.B
     for name in entry["params"]:
         if name in ("size", "*dims"):
             continue
-        if name in bound and not (_is_none(bound[name]) and defaults.get(name) == "None"):
+        if name in bound and not (_absent(bound[name]) and defaults.get(name) == "None"):
             values[name] = bound[name]
         elif defaults.get(name) == "None":
             dropped.add(name)
