@@ -1,4 +1,4 @@
-"""Random states and their draws: which can become keyed jax.random, and the code for it.
+"""Random states and their draws: which can become keyed jax.random.
 
 A *state* is NumPy's implicit global one (set by `np.random.seed(s)`, drawn from by
 `np.random.normal(...)` and friends), or a name bound once to `np.random.default_rng(s)` /
@@ -11,7 +11,8 @@ understood. Then the binding becomes `key = jax.random.key(seed)` and each state
 draws gets `key, subkey = jax.random.split(key)` on the line before it, so a key is never
 used twice. Anything else keeps the whole state on NumPy, with the reason (NJ301).
 
-Pure analysis plus builders: the rules (np2jax/rules/numpy_random.py, numpy_random_keys.py) report and carry the fixes.
+Analysis only: the rules (np2jax/rules/numpy_random.py, numpy_random_keys.py) report, and
+NJ302 builds the jax.random code.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
 from np2jax.syntax import code_of, is_none
+from np2jax.syntax.walk import fresh_name, names_in
 
 if TYPE_CHECKING:
     from np2jax.analysis.module import ModuleAnalysis
@@ -106,8 +108,8 @@ class _Finder:
             if state.refused is None:
                 state.refused = self._check(state)
             if state.refused is None:
-                taken = _names(self.analysis.module) if taken is None else taken
-                state.key = _fresh_name("key", taken)
+                taken = names_in(self.analysis.module) if taken is None else taken
+                state.key = fresh_name("key", taken)
         return states
 
     # finding states
@@ -263,7 +265,7 @@ class _Finder:
     def _shape_known(self, entry: dict, bound: dict) -> str | None:
         size = bound.get("size")
         if entry.get("shape_sequence") and size is not None and not isinstance(
-                size, (cst.Integer, cst.Tuple, cst.List)) and not _absent(size) \
+                size, (cst.Integer, cst.Tuple, cst.List)) and not absent(size) \
                 and not self.flow.is_scalar(size):
             return f"size=`{code_of(size)}` may be an int, which this jax function refuses as a shape"
         if size is not None and not (isinstance(size, cst.Name) and size.value == "None"):
@@ -395,115 +397,6 @@ def bind(call: cst.Call, entry: dict):
     return bound
 
 
-def _absent(node) -> bool:
+def absent(node) -> bool:
     """Not passed, or passed as None: the argument takes its default."""
     return node is None or is_none(node)
-
-
-def draw_expression(call: cst.Call, method: str, subkey: str, jnp: str) -> cst.BaseExpression:
-    """The jax.random expression for the (already rewritten) NumPy draw `call`."""
-    entry = random_table()["draws"][method]
-    bound = bind(call, entry)
-    assert isinstance(bound, dict), bound
-    if "dims" in bound:
-        dims = bound.pop("dims")
-        size = cst.Tuple([]) if not dims else dims[0] if len(dims) == 1 else \
-            cst.Tuple([cst.Element(d) for d in dims])
-    else:
-        size = bound.pop("size", None)
-        size = cst.Tuple([]) if _absent(size) else size
-    if isinstance(size, cst.Integer) or (entry.get("shape_sequence") and not isinstance(
-            size, (cst.Tuple, cst.List))):  # a number (the analysis checked it)
-        size = cst.Tuple([cst.Element(size, comma=cst.Comma())])
-    if entry.get("upper_only") and _absent(bound.get("high")):
-        bound["low"], bound["high"] = cst.Integer("0"), bound["low"]
-    template = entry["template"]
-    if "standard" in entry and all(p not in bound for p in entry.get("affine", ())):
-        template = entry["standard"]
-    defaults = entry.get("defaults", {})
-    values = {"size": size}
-    dropped = set()
-    for name in entry["params"]:
-        if name in ("size", "*dims"):
-            continue
-        if name in bound and not (_absent(bound[name]) and defaults.get(name) == "None"):
-            values[name] = bound[name]
-        elif defaults.get(name) == "None":
-            dropped.add(name)
-        else:
-            values[name] = cst.parse_expression(defaults[name])
-    text = template.replace("{key}", subkey).replace("{jnp}", jnp)
-    for name in list(values) + list(dropped):
-        text = text.replace("{" + name + "}", f"__np2jax_{name}__")
-    expression = cst.parse_expression(text)
-    return expression.visit(_Substitute(values, dropped))
-
-
-class _Substitute(cst.CSTTransformer):
-    # unary minus binds tighter than every operator of the templates (none uses **)
-    _COMPOUND = (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda)
-
-    def __init__(self, values: dict, dropped: set) -> None:
-        super().__init__()
-        self.values = values
-        self.dropped = {f"__np2jax_{n}__" for n in dropped}
-        self.placed: set[int] = set()
-
-    def leave_Call(self, original_node, updated_node):
-        args = [a for a in updated_node.args if not (
-            a.keyword is not None and _mentions(a.value, self.dropped))]
-        if len(args) != len(updated_node.args):
-            if args:
-                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return updated_node.with_changes(args=args)
-        return updated_node
-
-    def leave_Name(self, original_node, updated_node):
-        value = updated_node.value
-        if value.startswith("__np2jax_") and value[9:-2] in self.values:
-            node = self.values[value[9:-2]]
-            self.placed.add(id(node))
-            return node
-        return updated_node
-
-    def _wrap(self, node):
-        if id(node) in self.placed and isinstance(node, self._COMPOUND) and not node.lpar:
-            return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        return node
-
-    def leave_BinaryOperation(self, original_node, updated_node):
-        return updated_node.with_changes(left=self._wrap(updated_node.left),
-                                         right=self._wrap(updated_node.right))
-
-
-def _mentions(node, names: set) -> bool:
-    if isinstance(node, cst.Name) and node.value in names:
-        return True
-    return any(_mentions(child, names) for child in node.children)
-
-
-def _names(module: cst.Module) -> set[str]:
-    class _All(cst.CSTVisitor):
-        def __init__(self):
-            super().__init__()
-            self.names = set()
-
-        def visit_Name(self, node):
-            self.names.add(node.value)
-
-    visitor = _All()
-    module.visit(visitor)
-    return visitor.names
-
-
-def _fresh_name(base: str, taken: set[str]) -> str:
-    name, number = base, 2
-    while name in taken:
-        name, number = f"{base}_{number}", number + 1
-    taken.add(name)
-    return name
-
-
-def subkey_names(module: cst.Module, reserved: set[str], count: int) -> list[str]:
-    taken = _names(module) | reserved
-    return [_fresh_name("subkey", taken) for _ in range(count)]

@@ -10,9 +10,10 @@ from collections import defaultdict
 
 import libcst as cst
 
-from np2jax.analysis.randomness import UNSEEDED_SEED, draw_expression, random_table, subkey_names
+from np2jax.analysis.randomness import UNSEEDED_SEED, absent, bind, random_table
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
+from np2jax.syntax.walk import fresh_name, names_in
 
 CONVERTED = ("converted to keyed jax.random: the key is made where the seed was set and split "
              "before every draw (same distributions, different numbers)")
@@ -144,3 +145,90 @@ class NumpyRandomKeys(Rule):
                     [f"{state.key} = jax.random.key({UNSEEDED_SEED})"], False),
                     imports=imports, requires=tuple(group[state]), name="np.random",
                     outcome=CONVERTED)
+
+
+def draw_expression(call: cst.Call, method: str, subkey: str, jnp: str) -> cst.BaseExpression:
+    """The jax.random expression for the (already rewritten) NumPy draw `call`."""
+    entry = random_table()["draws"][method]
+    bound = bind(call, entry)
+    assert isinstance(bound, dict), bound
+    if "dims" in bound:
+        dims = bound.pop("dims")
+        size = cst.Tuple([]) if not dims else dims[0] if len(dims) == 1 else \
+            cst.Tuple([cst.Element(d) for d in dims])
+    else:
+        size = bound.pop("size", None)
+        size = cst.Tuple([]) if absent(size) else size
+    if isinstance(size, cst.Integer) or (entry.get("shape_sequence") and not isinstance(
+            size, (cst.Tuple, cst.List))):  # a number (the analysis checked it)
+        size = cst.Tuple([cst.Element(size, comma=cst.Comma())])
+    if entry.get("upper_only") and absent(bound.get("high")):
+        bound["low"], bound["high"] = cst.Integer("0"), bound["low"]
+    template = entry["template"]
+    if "standard" in entry and all(p not in bound for p in entry.get("affine", ())):
+        template = entry["standard"]
+    defaults = entry.get("defaults", {})
+    values = {"size": size}
+    dropped = set()
+    for name in entry["params"]:
+        if name in ("size", "*dims"):
+            continue
+        if name in bound and not (absent(bound[name]) and defaults.get(name) == "None"):
+            values[name] = bound[name]
+        elif defaults.get(name) == "None":
+            dropped.add(name)
+        else:
+            values[name] = cst.parse_expression(defaults[name])
+    text = template.replace("{key}", subkey).replace("{jnp}", jnp)
+    for name in list(values) + list(dropped):
+        text = text.replace("{" + name + "}", f"__np2jax_{name}__")
+    expression = cst.parse_expression(text)
+    return expression.visit(_Substitute(values, dropped))
+
+
+class _Substitute(cst.CSTTransformer):
+    # unary minus binds tighter than every operator of the templates (none uses **)
+    _COMPOUND = (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda)
+
+    def __init__(self, values: dict, dropped: set) -> None:
+        super().__init__()
+        self.values = values
+        self.dropped = {f"__np2jax_{n}__" for n in dropped}
+        self.placed: set[int] = set()
+
+    def leave_Call(self, original_node, updated_node):
+        args = [a for a in updated_node.args if not (
+            a.keyword is not None and _mentions(a.value, self.dropped))]
+        if len(args) != len(updated_node.args):
+            if args:
+                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated_node.with_changes(args=args)
+        return updated_node
+
+    def leave_Name(self, original_node, updated_node):
+        value = updated_node.value
+        if value.startswith("__np2jax_") and value[9:-2] in self.values:
+            node = self.values[value[9:-2]]
+            self.placed.add(id(node))
+            return node
+        return updated_node
+
+    def _wrap(self, node):
+        if id(node) in self.placed and isinstance(node, self._COMPOUND) and not node.lpar:
+            return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return node
+
+    def leave_BinaryOperation(self, original_node, updated_node):
+        return updated_node.with_changes(left=self._wrap(updated_node.left),
+                                         right=self._wrap(updated_node.right))
+
+
+def _mentions(node, names: set) -> bool:
+    if isinstance(node, cst.Name) and node.value in names:
+        return True
+    return any(_mentions(child, names) for child in node.children)
+
+
+def subkey_names(module: cst.Module, reserved: set[str], count: int) -> list[str]:
+    taken = names_in(module) | reserved
+    return [fresh_name("subkey", taken) for _ in range(count)]

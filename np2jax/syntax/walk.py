@@ -76,6 +76,20 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from walk(child)
 
 
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every identifier written under `node` (bound or read, imports included)."""
+    return {n.value for n in walk(node) if type(n) is cst.Name}
+
+
+def fresh_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_2`, `base_3`... whichever is not in `taken`; then taken."""
+    name, number = base, 2
+    while name in taken:
+        name, number = f"{base}_{number}", number + 1
+    taken.add(name)
+    return name
+
+
 class Walker:
     """A read-only walk in libcst's visiting order that calls `visit_<Node>(node)` (False:
     skip its children), records each node's parent, as ParentNodeProvider gives it
