@@ -28,6 +28,7 @@ DOC_SECTIONS = (
 )
 SEVERITIES = ("error", "warning", "info")
 FIX_KINDS = ("safe", "none")
+CONFIG_KEYS = ("jit", "x64")
 
 
 class CatalogError(Exception):
@@ -51,14 +52,20 @@ class RuleDoc:
     doc: dict[str, str]
     valid: tuple[str, ...]
     invalid: tuple[InvalidCase, ...]
+    # the settings its example and cases convert with: {"jit": True} for the --jit rules,
+    # {"x64": False} for what only the 32-bit mode reports (rules/NJxxx_*.toml [config])
+    config: tuple[tuple[str, bool], ...] = ()
 
     @property
     def fixable(self) -> bool:
         return self.fix != "none"
 
     def render_markdown(self) -> str:
+        settings = dict(self.config)
+        runs = "".join((" Runs with `--jit`." if settings.get("jit") else "",
+                        " Reports in the 32-bit mode (`--x32`)." if settings.get("x64") is False else ""))
         lines = [f"## {self.code} `{self.name}`", "", self.summary, "",
-                 f"Severity: {self.severity}. Fix: {self.fix}.", ""]
+                 f"Severity: {self.severity}. Fix: {self.fix}.{runs}", ""]
         for key, title in DOC_SECTIONS:
             body = self.doc[key].strip()
             lines += [f"### {title}", ""]
@@ -87,9 +94,12 @@ def _parse_rule(name: str, data: dict) -> RuleDoc:
             valid=tuple(case["code"] for case in data.get("valid", [])),
             invalid=tuple(InvalidCase(case["code"], case.get("expected"))
                           for case in data.get("invalid", [])),
+            config=tuple(sorted(data.get("config", {}).items())),
         )
     except KeyError as missing:
         raise CatalogError(f"rules/{name}: missing key {missing}") from None
+    if any(key not in CONFIG_KEYS or not isinstance(value, bool) for key, value in rule.config):
+        raise CatalogError(f"rules/{name}: [config] takes {' and '.join(CONFIG_KEYS)}, true or false")
     if rule.severity not in SEVERITIES or rule.fix not in FIX_KINDS:
         raise CatalogError(f"rules/{name}: severity must be one of {SEVERITIES}, fix one of {FIX_KINDS}")
     return rule

@@ -69,7 +69,9 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
 
 
 def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
-                 no_cache=False) -> Config:
+                 no_cache=False, x32=False) -> Config:
+    if x64 and x32:
+        raise _fail("choose one of --x64 (the default) and --x32")
     start = paths[0] if paths else Path.cwd()
     try:
         base = load_config(start if start.exists() else Path.cwd())
@@ -77,14 +79,18 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
         raise _fail(str(exc)) from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
                                exclude=tuple(exclude) if exclude else None,
-                               x64=True if x64 else None, jit=True if jit else None,
+                               x64=True if x64 else False if x32 else None,
+                               jit=True if jit else None,
                                cache=False if no_cache else None)
 
 
 SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
 IgnoreOption = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes (comma-separated).")
 ExcludeOption = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable).")
-X64Option = typer.Option(False, "--x64", help="Make converted programs enable jax_enable_x64.")
+X64Option = typer.Option(False, "--x64", help="Compute in NumPy's 64-bit dtypes (the default): "
+                         "converted modules enable jax_enable_x64.")
+X32Option = typer.Option(False, "--x32", help="Compute in JAX's 32-bit defaults (faster, half the "
+                         "memory); NJ401 reports where that may change a result.")
 ReportFormatOption = typer.Option(ReportFormat.text, "--format", help="text, json, sarif (SARIF "
                                   "2.1.0) or github (workflow annotations).")
 QuietOption = typer.Option(False, "--quiet", "-q", help="Text: print only findings and errors "
@@ -110,6 +116,7 @@ def convert(
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
+    x32: bool = X32Option,
     jit: bool = JitOption,
     jobs: Optional[int] = JobsOption,
     no_cache: bool = NoCacheOption,
@@ -129,7 +136,7 @@ def convert(
         raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
-    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32)
     try:
         with file_progress(_console(stderr=True), not quiet) as on_file:
             run = convert_paths(paths, config, out=out, in_place=in_place,
@@ -222,6 +229,7 @@ def check(
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
     x64: bool = X64Option,
+    x32: bool = X32Option,
     jit: bool = JitOption,
     jobs: Optional[int] = JobsOption,
     no_cache: bool = NoCacheOption,
@@ -230,7 +238,7 @@ def check(
     from np2jax.api import check_paths
     from np2jax.report import RunReport, emit, file_progress
 
-    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32)
     try:
         with file_progress(_console(stderr=True), not quiet) as on_file:
             run = check_paths(paths, config, jobs=jobs, on_file=on_file)

@@ -18,7 +18,9 @@ class Config:
     select: tuple[str, ...] = ()  # codes or prefixes; empty selects every rule
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()  # glob patterns matched against paths and file names
-    x64: bool = False  # converted programs enable jax_enable_x64
+    # NumPy's 64-bit dtypes: converted modules enable jax_enable_x64. False (--x32): JAX's
+    # 32-bit defaults, and NJ401 reports every place where that may change a result.
+    x64: bool = True
     jit: bool = False  # compile the functions that can be compiled (the NJ5xx rules)
     cache: bool = True  # reuse results stored by earlier runs (np2jax.cache)
 

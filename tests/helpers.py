@@ -37,10 +37,11 @@ def header(text: str, key: str) -> str | None:
 
 
 def fixture_config(text: str):
-    """The configuration a fixture converts with: `# x64: true`, `# jit: true` headers."""
+    """The configuration a fixture converts with: `# x64: false` (the 32-bit mode) and
+    `# jit: true` headers."""
     from np2jax.config import Config
 
-    return Config(x64=header(text, "x64") == "true", jit=header(text, "jit") == "true")
+    return Config(x64=header(text, "x64") != "false", jit=header(text, "jit") == "true")
 
 
 def invoke(*args):

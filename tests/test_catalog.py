@@ -17,8 +17,9 @@ DOCS = rule_docs()
 
 
 def convert_source(text: str, code: str):
-    """The jit rules (NJ5xx) document what `--jit` does: their cases convert with it on."""
-    return _convert_source(text, Config(jit=code.startswith("NJ5")))
+    """A rule's example and cases convert with the settings of its [config] table (the jit
+    rules document what `--jit` does, NJ401 what the 32-bit mode reports)."""
+    return _convert_source(text, Config(**dict(DOCS[code].config)))
 
 
 def test_rules_are_discovered_from_the_catalog_and_the_checks_package():

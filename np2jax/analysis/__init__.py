@@ -9,6 +9,8 @@ Layered, each module importing only those above it in this list:
     values       value kinds, JAX typing, what functions return, indexes and masks
     aliasing     whether an array may be seen through another name (privacy proofs)
     mutators     functions that change an argument in place, and their call sites
+    dtypes       the NumPy dtype of a value, where the code shows it
+    writes       how a write through a subscript becomes functional
     randomness   NumPy random states and their draws
     module       ModuleAnalysis, the facade the rules read, and analyze()
 """

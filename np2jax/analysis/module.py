@@ -18,6 +18,7 @@ from functools import cached_property
 import libcst as cst
 
 from np2jax.analysis.collect import Collector
+from np2jax.analysis.dtypes import Dtypes
 from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
     JNP_DEFAULT_ALIAS,
@@ -92,6 +93,11 @@ class ModuleAnalysis:
         if statement not in self._write_plans:
             self._write_plans[statement] = plan_write(self, statement)
         return self._write_plans[statement]
+
+    @cached_property
+    def dtypes(self) -> Dtypes:
+        """The NumPy dtype of values, where the code shows it (dtypes.dtype_of)."""
+        return Dtypes(self.dataflow)
 
     @cached_property
     def random_states(self) -> list[RandomState]:

@@ -247,6 +247,41 @@ class Values:
         """The converted API references `jax_typed(value)` relies on (empty when False)."""
         return tuple(_JaxTyping(self, certain).of(value)[1])
 
+    def passed_arguments(self, param: cst.Param) -> list | None:
+        """What every call in this module passes for a parameter of a module-level function
+        (its default where a call leaves it out), or None: the function's name is used by
+        something other than those calls (listed in __all__, mentioned by other files of the
+        tree, passed as a value, hidden by *args), or a call passes nothing for it."""
+        function = self.parents.get(self.parents.get(param))
+        if param.star or not isinstance(function, cst.FunctionDef):
+            return None
+        name = function.name.value
+        context = self.collector.context
+        if name in self.collector.exported_names or name in context.external_names \
+                or name.startswith("__") or function.decorators or function.asynchronous \
+                or self.collector.dynamic_scopes:
+            return None
+        global_scope = self.scopes.get(function)
+        if not isinstance(global_scope, GlobalScope) or len(global_scope.assignments[name]) != 1:
+            return None
+        (assignment,) = global_scope.assignments[name]
+        if param in function.params.kwonly_params:
+            position = None
+        else:
+            positional = [*function.params.posonly_params, *function.params.params]
+            position = positional.index(param) if param in positional else None
+        passed = []
+        for access in assignment.references:
+            call = self.parents.get(access.node)
+            if not (isinstance(call, cst.Call) and call.func is access.node) \
+                    or any(a.star for a in call.args):
+                return None  # used as a value, or *args/**kwargs hide the argument
+            argument = argument_for(call, position, param.name.value)
+            passed.append(argument if argument is not None else param.default)
+        if not passed or any(a is None for a in passed):
+            return None
+        return passed
+
     def module_function(self, call: cst.Call) -> cst.FunctionDef | None:
         """The function a call `f(...)` calls when `f` is a plain function of this module,
         bound once at module level (not redefined, not a method), undecorated, synchronous,
@@ -567,37 +602,8 @@ class _JaxTyping:
 
     def _parameter(self, param: cst.Param) -> tuple[bool, frozenset]:
         """A parameter of a module-level function that every call in this module passes a
-        JAX array (or omits, with a JAX default): trusted only when not `certain`, and only
-        when the function's name is used by nothing but those calls (not listed in __all__,
-        not mentioned by other files of the tree, not passed as a value)."""
-        no = (False, frozenset())
-        flow = self.flow
-        function = flow.parents.get(flow.parents.get(param))
-        if self.certain or param.star or not isinstance(function, cst.FunctionDef):
-            return no
-        name = function.name.value
-        context = flow.collector.context
-        if name in flow.collector.exported_names or name in context.external_names \
-                or name.startswith("__") or function.decorators or function.asynchronous \
-                or flow.collector.dynamic_scopes:
-            return no
-        global_scope = flow.scopes.get(function)
-        if not isinstance(global_scope, GlobalScope) or len(global_scope.assignments[name]) != 1:
-            return no
-        (assignment,) = global_scope.assignments[name]
-        if param in function.params.kwonly_params:
-            position = None
-        else:
-            positional = [*function.params.posonly_params, *function.params.params]
-            position = positional.index(param) if param in positional else None
-        passed = []
-        for access in assignment.references:
-            call = flow.parents.get(access.node)
-            if not (isinstance(call, cst.Call) and call.func is access.node) \
-                    or any(a.star for a in call.args):
-                return no  # used as a value, or *args/**kwargs hide the argument
-            argument = argument_for(call, position, param.name.value)
-            passed.append(argument if argument is not None else param.default)
-        if not passed or any(a is None for a in passed):
-            return no
-        return self._all(passed)
+        JAX array (or omits, with a JAX default): trusted only when not `certain`."""
+        if self.certain:
+            return False, frozenset()
+        passed = self.flow.passed_arguments(param)
+        return self._all(passed) if passed else (False, frozenset())

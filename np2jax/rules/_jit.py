@@ -46,8 +46,8 @@ class LoopRule(JitRule):
                           **self.fields(loop)}
                 reason = loop.reason
                 if not reason and loop.widens and self.config.x64:
-                    reason = ("with --x64 an update `x += y` of a carried array may widen its "
-                              "dtype (float32 + float64), which a compiled loop refuses")
+                    reason = ("with 64-bit types an update `x += y` of a carried array may widen "
+                              "its dtype (float32 + float64), which a compiled loop refuses")
                 if reason:
                     yield self.report(loop.node, outcome=f"stays a Python loop, unrolled while "
                                                          f"compiling: {reason}",

@@ -24,8 +24,9 @@ class ArrayWhileLoop(JitRule):
                     # rewrite, so the function that needs it stays eager (NJ501 says so)
                     yield self.report(rewrite.node, spelled=rewrite.spelled,
                                       function=plan.function.name.value,
-                                      outcome="is left as it was: with --x64 an update "
-                                              "`x += y` of a carried array may widen its dtype",
+                                      outcome="is left as it was: with 64-bit types an "
+                                              "update `x += y` of a carried array may widen its "
+                                              "dtype",
                                       requires=(plan.function,))
                     continue
                 yield self.report(rewrite.node, spelled=rewrite.spelled,

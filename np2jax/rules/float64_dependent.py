@@ -1,20 +1,26 @@
 """NJ401 float64-dependent.
 
-Code whose results depend on 64-bit types, which JAX makes 32-bit unless x64 is on: wide
-dtypes, rounding to decimals, integers beyond int32, dtype comparisons, tolerances below
-float32's precision.
+In the 32-bit mode (--x32), code whose results depend on 64-bit types, which JAX then makes
+32-bit: wide dtypes, rounding to decimals, integers beyond int32, dtype comparisons,
+tolerances below float32's precision, float constants beyond float32's exact integers
+(epoch seconds, Julian dates), the limits `finfo` gives, and sums and products of integer
+data (int32 overflows past 2**31 where NumPy's int64 does not).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.dtypes import is_integer
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
 INT32_LIMIT = 2**31
 FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tolerances vanish
+FLOAT32_OFFSET = 2**20  # float32 steps here are 1/8: times and dates lose their fractions
+ACCUMULATING = frozenset({"sum", "prod", "cumsum", "cumprod", "dot", "matmul", "trace",
+                          "nansum", "nanprod", "nancumsum", "nancumprod", "einsum"})
 _FOLDED = {cst.Power: lambda a, b: a ** b, cst.LeftShift: lambda a, b: a << b,
            cst.Multiply: lambda a, b: a * b}
 
@@ -52,6 +58,37 @@ class Float64Dependent(Rule):
                 yield self.report(literal, spelled=code_of(literal),
                                   reason="a tolerance this small is below float32 precision "
                                          "(about 1.2e-7)")
+            elif abs(number) >= FLOAT32_OFFSET:
+                yield self.report(literal, spelled=code_of(literal),
+                                  reason="float32 keeps about 7 significant digits: near this "
+                                         "value its steps are "
+                                         f"{2.0 ** (int(abs(number)).bit_length() - 24):g}, so "
+                                         "offsets and differences from it lose precision")
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+            if name in ("finfo", "iinfo") and self.analysis.names_numpy(func):
+                yield self.report(call, spelled=code_of(call),
+                                  reason="its limits are float32's and int32's when JAX "
+                                         "computes in 32 bits")
+            elif name in ACCUMULATING:
+                yield from self._integer_accumulation(call, name)
+
+    def _integer_accumulation(self, call: cst.Call, name: str):
+        """A sum or product of integer data: int32 wraps past 2**31."""
+        ref = self.analysis.ref_of_call(call)
+        if ref is not None:
+            operands = [a.value for a in call.args if a.keyword is None and not a.star][:2]
+        elif isinstance(call.func, cst.Attribute):
+            operands = [call.func.value]
+        else:
+            return
+        dtypes = [self.analysis.dtypes.dtype_of(operand) for operand in operands]
+        if dtypes and all(is_integer(d) for d in dtypes):
+            yield self.report(call, spelled=code_of(call.func) + "(...)",
+                              reason=f"it accumulates {dtypes[0] if dtypes[0] != 'int' else 'integer'} "
+                                     "data, which JAX sums in int32, wrapping past 2**31, "
+                                     "where NumPy uses int64")
 
     def _wide_dtypes(self):
         """np.float64, np.int64... anywhere, and `float`, `int`, `complex`, "float64"... where a

@@ -62,11 +62,12 @@ def read(base: cst.BaseExpression, index: list[cst.SubscriptElement], jnp: str) 
 
 
 def binary(left: cst.BaseExpression, operator: str, right: cst.BaseExpression) -> cst.BinaryOperation:
-    return cst.BinaryOperation(left=_parenthesized(left), operator=BINARY_OPERATORS[operator](),
-                               right=_parenthesized(right))
+    return cst.BinaryOperation(left=parenthesized(left), operator=BINARY_OPERATORS[operator](),
+                               right=parenthesized(right))
 
 
-def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The node in parentheses where an operator could otherwise bind to a part of it."""
     if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison,
                          cst.IfExp, cst.Lambda, cst.UnaryOperation)) and not node.lpar:
         return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

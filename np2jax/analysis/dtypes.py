@@ -1,0 +1,296 @@
+"""The NumPy dtype of a value, where the code shows it.
+
+`dtype_of(expr)` answers with a NumPy dtype name ("int64", "uint8", "float32", "bool", ...),
+with "int" or "float" for a Python number (weak: it takes the array's dtype, NEP 50), or
+None when the code does not say (a parameter, another library's result, bindings that
+disagree). It follows what NumPy does, not JAX: constructors and their `dtype=`, `astype`,
+arithmetic by NumPy's promotion, reductions, comparisons. Nothing here imports NumPy (the
+check path never loads it): the promotion table below is NumPy's for the dtypes named.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.syntax import code_of
+
+# name -> (kind, bits); kinds: b bool, u unsigned, i signed, f float, c complex
+DTYPES = {
+    "bool": ("b", 8), "uint8": ("u", 8), "uint16": ("u", 16), "uint32": ("u", 32),
+    "uint64": ("u", 64), "int8": ("i", 8), "int16": ("i", 16), "int32": ("i", 32),
+    "int64": ("i", 64), "float16": ("f", 16), "float32": ("f", 32), "float64": ("f", 64),
+    "complex64": ("c", 64), "complex128": ("c", 128),
+}
+_BY_KIND = {(kind, bits): name for name, (kind, bits) in DTYPES.items()}
+_WEAK = ("int", "float", "complex")  # Python numbers, least to most general
+# how code spells a dtype: numpy attributes, builtins, strings
+SPELLINGS = {
+    **{name: name for name in DTYPES}, "bool_": "bool", "float_": "float64", "double": "float64",
+    "single": "float32", "half": "float16", "int_": "int64", "intp": "int64", "uint": "uint64",
+    "longlong": "int64", "ulonglong": "uint64", "short": "int16", "ushort": "uint16",
+    "intc": "int32", "uintc": "uint32", "byte": "int8", "ubyte": "uint8", "cdouble": "complex128",
+    "complex_": "complex128", "csingle": "complex64",
+    "f8": "float64", "f4": "float32", "f2": "float16", "i8": "int64", "i4": "int32",
+    "i2": "int16", "i1": "int8", "u8": "uint64", "u4": "uint32", "u2": "uint16", "u1": "uint8",
+    "c16": "complex128", "c8": "complex64", "d": "float64", "f": "float32", "b": "int8",
+    "B": "uint8", "?": "bool",
+}
+BUILTIN_TYPES = {"int": "int64", "float": "float64", "complex": "complex128", "bool": "bool"}
+
+_FILLED = {"zeros", "ones", "empty", "identity", "eye", "tri"}  # float64 unless dtype=
+_FLOAT_MAKERS = {"linspace", "logspace", "geomspace", "mean", "average", "std", "var", "median",
+                 "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos",
+                 "arctan", "arctan2", "hypot", "tanh", "sinh", "cosh", "expm1", "log1p",
+                 "true_divide", "divide", "nanmean", "nanstd", "nanvar", "interp", "trapezoid"}
+_SAME_AS_FIRST = {"abs", "absolute", "negative", "sort", "flip", "roll", "transpose", "reshape",
+                  "ravel", "squeeze", "copy", "clip", "max", "min", "amax", "amin", "ptp",
+                  "maximum", "minimum", "diff", "concatenate", "stack", "vstack", "hstack",
+                  "tile", "repeat", "where", "cummax", "unique", "take", "diag", "triu", "tril",
+                  "pad", "atleast_1d", "atleast_2d", "asarray", "array", "ascontiguousarray"}
+_ACCUMULATE = {"sum", "prod", "cumsum", "cumprod", "nansum", "nanprod", "trace"}
+_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                cst.Equal, cst.NotEqual)
+_DEPTH = 24
+
+
+def promote(first: str | None, second: str | None) -> str | None:
+    """NumPy's result dtype of an arithmetic operation (not true division) between two
+    operands; "int", "float" and "complex" are Python numbers, weak (NEP 50): they take the
+    array's dtype when its kind holds them."""
+    if first is None or second is None:
+        return None
+    if first in _WEAK and second in _WEAK:
+        return max(first, second, key=_WEAK.index)
+    if first in _WEAK or second in _WEAK:
+        weak, strong = (first, second) if first in _WEAK else (second, first)
+        kind, bits = DTYPES[strong]
+        if weak == "int":
+            return "int64" if kind == "b" else strong
+        if weak == "float":
+            return strong if kind in "fc" else "float64"
+        if kind == "c":
+            return strong
+        return "complex64" if strong in ("float16", "float32") else "complex128"
+    (k1, b1), (k2, b2) = DTYPES[first], DTYPES[second]
+    if k1 == k2:
+        return first if b1 >= b2 else second
+    if k1 == "b" or k2 == "b":
+        return second if k1 == "b" else first
+    if {k1, k2} == {"u", "i"}:
+        unsigned, signed = (b1, b2) if k1 == "u" else (b2, b1)
+        return _BY_KIND.get(("i", max(signed, 2 * unsigned)), "float64")
+    order = "uifc"
+    if order.index(k1) < order.index(k2):
+        (k1, b1), (k2, b2) = (k2, b2), (k1, b1)
+    # k1 is the higher kind; an integer operand needs enough float bits to hold it
+    needed = {8: 16, 16: 32}.get(b2, 64) if k2 in "ui" else b2
+    if k1 == "f":
+        return _BY_KIND[("f", max(b1, needed))]
+    return _BY_KIND[("c", max(b1, 2 * needed))]
+
+
+def true_division(first: str | None, second: str | None) -> str | None:
+    """NumPy's `a / b`: integers and booleans give float64."""
+    result = promote(first, second)
+    if result is None:
+        return None
+    if result in ("int", "float"):
+        return "float"
+    return "float64" if DTYPES[result][0] in "bui" else result
+
+
+def accumulated(dtype: str | None) -> str | None:
+    """The dtype NumPy sums and multiplies a dtype in: booleans and smaller integers go to
+    the platform integer (int64, or uint64 for unsigned ones)."""
+    if dtype is None or dtype not in DTYPES:
+        return {"int": "int64", "float": "float64"}.get(dtype or "")
+    kind, bits = DTYPES[dtype]
+    if kind in "bi":
+        return "int64"
+    if kind == "u":
+        return "uint64"
+    return dtype
+
+
+def is_integer(dtype: str | None) -> bool:
+    return dtype == "int" or (dtype in DTYPES and DTYPES[dtype][0] in "bui" and dtype != "bool")
+
+
+class Dtypes:
+    """dtype_of for one module, memoised; reads the value analysis (`flow`)."""
+
+    def __init__(self, flow) -> None:
+        self.flow = flow
+        self._known: dict = {}
+
+    def spelled(self, node: cst.BaseExpression) -> str | None:
+        """The dtype a dtype argument names: np.uint8, "float32", float, jnp.int32..."""
+        if isinstance(node, cst.SimpleString):
+            return SPELLINGS.get(node.evaluated_value.lstrip("<>=|"))
+        if isinstance(node, cst.Name):
+            if node.value in BUILTIN_TYPES and not self.flow.collector.is_api(node):
+                return BUILTIN_TYPES[node.value]
+            ref = self.flow.collector.ref_by_node.get(node)
+            return SPELLINGS.get(ref.qualname.rsplit(".", 1)[-1]) if ref is not None else None
+        if isinstance(node, cst.Attribute):
+            if node.attr.value == "dtype":
+                return self.dtype_of(node.value)  # x.astype(y.dtype)
+            ref = self.flow.collector.ref_by_node.get(node)
+            if ref is not None:
+                return SPELLINGS.get(ref.qualname.rsplit(".", 1)[-1])
+            return SPELLINGS.get(node.attr.value) if code_of(node.value) in ("jnp", "jax.numpy") else None
+        return None
+
+    def dtype_of(self, node: cst.BaseExpression, depth: int = 0) -> str | None:
+        if node in self._known:
+            return self._known[node]
+        self._known[node] = None  # a cycle (x = x + 1): not known
+        found = self._dtype(node, depth) if depth < _DEPTH else None
+        self._known[node] = found
+        return found
+
+    def _dtype(self, node, depth: int) -> str | None:
+        if isinstance(node, cst.Integer):
+            return "int"
+        if isinstance(node, cst.Float):
+            return "float"
+        if isinstance(node, cst.Imaginary):
+            return "complex"
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False"):
+                return "bool"
+            return self._name(node, depth)
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.dtype_of(node.expression, depth + 1)
+            return "bool" if isinstance(node.operator, cst.Not) else inner
+        if isinstance(node, cst.BinaryOperation):
+            left, right = (self.dtype_of(n, depth + 1) for n in (node.left, node.right))
+            if isinstance(node.operator, cst.Divide):
+                return true_division(left, right)
+            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and left == right == "bool":
+                return "bool"
+            if isinstance(node.operator, cst.MatrixMultiply):
+                return promote(left, right) if left not in ("int", "float") else None
+            return promote(left, right)
+        if isinstance(node, cst.Comparison):
+            return "bool" if isinstance(node.comparisons[0].operator, _COMPARISONS) else None
+        if isinstance(node, cst.Subscript):
+            return self.dtype_of(node.value, depth + 1)
+        if isinstance(node, cst.Attribute) and node.attr.value in ("T", "real", "imag", "flat"):
+            inner = self.dtype_of(node.value, depth + 1)
+            if node.attr.value in ("real", "imag") and inner in ("complex64", "complex128"):
+                return "float32" if inner == "complex64" else "float64"
+            return inner
+        if isinstance(node, cst.Call):
+            return self._call(node, depth)
+        return None
+
+    def _name(self, node: cst.Name, depth: int) -> str | None:
+        values, aug_values = self.flow.name_values(node)
+        bound = []
+        for value, statement in values:
+            if value == "param":  # what every call in the module passes, if it says
+                passed = self.flow.passed_arguments(statement)
+                if passed is None:
+                    return None
+                bound.extend(passed)
+            elif isinstance(value, str):
+                return None  # a loop variable, an unpacking, a global: not shown
+            else:
+                bound.append(value)
+        if not bound:
+            return None
+        found = {self.dtype_of(v, depth + 1) for v in bound}
+        if len(found) != 1 or None in found:
+            return None
+        (dtype,) = found
+        if aug_values and dtype in ("int", "float"):
+            return None  # `total = 0; total += x` becomes x's kind
+        return dtype
+
+    def _call(self, call: cst.Call, depth: int) -> str | None:
+        keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if "dtype" in keyword:
+            return self.spelled(keyword["dtype"])
+        func = call.func
+        ref = self.flow.collector.ref_by_call.get(call)
+        if ref is not None:
+            name = ref.qualname.rsplit(".", 1)[-1]
+            if not ref.qualname.startswith("numpy."):
+                return None
+        elif isinstance(func, cst.Attribute):  # a method of what may be an array
+            name = func.attr.value
+            if name == "astype":
+                return self.spelled(positional[0]) if positional else None
+            receiver = self.dtype_of(func.value, depth + 1)
+            if receiver is None or receiver in ("int", "float", "bool") and name not in ("sum",):
+                return None
+            positional = [func.value, *positional]
+        elif isinstance(func, cst.Name) and func.value in ("int", "float", "bool", "len", "round"):
+            return {"int": "int", "len": "int", "round": "int", "float": "float",
+                    "bool": "bool"}[func.value]
+        else:
+            function = self.flow.module_function(call)
+            returns = self.flow.function_returns(function) if function is not None else None
+            found = {self.dtype_of(r, depth + 1) for r in returns or ()}
+            return found.pop() if len(found) == 1 else None
+        return self._numpy_function(name, positional, keyword, depth)
+
+    def _numpy_function(self, name, positional, keyword, depth) -> str | None:
+        first = self.dtype_of(positional[0], depth + 1) if positional else None
+        if name in _FILLED:
+            return "float64"
+        if name in ("zeros_like", "ones_like", "empty_like", "full_like", "copy"):
+            return first if first not in ("int", "float") else None
+        if name == "full":
+            fill = self.dtype_of(positional[1], depth + 1) if len(positional) > 1 else None
+            return {"int": "int64", "float": "float64"}.get(fill or "", fill)
+        if name == "arange":
+            kinds = {self.dtype_of(p, depth + 1) for p in positional}
+            if kinds and kinds <= {"int"}:
+                return "int64"
+            return "float64" if kinds and kinds <= {"int", "float"} else None
+        if name in ("array", "asarray", "asanyarray") and positional and isinstance(
+                positional[0], (cst.List, cst.Tuple)):
+            return self._literal_array(positional[0], depth)
+        if name in _FLOAT_MAKERS:
+            if name in ("mean", "average", "std", "var", "median", "nanmean", "nanstd", "nanvar"):
+                return first if first in ("float16", "float32", "float64") else \
+                    "float64" if first is not None else None
+            if first in ("float16", "float32", "float64", "complex64", "complex128"):
+                return first
+            if name in ("linspace", "logspace", "geomspace"):
+                return "float64"
+            return "float64" if first is not None and is_integer(first) and first not in (
+                "uint8", "int8", "uint16", "int16") else None
+        if name in _ACCUMULATE:
+            return accumulated(first)
+        if name in ("argmax", "argmin", "argsort", "count_nonzero", "searchsorted", "bincount",
+                    "flatnonzero", "nonzero_count"):
+            return "int64"
+        if name in ("isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
+                    "any", "all", "isclose", "greater", "less", "equal", "not_equal"):
+            return "bool"
+        if name in ("round", "around", "floor", "ceil", "rint", "trunc"):
+            return first if first not in ("int", "float") else None
+        if name in _SAME_AS_FIRST:
+            if name in ("maximum", "minimum", "where", "concatenate", "stack", "vstack", "hstack"):
+                return None  # several operands: promoted together (not followed)
+            return first if first not in ("int", "float") else None
+        return None
+
+    def _literal_array(self, literal, depth: int) -> str | None:
+        found = set()
+        for element in literal.elements:
+            value = element.value
+            if isinstance(value, (cst.List, cst.Tuple)):
+                found.add(self._literal_array(value, depth + 1))
+            else:
+                found.add(self.dtype_of(value, depth + 1))
+        if not found or None in found:
+            return None
+        for kind, dtype in (("complex", "complex128"), ("float", "float64"), ("int", "int64")):
+            if kind in found or dtype in found:
+                return dtype
+        return "bool" if found == {"bool"} else None

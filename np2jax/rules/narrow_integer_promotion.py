@@ -1,0 +1,138 @@
+"""NJ402 narrow-integer-promotion.
+
+With 64-bit types on (the default), JAX still computes a mean, a true division or a float
+function of bool and int8-int32 data in float32, and a cumsum in the input's dtype, where
+NumPy uses float64 (float16/float32 for the float functions of 8- and 16-bit data) and
+int64: rewritten to ask JAX for NumPy's dtype.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.analysis.dtypes import DTYPES, accumulated, promote
+from np2jax.rules.base import Rule
+from np2jax.syntax import code_of, updates
+
+NARROW = frozenset(name for name, (kind, bits) in DTYPES.items()
+                   if kind == "b" or (kind in "ui" and bits < 64))
+# reductions that take dtype=: NumPy accumulates narrow integers in int64/uint64 ...
+ACCUMULATING = frozenset({"cumsum", "cumprod", "nancumsum", "nancumprod"})
+# ... and computes these statistics in float64
+STATISTICS = frozenset({"mean", "std", "var", "nanmean", "nanstd", "nanvar"})
+# functions whose float64 result NumPy computes from the data cast to float64
+FLOAT_RESULTS = frozenset({"median", "nanmedian", "average", "percentile", "nanpercentile",
+                           "quantile", "nanquantile", "trapezoid", "linalg.norm"})
+# ufuncs computing in the float type NumPy's loops pick for the input: float16 for bool and
+# 8-bit integers, float32 for 16-bit ones, float64 for 32-bit ones (JAX: always float32)
+FLOAT_UFUNCS = frozenset({
+    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+    "arctanh", "deg2rad", "rad2deg", "degrees", "radians", "arctan2", "hypot", "asin", "acos",
+    "atan", "asinh", "acosh", "atanh", "atan2"})
+METHODS = ACCUMULATING | STATISTICS
+REWRITTEN = "rewritten to compute in {} as NumPy does"
+
+
+def ufunc_float(dtype: str) -> str:
+    kind, bits = DTYPES[dtype]
+    return "float16" if bits == 8 else "float32" if bits == 16 else "float64"
+
+
+class NarrowIntegerPromotion(Rule):
+    code = "NJ402"
+
+    def run(self):
+        if not self.config.x64:
+            return  # in the 32-bit mode JAX computes in 32 bits everywhere (NJ401)
+        jnp = self.analysis.jnp_alias
+        dtype_of = self.analysis.dtypes.dtype_of
+        for ref in self.analysis.refs:
+            if ref.call is None or not ref.converted or not ref.call.args \
+                    or not ref.qualname.startswith("numpy."):
+                continue
+            name = ref.qualname.removeprefix("numpy.")
+            data = ref.call.args[0]
+            dtype = dtype_of(data.value) if data.keyword is None and not data.star else None
+            if dtype not in NARROW:
+                continue
+            fix = self._fix(name, dtype, jnp, method=False)
+            if fix is not None:
+                numpy_dtype, build = fix
+                yield self.report(ref.call, fix=build, requires=(ref.node,),
+                                  imports=[("jax.numpy", jnp)], spelled=code_of(ref.node),
+                                  dtype=dtype, numpy_dtype=numpy_dtype,
+                                  outcome=REWRITTEN.format(numpy_dtype))
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in METHODS) \
+                    or self.analysis.ref_of_call(call) is not None:
+                continue
+            dtype = dtype_of(func.value)
+            if dtype not in NARROW or not self.analysis.dataflow.jax_typed(func.value):
+                continue
+            numpy_dtype, build = self._fix(func.attr.value, dtype, jnp, method=True)
+            yield self.report(call, fix=build, requires=self.analysis.dataflow.jax_refs(func.value),
+                              imports=[("jax.numpy", jnp)], spelled=f".{func.attr.value}()",
+                              dtype=dtype, numpy_dtype=numpy_dtype,
+                                  outcome=REWRITTEN.format(numpy_dtype))
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            if not isinstance(operation.operator, cst.Divide):
+                continue
+            dtype = promote(dtype_of(operation.left), dtype_of(operation.right))
+            sides = [s for s in (operation.left, operation.right) if self.analysis.dataflow.jax_typed(s)]
+            if dtype not in NARROW or not sides:
+                continue
+            yield self.report(operation, fix=_cast_left("float64", jnp),
+                              requires=self.analysis.dataflow.jax_refs(sides[0]),
+                              imports=[("jax.numpy", jnp)], spelled="/", dtype=dtype,
+                              numpy_dtype="float64", outcome=REWRITTEN.format("float64"))
+
+    @staticmethod
+    def _fix(name: str, dtype: str, jnp: str, method: bool):
+        """(NumPy's result dtype, the fix) for a call of `name` on `dtype` data, or None."""
+        if name in ACCUMULATING:
+            target = accumulated(dtype)
+            return target, _keyword_dtype(target, jnp)
+        if name in STATISTICS:
+            return "float64", _keyword_dtype("float64", jnp)
+        if method:
+            return None
+        if name in FLOAT_RESULTS:
+            return "float64", _cast_first("float64", jnp)
+        if name in FLOAT_UFUNCS:
+            return ufunc_float(dtype), _cast_first(ufunc_float(dtype), jnp)
+        return None
+
+
+def _dtype_node(dtype: str, jnp: str) -> cst.Attribute:
+    return updates.attr(cst.Name(jnp), dtype)
+
+
+def _keyword_dtype(dtype: str, jnp: str):
+    def fix(call: cst.Call) -> cst.Call:
+        args = list(call.args)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return call.with_changes(args=[*args, cst.Arg(_dtype_node(dtype, jnp), keyword=cst.Name("dtype"),
+                                                      equal=cst.AssignEqual(
+                                                          whitespace_before=cst.SimpleWhitespace(""),
+                                                          whitespace_after=cst.SimpleWhitespace("")))])
+    return fix
+
+
+def _astype(value: cst.BaseExpression, dtype: str, jnp: str) -> cst.Call:
+    return updates.call(updates.attr(updates.parenthesized(value), "astype"), _dtype_node(dtype, jnp))
+
+
+def _cast_first(dtype: str, jnp: str):
+    def fix(call: cst.Call) -> cst.Call:
+        first, *rest = call.args
+        return call.with_changes(args=[first.with_changes(value=_astype(first.value, dtype, jnp)), *rest])
+    return fix
+
+
+def _cast_left(dtype: str, jnp: str):
+    def fix(operation: cst.BinaryOperation) -> cst.BinaryOperation:
+        return operation.with_changes(left=_astype(operation.left, dtype, jnp))
+    return fix
