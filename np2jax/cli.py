@@ -267,6 +267,9 @@ def verify(
                                        "script and compare its global arrays and numbers)."),
     devices: str = typer.Option("all", "--devices", help="cpu,gpu,tpu or all (the available ones)."),
     repeat: int = typer.Option(5, "--repeat", help="Timed calls after the first one."),
+    x32_trial: bool = typer.Option(False, "--x32-trial", help="Also run each converted program "
+                                   "in JAX's 32-bit defaults and say whether 32 bits are "
+                                   "enough for these inputs, and how much faster they are."),
     x64: bool = typer.Option(False, "--x64", help="Run the converted side with jax_enable_x64 "
                              "and judge floats by the original's precision."),
     rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance for floats "
@@ -306,7 +309,8 @@ def verify(
             else:
                 print_tests(console, result)
             raise typer.Exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
-        options = VerifyOptions(call=call, devices=chosen, repeat=repeat, x64=x64, rtol=rtol,
+        options = VerifyOptions(call=call, devices=chosen, repeat=repeat, x64=x64,
+                                x32_trial=x32_trial, rtol=rtol,
                                 atol=atol, timeout_s=timeout or 60.0,
                                 memory_bytes=memory * 2**20 if memory else None,
                                 stochastic=parse_stochastic(stochastic))

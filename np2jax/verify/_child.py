@@ -180,6 +180,24 @@ def _is_output_global(name, value):
     return np is not None and isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind != "O"
 
 
+def _keep_32_bits():
+    """The verifier's precision trial: the program computes in JAX's 32-bit defaults, its
+    `jax.config.update("jax_enable_x64", True)` ignored (JAX is imported for that, so this
+    runs only for programs that use JAX)."""
+    try:
+        import jax
+    except ImportError:
+        return
+    update = jax.config.update
+
+    def update_but_x64(name, value, *args, **kwargs):
+        if name != "jax_enable_x64":
+            return update(name, value, *args, **kwargs)
+        return None
+
+    jax.config.update = update_but_x64
+
+
 def _load_module(path):
     import importlib.util
 
@@ -210,6 +228,8 @@ def main(spec_path):
     path, mode, call = spec["path"], spec["mode"], spec.get("call") or "main"
     repeat, timeout = int(spec.get("repeat", 0)), float(spec.get("timeout_s", 60))
     sys.argv = [path]
+    if os.environ.get("NP2JAX_VERIFY_X32") == "1":
+        _keep_32_bits()
 
     def fail(stage, exc):
         _write(result_path, {"ok": False, "stage": stage, "error": _one_line(exc),

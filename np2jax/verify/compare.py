@@ -22,13 +22,15 @@ import numpy as np
 
 from np2jax.verify.stats import KS_ALPHA, ks_2samp, moments
 
-# (rtol, atol) by precision. Integers and booleans are compared exactly.
+# (rtol, atol) by precision. Integers and booleans are compared exactly. float64's leaves room
+# for XLA's reordered sums and fused operations (a few thousand ulps, seen at 1e-12 on a
+# phase folded from 2.46e6-day dates) while float32's error (1e-7) still fails it.
 TOLERANCES = {
     "float8": (1.25e-1, 1e-1),
     "float16": (1e-3, 1e-3),
     "bfloat16": (1e-2, 1e-2),
     "float32": (2e-5, 1e-6),
-    "float64": (1e-12, 1e-14),
+    "float64": (1e-9, 1e-12),
 }
 _ORDER = ["float64", "float32", "float16", "bfloat16", "float8"]  # most precise first
 

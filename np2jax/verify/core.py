@@ -37,15 +37,18 @@ class VerifyOptions:
     call: str | None = None  # None: main() when the module defines it, else script mode
     devices: tuple[str, ...] | None = None  # "cpu", "gpu", "tpu"; None: every available one
     repeat: int = 5
-    x64: bool = False
+    x64: bool = False  # run the converted side with JAX_ENABLE_X64=1 (a port that does not)
+    x32_trial: bool = False  # also run it in JAX's 32-bit defaults: are 32 bits enough?
     rtol: float | None = None
     atol: float | None = None
     timeout_s: float = 60.0
     memory_bytes: int | None = None  # None: half the machine's memory
     stochastic: dict = field(default_factory=dict)  # output name -> absolute tolerance
 
-    def tolerance(self) -> Tolerance:
-        return Tolerance(rtol=self.rtol, atol=self.atol, x64=self.x64, floor32=not self.x64)
+    def tolerance(self, x64: bool | None = None) -> Tolerance:
+        """By the precision the converted side ran in (`x64`, from its child), if known."""
+        x64 = self.x64 if x64 is None else x64
+        return Tolerance(rtol=self.rtol, atol=self.atol, x64=x64, floor32=not x64)
 
 
 @dataclass
@@ -82,6 +85,7 @@ class VerifyResult:
     mode: str | None = None  # "main()" style call, or "script"
     uses_jax: bool | None = None
     label: str = ""  # the path shown in tables (relative inside trees)
+    x32: dict = field(default_factory=dict)  # device -> PrecisionTrial (VerifyOptions.x32_trial)
 
     @property
     def ok(self) -> bool:
@@ -96,7 +100,23 @@ class VerifyResult:
                 "outputs": [o.as_dict() for o in self.outputs],
                 "timings": {"numpy": self.numpy.as_dict() if self.numpy else None,
                             "jax": {device: t.as_dict() for device, t in self.jax.items()}},
-                "error": self.error}
+                "error": self.error,
+                "x32": {device: trial.as_dict() for device, trial in self.x32.items()}}
+
+
+@dataclass
+class PrecisionTrial:
+    """The converted program run again in JAX's 32-bit defaults (its
+    `jax.config.update("jax_enable_x64", True)` ignored), compared with NumPy at float32's
+    tolerance: whether 32 bits are enough for these inputs, and what they save."""
+
+    enough: bool
+    problem: str | None = None  # the first output that differs, or the error
+    timing: Timing | None = None
+
+    def as_dict(self) -> dict:
+        return {"enough": self.enough, "problem": self.problem,
+                "timing": self.timing.as_dict() if self.timing else None}
 
 
 @dataclass
@@ -288,13 +308,16 @@ def verify_pair(pair: Pair, options: VerifyOptions, devices: list[tuple[str, str
             continue
         result.jax[device] = Timing.of(got)
         result.uses_jax = bool(result.uses_jax) or got.uses_jax
-        compared = compare_trees(ref_tree, decode(got.tree), tolerance=options.tolerance(),
+        compared = compare_trees(ref_tree, decode(got.tree), tolerance=options.tolerance(got.x64),
                                  stochastic=stochastic, ignore_extra_root_keys=how == "script")
         for output in compared:
             output.device = device
         outputs.extend(compared)
         if not got.uses_jax:
             break  # a program that never imports JAX runs the same on every device
+        if options.x32_trial and got.x64:
+            result.x32[device] = _precision_trial(pair, env, common, ref_tree, stochastic, how,
+                                                  options)
     result.outputs = outputs
     if errors:
         result.verdict, result.error = "error", "; ".join(errors)
@@ -308,6 +331,19 @@ def verify_pair(pair: Pair, options: VerifyOptions, devices: list[tuple[str, str
     else:
         result.verdict = "equal"
     return result
+
+
+def _precision_trial(pair: Pair, env: dict, common: dict, ref_tree, stochastic: dict, how: str,
+                     options: VerifyOptions) -> PrecisionTrial:
+    trial = run_side(pair.converted, sys_path=_sys_path(pair.converted, pair.converted_root),
+                     env={**env, "JAX_ENABLE_X64": "0", "NP2JAX_VERIFY_X32": "1"}, **common)
+    if not trial.ok:
+        return PrecisionTrial(False, trial.error)
+    compared = compare_trees(ref_tree, decode(trial.tree),
+                             tolerance=Tolerance(rtol=options.rtol, atol=options.atol, floor32=True),
+                             stochastic=stochastic, ignore_extra_root_keys=how == "script")
+    problem = next((p for p in (o.problem() for o in compared) if p), None)
+    return PrecisionTrial(problem is None, problem, Timing.of(trial))
 
 
 def _check(options: VerifyOptions) -> None:

@@ -38,16 +38,19 @@ def table_devices(run: VerifyRun) -> list[str]:
     return devices
 
 
-def table_columns(devices: list[str]) -> list[str]:
+def table_columns(devices: list[str], x32: bool = False) -> list[str]:
     """The verifier table's column names; the first two (file, verdict) are text, the rest
-    numbers (the HTML report has the same table)."""
+    numbers (the HTML report has the same table). x32: a column per device for the
+    precision trial."""
     columns = ["file", "verdict", "outputs", "max abs err", "max rel err", "numpy"]
     for device in devices:
         columns += [f"{device} first", f"{device} steady", f"{device} speed-up"]
+        if x32:
+            columns.append(f"{device} 32-bit")
     return columns
 
 
-def table_row(result: VerifyResult, devices: list[str]) -> list[str]:
+def table_row(result: VerifyResult, devices: list[str], x32: bool = False) -> list[str]:
     numeric = [o for o in result.outputs if o.max_abs_err is not None and not o.stochastic]
     max_abs = max((o.max_abs_err for o in numeric), default=None)
     rel = [o.max_rel_err for o in numeric if o.max_rel_err is not None]
@@ -65,16 +68,30 @@ def table_row(result: VerifyResult, devices: list[str]) -> list[str]:
         else:
             row += [fmt_seconds(timing.first_call_s), fmt_seconds(timing.steady_s),
                     speedup(numpy_s, timing.steady_s)]
+        if x32:
+            row.append(_trial(result.x32.get(device), timing))
     return row
+
+
+def _trial(trial, timing) -> str:
+    """"enough, 1.6x" (32 bits give NumPy's results within float32's tolerance, that much
+    quicker than 64) or "not enough"."""
+    if trial is None:
+        return "-"
+    if not trial.enough:
+        return "not enough"
+    faster = speedup(timing.steady_s if timing else None, trial.timing.steady_s if trial.timing else None)
+    return "enough" if faster == "-" else f"enough, {faster}"
 
 
 def verify_table(run: VerifyRun, title: str = "np2jax verify") -> Table:
     devices = table_devices(run)
+    x32 = any(result.x32 for result in run.results)
     table = Table(title=title, title_justify="left", show_edge=False)
-    for i, name in enumerate(table_columns(devices)):
+    for i, name in enumerate(table_columns(devices, x32)):
         table.add_column(name, justify="left" if i < 2 else "right")
     for result in run.results:
-        table.add_row(*table_row(result, devices))
+        table.add_row(*table_row(result, devices, x32))
     return table
 
 
@@ -94,6 +111,10 @@ def print_verify(console: Console, run: VerifyRun, title: str = "np2jax verify",
                 console.print(f"{result.label}: differs: {problem}", markup=False, soft_wrap=True)
         elif result.verdict == "skipped" and show_skipped and result.error:
             console.print(f"{result.label}: skipped: {result.error}", markup=False, soft_wrap=True)
+        for device, trial in result.x32.items():
+            if not trial.enough:
+                console.print(f"{result.label}: 32 bits are not enough on {device}: {trial.problem}",
+                              markup=False, soft_wrap=True)
         if result.uses_jax is False and result.verdict in ("equal", "stochastic-equal"):
             console.print(f"{result.label}: note: the converted program does not use JAX",
                           markup=False, soft_wrap=True)
