@@ -19,6 +19,7 @@ PYTHON = (STATIC, LIST)
 
 
 def join(a: str | None, b: str | None) -> str | None:
+    """The class of a name bound to a value of class `a` and one of class `b`."""
     if a is None or a == b:
         return b
     if b is None:
@@ -27,7 +28,9 @@ def join(a: str | None, b: str | None) -> str | None:
         return MIXED
     return UNKNOWN
 
+
 def arith(a: str | None, b: str | None) -> str | None:
+    """The class of arithmetic (or a comparison) on values of classes `a` and `b`."""
     if a is None or b is None:
         return None  # an operand not known yet (while settling): nor is the result
     if UNKNOWN in (a, b) or LIST in (a, b):
@@ -37,6 +40,7 @@ def arith(a: str | None, b: str | None) -> str | None:
     if MIXED in (a, b):
         return MIXED
     return STATIC
+
 
 def pytree(kinds: list) -> str:
     """The class of a tuple or dict of these: ARRAY when all are arrays, MIXED when some may
