@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -32,6 +33,46 @@ def test_without_jit_nothing_is_decorated_and_no_jit_finding_is_made():
     result = convert_source(source)
     assert "jax.jit" not in result.converted
     assert not [f for f in result.findings + result.changes if f.code.startswith("NJ5")]
+
+
+def test_each_rewrite_kind_is_reported_by_one_rule():
+    """np2jax.jit tags its rewrites with a RewriteKind and knows no rule code; the rules
+    spell the kinds' values (a rule module cannot import np2jax.jit): each value one rule."""
+    from np2jax.jit import RewriteKind
+    from np2jax.rules._jit import JitRule
+    from np2jax.rules.base import all_rules
+
+    declared = [(kind, code) for code, rule in all_rules().items() if issubclass(rule, JitRule)
+                for kind in rule.kinds]
+    assert sorted(kind for kind, _ in declared) == sorted(kind.value for kind in RewriteKind), \
+        declared
+
+
+def test_jit_modules_import_only_the_layers_below_them():
+    """np2jax.jit's docstring lists its modules bottom up: each imports (at its top, never
+    inside a function) only modules listed before it, and nothing of np2jax above the
+    analysis (rules, pipeline, ...)."""
+    import ast
+    import re
+
+    import np2jax.jit as jit
+
+    package = Path(jit.__file__).parent
+    order = re.findall(r"^    (\w+) ", jit.__doc__, flags=re.MULTILINE)
+    assert sorted(order) == sorted(p.stem for p in package.glob("*.py") if p.stem != "__init__")
+    allowed = ("np2jax.syntax", "np2jax.analysis", "np2jax.catalog", "np2jax.config")
+    for index, name in enumerate(order):
+        tree = ast.parse((package / f"{name}.py").read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            assert node.col_offset == 0, f"np2jax/jit/{name}.py imports inside a function"
+            for module in ([node.module] if isinstance(node, ast.ImportFrom)
+                           else [a.name for a in node.names]):
+                if module.startswith("np2jax.jit."):
+                    assert module.split(".")[2] in order[:index], f"{name} imports {module}"
+                elif module.startswith("np2jax"):
+                    assert module.startswith(allowed), f"{name} imports {module}"
 
 
 @pytest.mark.parametrize("case", sorted((FIXTURES / "compilable-function").glob("*.out.py")),

@@ -394,7 +394,7 @@ def _shapes_of(source: str, *names: str) -> dict:
     import libcst as cst
 
     from np2jax.analysis import analyze
-    from np2jax.jit.syntax import walk
+    from np2jax.syntax.walk import walk
     from np2jax.analysis.shapes import static_shape
 
     analysis = analyze(cst.parse_module(textwrap.dedent(source)))

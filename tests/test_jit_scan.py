@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from np2jax.api import convert_source
 from np2jax.config import Config
-from np2jax.jit.scan import History, _slice
+from np2jax.jit.loop_rewrites import recorded_slice as _slice
+from np2jax.jit.scan import History
 
 JIT = Config(jit=True)
 

@@ -1,11 +1,12 @@
-"""`if`/`elif` on a 0-d array value inside a compiled function: jax.lax.cond (NJ508) or
-jax.lax.switch (NJ509), when the branches provably leave values of the same shape and dtype.
+"""`if` on a 0-d array value inside a compiled function: jnp.where, jax.lax.cond or
+jax.lax.switch, when the branches provably leave values of the same shape and dtype.
 
-NJ505 (np2jax.jit.traceable.array_if) turns a one-statement if/else into jnp.where; this
-module takes what is left: branches of several statements, an `if` without `else`, and
-`if/elif` chains. Each branch becomes a local function taking the names the branches rebind
-that exist before the `if` (the operands) and returning the names read after it (the
-outputs), or what the branch returns when every branch ends in `return`:
+A one-statement if/else (`if c: return a / else: return b`, or one assignment to the same
+name in each branch) becomes jnp.where (where_if). The rest, branches of several
+statements, an `if` without `else`, and `if/elif` chains, go to array_branches. Each branch
+becomes a local function taking the names the branches rebind that exist before the `if`
+(the operands) and returning the names read after it (the outputs), or what the branch
+returns when every branch ends in `return`:
 
     def if_true(y):             def if_false(y):
         <body>                      <else body>
@@ -13,88 +14,90 @@ outputs), or what the branch returns when every branch ends in `return`:
     y, z = jax.lax.cond(test, if_true, if_false, y)
 
 Under jit both branches are traced and their outputs must agree in shape and dtype; that is
-proven here from the NumPy source (the same proof NJ505 uses, followed through the
-branch's assignments), else the function stays eager with the reason.
+proven here from the NumPy source (the proof of where_if, np2jax.jit.proofs.like, followed
+through the branch's assignments), else the function stays eager with the reason. Both
+functions take the checker (np2jax.jit.traceable.TraceChecker) and record the rewrite in it
+(the code it writes: np2jax.jit.rewrites).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
+from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC
+from np2jax.jit.names import collect_names, loop_stores, names_mentioned
+from np2jax.jit.patterns import Chain, if_else_values
+from np2jax.jit.proofs import like, scalar_operand, scalar_test
+from np2jax.jit.rewrites import BranchFix, where_statement
+from np2jax.jit.verdicts import Rewrite, RewriteKind
 from np2jax.syntax import code_of
-from np2jax.jit import traceable as t
-from np2jax.jit.syntax import loop_function, walk
+from np2jax.syntax.walk import children, walk
 
 # 0-d integer results: the full argmax/argmin, the count of a comparison.
 _INDEX_FUNCTIONS = frozenset({"argmax", "argmin"})
 _COUNT_FUNCTIONS = frozenset({"sum", "count_nonzero"})
 
 
-@dataclass
-class _Chain:
-    """`if t0: b0 elif t1: b1 ... else: e`, flattened."""
-
-    tests: list
-    bodies: list
-    orelse: object  # the `else` block, or None
-
-    @classmethod
-    def of(cls, node: cst.If) -> "_Chain":
-        tests, bodies = [], []
-        clause = node
-        while isinstance(clause, cst.If):
-            tests.append(clause.test)
-            bodies.append(clause.body)
-            clause = clause.orelse
-        return cls(tests, bodies, clause.body if clause is not None else None)
-
-    @property
-    def blocks(self) -> list:
-        return self.bodies + ([self.orelse] if self.orelse is not None else [])
-
-
-def array_branches(walker, node: cst.If) -> bool:
-    """The hook of _Walker.statement for an `if` NJ505 did not take: False when its test is a
-    Python value (the caller handles it); else the chain is judged (a rewrite recorded, or
-    the function refused with the reason) and walked, and True."""
-    if walker.expr(node.test) not in t._MAY_BE_ARRAY:
+def where_if(checker, node: cst.If) -> bool:
+    """`if c: return a / else: return b` (or one assignment to the same name in each
+    branch) on a 0-d array `c`: becomes jnp.where(c, a, b) when a and b provably have
+    the same shape and dtype (the same array, or float expressions of it)."""
+    if checker.expr(node.test) not in MAY_BE_ARRAY:
         return False
-    chain = _Chain.of(node)
-    if walker.check and walker.record and walker.function is not None:
-        verdict = _judge(walker, node, chain)
+    branches = if_else_values(node)
+    if branches is None or not scalar_test(checker, node.test):
+        return False
+    kind, target, first, second = branches
+    likes = [like(checker, v) for v in (first, second)]
+    if likes[0] is None or likes[0] != likes[1]:
+        return False
+    if checker.record:
+        fix = where_statement(kind, target, checker.m.analysis.jnp_alias)
+        checker.rewrites.append(Rewrite(RewriteKind.WHERE_IF, node, fix,
+                                        f"if {code_of(node.test)}: ..."))
+    return True
+
+
+def array_branches(checker, node: cst.If) -> bool:
+    """The hook of TraceChecker.statement for an `if` where_if did not take: False when its
+    test is a Python value (the caller handles it); else the chain is judged (a rewrite
+    recorded, or the function refused with the reason) and walked, and True."""
+    if checker.expr(node.test) not in MAY_BE_ARRAY:
+        return False
+    chain = Chain.of(node)
+    if checker.check and checker.record and checker.function is not None:
+        verdict = _judge(checker, node, chain)
         if isinstance(verdict, str):
-            walker.refuse(node.test, f"the `if` test `{code_of(node.test)}` is an array, and the "
-                                     f"`if` cannot become lax.cond or lax.switch: {verdict}")
+            checker.refuse(node.test, f"the `if` test `{code_of(node.test)}` is an array, and the "
+                                      f"`if` cannot become lax.cond or lax.switch: {verdict}")
         else:
-            walker.rewrites.append(t.Rewrite(verdict.code, node, verdict, verdict.spelled))
-            walker.requires.append(node)  # without it the function does not compile
+            checker.rewrites.append(Rewrite(verdict.kind, node, verdict, verdict.spelled))
+            checker.requires.append(node)  # without it the function does not compile
     for test in chain.tests[1:]:
-        walker.expr(test)
+        checker.expr(test)
     for block in chain.blocks:
-        walker.block(block)
+        checker.block(block)
     return True
 
 
 # --- the verdict ------------------------------------------------------------------------
 
 
-def _judge(walker, node: cst.If, chain: _Chain):
-    """A _BranchFix, or why the chain cannot become lax.cond / lax.switch."""
-    parent = walker.m.analysis.parents.get(node)
+def _judge(checker, node: cst.If, chain: Chain):
+    """A BranchFix, or why the chain cannot become lax.cond / lax.switch."""
+    parent = checker.m.analysis.parents.get(node)
     if isinstance(parent, cst.If):
         return "it is an `elif` of a test on a Python value (the chain would mix Python and traced tests)"
     for test in chain.tests:
-        if walker.expr(test) not in t._MAY_BE_ARRAY:
+        if checker.expr(test) not in MAY_BE_ARRAY:
             return (f"the chain mixes tests on arrays and on Python values (`{code_of(test)}`)")
     for block in chain.blocks:
         effect = _side_effect(block)
         if effect:
             return f"a branch {effect}, which lax.cond cannot express"
-    selector, literals = _switch_selector(walker, chain)
+    selector, literals = _switch_selector(checker, chain)
     for test in chain.tests:
-        if selector is None and not _scalar_test(walker, test):
+        if selector is None and not _scalar_test(checker, test):
             return (f"the test `{code_of(test)}` is not provably one value (a comparison of full "
                     "reductions such as `x.sum()`, numbers and static values, `x.any()`/"
                     "`x.all()`, or of a 0-d integer such as `x.argmax()` with an integer)")
@@ -110,15 +113,15 @@ def _judge(walker, node: cst.If, chain: _Chain):
         inner = _inner_return(block)
         if inner:
             return f"a branch returns from inside a nested statement (`{inner}`)"
-    stores = [t._loop_stores(block) for block in chain.blocks]
+    stores = [loop_stores(block) for block in chain.blocks]
     assigned = [name for s in stores for name in s]
     assigned = list(dict.fromkeys(assigned))
-    before = _bound_before(walker, node)
+    before = _bound_before(checker, node)
     operands = [name for name in assigned if name in before]
     for name in operands:
-        kind = walker.env.get(name)
-        if kind != t.ARRAY:
-            what = {t.STATIC: "a Python value", t.LIST: "a Python list", t.MIXED:
+        kind = checker.env.get(name)
+        if kind != ARRAY:
+            what = {STATIC: "a Python value", LIST: "a Python list", MIXED:
                     "sometimes a Python value"}.get(kind, "a value the analysis cannot classify")
             return (f"a branch rebinds `{name}`, {what} (lax.cond passes and returns arrays "
                     "only)")
@@ -131,31 +134,31 @@ def _judge(walker, node: cst.If, chain: _Chain):
                         "certainly bound before the `if` (it could not be passed in)")
     outputs: list = []
     if returns:
-        why = _same_returns(walker, chain, node)
+        why = _same_returns(checker, chain, node)
         if why:
             return why
     else:
-        after = _read_after(walker, node)
+        after = _read_after(checker, node)
         outputs = [name for name in assigned if name in after]
         if not outputs:
             return "it changes nothing that is read after it"
-        why = _same_outputs(walker, chain, stores, outputs, before, node)
+        why = _same_outputs(checker, chain, stores, outputs, before, node)
         if why:
             return why
     if selector is not None:
-        names = [_fresh(walker, f"case_{i}") for i in range(len(chain.tests) + 1)]
+        names = [_fresh(checker, f"case_{i}") for i in range(len(chain.tests) + 1)]
         spelled = f"if {code_of(chain.tests[0])}: ... elif ..."
-        return _BranchFix("NJ509", spelled, tuple(outputs), tuple(operands), returns, names,
-                          selector, literals, walker.m.analysis.jnp_alias)
-    names = [_fresh(walker, base) for _ in chain.tests for base in ("if_true", "if_false")]
+        return BranchFix(RewriteKind.SWITCH, spelled, tuple(outputs), tuple(operands), returns,
+                         names, selector, literals, checker.m.analysis.jnp_alias)
+    names = [_fresh(checker, base) for _ in chain.tests for base in ("if_true", "if_false")]
     spelled = f"if {code_of(chain.tests[0])}: ..." + (" elif ..." if len(chain.tests) > 1 else "")
-    return _BranchFix("NJ508", spelled, tuple(outputs), tuple(operands), returns, names,
-                      None, (), walker.m.analysis.jnp_alias)
+    return BranchFix(RewriteKind.COND, spelled, tuple(outputs), tuple(operands), returns, names,
+                     None, (), checker.m.analysis.jnp_alias)
 
 
 def _side_effect(block) -> str:
     """What in a branch a compiled lax.cond branch cannot do (other effects, such as calls
-    for their effect, are refused by the walker itself)."""
+    for their effect, are refused by the checker itself)."""
     for node, inside_loop in _nodes(block, False):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
                 and node.func.value == "print":
@@ -175,7 +178,7 @@ def _side_effect(block) -> str:
 
 def _nodes(node, inside_loop: bool):
     yield node, inside_loop
-    for child in node.children:
+    for child in children(node):
         if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
         yield from _nodes(child, inside_loop or isinstance(node, (cst.For, cst.While)))
@@ -204,13 +207,13 @@ def _bound_first(block, name: str) -> bool:
     for statement in _statements(block):
         smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
         for small in smalls:
-            if isinstance(small, cst.Assign) and name not in t._names_in(small.value):
+            if isinstance(small, cst.Assign) and name not in names_mentioned(small.value):
                 targets: set = set()
                 for target in small.targets:
-                    t._collect(target.target, targets)
+                    collect_names(target.target, targets)
                 if name in targets:
                     return True
-            if name in t._names_in(small):
+            if name in names_mentioned(small):
                 return False
     return False
 
@@ -221,39 +224,39 @@ def _statements(block) -> list:
     return list(block.body)
 
 
-def _scalar_test(walker, test) -> bool:
-    """Provably 0-d: what NJ505 accepts, or a comparison of a 0-d integer with a number."""
-    if walker.scalar_test(test):
+def _scalar_test(checker, test) -> bool:
+    """Provably 0-d: what where_if accepts, or a comparison of a 0-d integer with a number."""
+    if scalar_test(checker, test):
         return True
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or isinstance(
             test.comparisons[0].operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
         return False
     operands = (test.left, test.comparisons[0].comparator)
-    return all(walker.scalar_operand(o) or _integer_0d(walker, o) for o in operands)
+    return all(scalar_operand(checker, o) or _integer_0d(checker, o) for o in operands)
 
 
-def _integer_0d(walker, node) -> bool:
+def _integer_0d(checker, node) -> bool:
     """A 0-d integer array: `x.argmax()`, `np.argmin(x)`, `(x > 0).sum()`,
     `np.count_nonzero(x > 0)`, or a name bound once in the function to one of those."""
     if isinstance(node, cst.Name):
-        value = _single_binding(walker, node.value)
-        return value is not None and not isinstance(value, cst.Name) and _integer_0d(walker, value)
+        value = _single_binding(checker, node.value)
+        return value is not None and not isinstance(value, cst.Name) and _integer_0d(checker, value)
     if not isinstance(node, cst.Call):
         return False
     func = node.func
-    ref = walker.m.refs_by_call.get(node)
+    ref = checker.m.refs_by_call.get(node)
     if ref is not None:
         short = ref.qualname.rsplit(".", 1)[-1]
         if not ref.converted or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:
             return False
         argument = node.args[0].value
         if short in _INDEX_FUNCTIONS:
-            return walker.expr(argument) in t._MAY_BE_ARRAY
+            return checker.expr(argument) in MAY_BE_ARRAY
         return short in _COUNT_FUNCTIONS and _comparison(argument)
     if isinstance(func, cst.Attribute) and not node.args:
         receiver = func.value
         if func.attr.value in _INDEX_FUNCTIONS:
-            return walker.expr(receiver) in t._MAY_BE_ARRAY
+            return checker.expr(receiver) in MAY_BE_ARRAY
         return func.attr.value == "sum" and _comparison(receiver)
     return False
 
@@ -265,29 +268,29 @@ def _comparison(node) -> bool:
                                        cst.GreaterThanEqual, cst.Equal, cst.NotEqual))
 
 
-def _single_binding(walker, name: str):
+def _single_binding(checker, name: str):
     """The value of the only binding of `name` in the function (`name = value`), if any."""
     found = []
-    for node in walk(walker.function.body):
+    for node in walk(checker.function.body):
         if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
             names: set = set()
-            t._collect(node.target, names)
+            collect_names(node.target, names)
             if name in names:
                 return None
         elif isinstance(node, cst.Assign):
             for target in node.targets:
                 names = set()
-                t._collect(target.target, names)
+                collect_names(target.target, names)
                 if name in names:
                     if not isinstance(target.target, cst.Name) or len(node.targets) != 1:
                         return None
                     found.append(node.value)
-    if name in walker.params:
+    if name in checker.params:
         return None
     return found[0] if len(found) == 1 else None
 
 
-def _switch_selector(walker, chain: _Chain) -> tuple:
+def _switch_selector(checker, chain: Chain) -> tuple:
     """(`k`, the literal of each test) when the tests are `k == 0`, `k == 1`, ... (in any
     order, each once, at least two) on a 0-d integer `k`: lax.switch picks the branch by
     index. (None, ()) otherwise."""
@@ -306,7 +309,7 @@ def _switch_selector(walker, chain: _Chain) -> tuple:
             return None, ()
         selector = left.value
         literals.append(int(right.evaluated_value))
-    if sorted(literals) != list(range(len(literals))) or not _integer_0d(walker, cst.Name(selector)):
+    if sorted(literals) != list(range(len(literals))) or not _integer_0d(checker, cst.Name(selector)):
         return None, ()
     return selector, tuple(literals)
 
@@ -314,35 +317,35 @@ def _switch_selector(walker, chain: _Chain) -> tuple:
 # --- which names flow where ------------------------------------------------------------
 
 
-def _climb(walker, node):
+def _climb(checker, node):
     """(statement, the block holding it) from `node` up to the function body, and each
     enclosing loop."""
-    parents = walker.m.analysis.parents
+    parents = checker.m.analysis.parents
     child, parent = node, parents.get(node)
-    while parent is not None and child is not walker.function:
+    while parent is not None and child is not checker.function:
         yield child, parent
         child, parent = parent, parents.get(parent)
 
 
-def _read_after(walker, node) -> set:
+def _read_after(checker, node) -> set:
     """Names the code after the `if` may read (over-approximated: every name mentioned after
     it, and everywhere in an enclosing loop, which runs again)."""
     names: set = set()
-    for child, parent in _climb(walker, node):
+    for child, parent in _climb(checker, node):
         if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite)):
             body = list(parent.body)
             index = next(i for i, s in enumerate(body) if s is child)
-            names |= t._names_in(body[index + 1:])
+            names |= names_mentioned(body[index + 1:])
         elif isinstance(parent, (cst.For, cst.While)):
-            names |= t._names_in(parent)
+            names |= names_mentioned(parent)
     return names
 
 
-def _bound_before(walker, node) -> set:
+def _bound_before(checker, node) -> set:
     """Names certainly bound when the `if` runs: the parameters, and the targets of plain
     assignments before it in the blocks around it."""
-    names = set(walker.params)
-    for child, parent in _climb(walker, node):
+    names = set(checker.params)
+    for child, parent in _climb(checker, node):
         if not isinstance(parent, cst.IndentedBlock):
             continue
         for statement in parent.body:
@@ -353,36 +356,37 @@ def _bound_before(walker, node) -> set:
             for small in statement.body:
                 if isinstance(small, cst.Assign):
                     for target in small.targets:
-                        t._collect(target.target, names)
+                        collect_names(target.target, names)
                 elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    t._collect(small.target, names)
+                    collect_names(small.target, names)
     return names
 
 
 # --- same shape and dtype in every branch ----------------------------------------------
 
 
-def _resolve(like, mapping: dict):
-    """A proof of NJ505's `_like` ((array name, "same" or "float")) in terms of the values the
-    names had before the branch: a name the branch rebinds stands for its own proof."""
-    if like is None:
+def _resolve(proof, mapping: dict):
+    """A proof of np2jax.jit.proofs.like ((array name, "same" or "float")) in terms of the
+    values the names had before the branch: a name the branch rebinds stands for its own
+    proof."""
+    if proof is None:
         return None
-    base, kind = like
+    base, kind = proof
     if base not in mapping:
-        return like
+        return proof
     outer = mapping[base]
     if outer is None:
         return None
     return outer[0], "float" if "float" in (kind, outer[1]) else "same"
 
 
-def _branch_mapping(walker, block) -> dict:
+def _branch_mapping(checker, block) -> dict:
     """name -> proof of its shape and dtype after the branch (None: not proven), for every
     name the branch rebinds."""
     mapping: dict = {}
     for statement in _statements(block):
         if not isinstance(statement, cst.SimpleStatementLine):
-            for name in t._loop_stores(statement):
+            for name in loop_stores(statement):
                 mapping[name] = None
             continue
         for small in statement.body:
@@ -392,16 +396,16 @@ def _branch_mapping(walker, block) -> dict:
                 value = small.value
                 for target in targets:
                     if isinstance(target, cst.Name) and value is not None:
-                        mapping[target.value] = _resolve(t._like(value, walker), mapping)
+                        mapping[target.value] = _resolve(like(checker, value), mapping)
                     elif _pairs(target, value):
                         # `a, b = b, a`: every value is read before any name is bound
-                        proofs = [(n.value, _resolve(t._like(v, walker), mapping))
+                        proofs = [(n.value, _resolve(like(checker, v), mapping))
                                   for n, v in _pairs(target, value)]
                         mapping.update(proofs)
                     elif isinstance(target, cst.Subscript):
                         continue  # `x[i] = v` keeps x's shape and dtype (NumPy casts v)
                     else:
-                        for name in t._loop_stores(cst.SimpleStatementLine([small])):
+                        for name in loop_stores(cst.SimpleStatementLine([small])):
                             mapping[name] = None
             elif isinstance(small, cst.AugAssign):
                 target = small.target
@@ -410,22 +414,22 @@ def _branch_mapping(walker, block) -> dict:
                     update = cst.BinaryOperation(cst.Name(target.value), getattr(cst, operator)(),
                                                  small.value) if hasattr(cst, operator) else None
                     mapping[target.value] = None if update is None else _resolve(
-                        t._like(update, walker), mapping)
+                        like(checker, update), mapping)
     return mapping
 
 
-def _reaching_value(walker, node, name: str):
+def _reaching_value(checker, node, name: str):
     """The value of the plain `name = value` that certainly reaches `node` (the last store to
     `name` before it in the blocks around it, with no loop around both storing it again);
     None when there is no such assignment."""
-    for child, parent in _climb(walker, node):
-        if isinstance(parent, (cst.For, cst.While)) and name in t._loop_stores(parent.body):
+    for child, parent in _climb(checker, node):
+        if isinstance(parent, (cst.For, cst.While)) and name in loop_stores(parent.body):
             return None
         if not isinstance(parent, cst.IndentedBlock):
             continue
         body = list(parent.body)
         for statement in reversed(body[:next(i for i, s in enumerate(body) if s is child)]):
-            if name not in t._loop_stores(statement):
+            if name not in loop_stores(statement):
                 continue
             small = statement.body[-1] if isinstance(statement, cst.SimpleStatementLine) else None
             if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
@@ -435,16 +439,16 @@ def _reaching_value(walker, node, name: str):
     return None
 
 
-def _settle_floats(walker, node, proofs: list) -> list:
+def _settle_floats(checker, node, proofs: list) -> list:
     """A float expression of an array that already holds floats has its dtype: ("x", "float")
     is ("x", "same") when the value `x` has at the `if` was itself made by a float expression
     (`x = x * 1.0`)."""
     settled = []
     for proof in proofs:
         if proof is not None and proof[1] == "float":
-            value = _reaching_value(walker, node, proof[0])
-            like = t._like(value, walker) if value is not None else None
-            if like is not None and like[1] == "float":
+            value = _reaching_value(checker, node, proof[0])
+            made = like(checker, value) if value is not None else None
+            if made is not None and made[1] == "float":
                 proof = (proof[0], "same")
         settled.append(proof)
     return settled
@@ -461,9 +465,9 @@ def _pairs(target, value) -> list:
     return pairs if all(isinstance(name, cst.Name) for name, _ in pairs) else []
 
 
-def _same_outputs(walker, chain: _Chain, stores: list, outputs: list, before: set,
+def _same_outputs(checker, chain: Chain, stores: list, outputs: list, before: set,
                   node) -> str:
-    mappings = [_branch_mapping(walker, block) for block in chain.blocks]
+    mappings = [_branch_mapping(checker, block) for block in chain.blocks]
     if chain.orelse is None:
         mappings.append({})  # the implicit `else`: every name passes through unchanged
         stores = stores + [{}]
@@ -473,31 +477,31 @@ def _same_outputs(walker, chain: _Chain, stores: list, outputs: list, before: se
             if name in stored:
                 proofs.append(mapping.get(name, (name, "same")))
             elif name in before:
-                if walker.env.get(name) != t.ARRAY:
+                if checker.env.get(name) != ARRAY:
                     return f"`{name}` is not always an array"
                 proofs.append((name, "same"))
             else:
                 return (f"`{name}` is read after it but bound in only some branches, and not "
                         "before it")
-        proofs = _settle_floats(walker, node, proofs)
+        proofs = _settle_floats(checker, node, proofs)
         if proofs[0] is None or any(p != proofs[0] for p in proofs):
             return (f"the branches may leave `{name}` with different shapes or dtypes (proven "
                     "only for the same array, or float expressions of the same array)")
     return ""
 
 
-def _same_returns(walker, chain: _Chain, node) -> str:
+def _same_returns(checker, chain: Chain, node) -> str:
     proofs = []
     for block in chain.blocks:
-        mapping = _branch_mapping(walker, block)
+        mapping = _branch_mapping(checker, block)
         value = _statements(block)[-1].body[-1].value
         if value is None:
             return "a branch returns None"
         values = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
         if any(isinstance(v, cst.StarredElement) for v in values):
             return "a branch returns a starred tuple"
-        proofs.append(_settle_floats(walker, node, [_resolve(t._like(v, walker), mapping)
-                                                    for v in values]))
+        proofs.append(_settle_floats(checker, node, [_resolve(like(checker, v), mapping)
+                                                     for v in values]))
     first = proofs[0]
     if any(p is None for p in first) or any(p != first for p in proofs):
         return ("the branches may return values of different shapes or dtypes (proven only "
@@ -505,76 +509,11 @@ def _same_returns(walker, chain: _Chain, node) -> str:
     return ""
 
 
-def _fresh(walker, base: str) -> str:
-    taken = walker.branch_names
-    name, number = walker._fresh(base), 1
+def _fresh(checker, base: str) -> str:
+    taken = checker.branch_names
+    name, number = checker.fresh_name(base), 1
     while name in taken:
         number += 1
-        name = walker._fresh(f"{base}_{number}")
+        name = checker.fresh_name(f"{base}_{number}")
     taken.add(name)
     return name
-
-
-# --- the rewrite ------------------------------------------------------------------------
-
-
-class _BranchFix:
-    """The chain (as converted so far) -> its branch functions and the lax.cond /
-    lax.switch call that picks one."""
-
-    def __init__(self, code: str, spelled: str, outputs: tuple, operands: tuple, returns: bool,
-                 names: list, selector: str | None, order: tuple, jnp: str) -> None:
-        self.code, self.spelled = code, spelled
-        self.outputs, self.operands, self.returns = outputs, operands, returns
-        self.names, self.selector, self.order, self.jnp = names, selector, order, jnp
-
-    def _function(self, name: str, block, leading_lines=()) -> cst.FunctionDef:
-        returned = None if self.returns else ", ".join(self.outputs)
-        if block is None:  # the `else` an `if` without one has: everything passes through
-            block = cst.IndentedBlock([])
-        return loop_function(name, ", ".join(self.operands), [], block, returned,
-                                leading_lines)
-
-    def _call(self, function: str, choice: cst.BaseExpression, branches: str):
-        """`outputs = function(choice, branches, operands)`, or `return function(...)`."""
-        operands = "".join(f", {name}" for name in self.operands)
-        call = cst.parse_expression(f"{function}(CHOICE, {branches}{operands})")
-        call = call.with_changes(args=[call.args[0].with_changes(value=choice), *call.args[1:]])
-        if self.returns:
-            return cst.SimpleStatementLine([cst.Return(call)])
-        targets = cst.parse_expression(", ".join(self.outputs)) if len(self.outputs) > 1 \
-            else cst.Name(self.outputs[0])
-        return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(targets)], call)])
-
-    def __call__(self, node: cst.If):
-        chain = _Chain.of(node)
-        if self.selector is not None:
-            return self._switch(node, chain)
-        return cst.FlattenSentinel(self._cond(chain, 0, node.leading_lines))
-
-    def _cond(self, chain: _Chain, index: int, leading_lines) -> list:
-        """`if tests[index]: ... else: <the rest of the chain>` as lax.cond."""
-        on_true, on_false = self.names[2 * index], self.names[2 * index + 1]
-        statements = [self._function(on_true, chain.bodies[index], leading_lines)]
-        if index + 1 < len(chain.tests):
-            rest = self._cond(chain, index + 1, ())
-            function = cst.parse_statement(f"def {on_false}({', '.join(self.operands)}):\n    pass\n")
-            rest[-1] = rest[-1].with_changes(body=[cst.Return(rest[-1].body[0].value)])
-            statements.append(function.with_changes(body=function.body.with_changes(body=rest)))
-        else:
-            statements.append(self._function(on_false, chain.orelse))
-        statements.append(self._call("jax.lax.cond", chain.tests[index], f"{on_true}, {on_false}"))
-        return statements
-
-    def _switch(self, node: cst.If, chain: _Chain):
-        count = len(chain.tests)
-        by_literal = dict(zip(self.order, chain.bodies))
-        statements = [self._function(self.names[i], by_literal[i],
-                                     node.leading_lines if i == 0 else ())
-                      for i in range(count)]
-        statements.append(self._function(self.names[count], chain.orelse))
-        k = self.selector
-        index = cst.parse_expression(
-            f"{self.jnp}.where(({k} >= 0) & ({k} < {count}), {k}, {count})")
-        statements.append(self._call("jax.lax.switch", index, f"({', '.join(self.names)})"))
-        return cst.FlattenSentinel(statements)

@@ -1,6 +1,14 @@
-"""The --jit rules' bases: each reads the per-function plans of np2jax.jit."""
+"""The --jit rules' bases: each reads the per-function plans of np2jax.jit.
+
+np2jax.jit tags each rewrite and loop verdict with a kind (np2jax.jit.RewriteKind, whose
+values the rules spell: a rule module must not import np2jax.jit, which a check without
+--jit never loads); a rule reports the kinds in its `kinds`. Each kind is reported by one
+rule (tests/test_jit.py checks it).
+"""
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from np2jax.rules.base import Rule
 
@@ -8,17 +16,20 @@ from np2jax.rules.base import Rule
 class JitRule(Rule):
     """A rule of --jit: it reads the per-function plans of np2jax.jit (nothing without jit)."""
 
+    kinds: ClassVar[tuple[str, ...]] = ()  # the values of the RewriteKinds it reports
+
     def plans(self):
         return self.context.jit_plans if self.config.jit else []
 
 
 class CompiledRewrite(JitRule):
-    """A rewrite inside a function NJ501 compiles; it stands or falls with the decoration."""
+    """A rewrite of one of its `kinds` inside a function NJ501 compiles; it stands or falls
+    with the decoration."""
 
     def run(self):
         for plan in self.plans():
             for rewrite in plan.rewrites:
-                if rewrite.code == self.code:
+                if rewrite.kind in self.kinds:
                     yield self.report(rewrite.node, spelled=rewrite.spelled,
                                       function=plan.function.name.value, fix=rewrite.fix,
                                       imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
@@ -26,7 +37,7 @@ class CompiledRewrite(JitRule):
 
 
 class LoopRule(JitRule):
-    """A verdict on the range() loops of compiled functions whose `code` is this rule's: the
+    """A verdict on the range() loops of compiled functions of one of its `kinds`: the
     compiled loop it becomes, or why it stays a Python loop (unrolled while compiling)."""
 
     def fields(self, loop) -> dict:
@@ -40,7 +51,7 @@ class LoopRule(JitRule):
             if not plan.compiled:
                 continue
             for loop in plan.loops:
-                if loop.code != self.code:
+                if loop.kind not in self.kinds:
                     continue
                 fields = {"spelled": loop.spelled, "function": plan.function.name.value,
                           **self.fields(loop)}

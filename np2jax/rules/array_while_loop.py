@@ -13,11 +13,12 @@ class ArrayWhileLoop(JitRule):
     """while <0-d array test> in a compiled function: lax.while_loop."""
 
     code = "NJ507"
+    kinds = ("while-loop",)
 
     def run(self):
         for plan in self.plans():
             for rewrite in plan.rewrites:
-                if rewrite.code != self.code:
+                if rewrite.kind not in self.kinds:
                     continue
                 if rewrite.fix.widens and self.config.x64:
                     # `x += y` may widen float32 to float64, which while_loop refuses: no

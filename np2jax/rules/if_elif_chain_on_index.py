@@ -11,3 +11,4 @@ from np2jax.rules._jit import CompiledRewrite
 
 class IfElifChainOnIndex(CompiledRewrite):
     code = "NJ509"
+    kinds = ("switch",)

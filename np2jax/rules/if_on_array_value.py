@@ -11,3 +11,4 @@ from np2jax.rules._jit import CompiledRewrite
 
 class IfOnArrayValue(CompiledRewrite):
     code = "NJ505"
+    kinds = ("where-if",)

@@ -12,3 +12,4 @@ from np2jax.rules._jit import CompiledRewrite
 
 class IfStatementOnArrayValue(CompiledRewrite):
     code = "NJ508"
+    kinds = ("cond",)

@@ -15,6 +15,7 @@ class LoopAppendingHistory(LoopRule):
     list then filled while tracing)."""
 
     code = "NJ510"
+    kinds = ("scan",)
 
     def fields(self, loop) -> dict:
         return {"lists": ", ".join(f"`{h.name}`" for h in loop.histories)}

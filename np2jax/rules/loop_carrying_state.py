@@ -14,6 +14,7 @@ class LoopCarryingState(LoopRule):
     `break`), or why it stays a Python loop."""
 
     code = "NJ506"
+    kinds = ("fori-loop",)
 
     def becomes(self, loop) -> str:
         carried = ", ".join(f"`{name}`" for name in loop.carried)

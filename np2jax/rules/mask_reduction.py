@@ -12,3 +12,4 @@ from np2jax.rules._jit import CompiledRewrite
 
 class MaskReduction(CompiledRewrite):
     code = "NJ504"
+    kinds = ("masked-reduction", "mask-count")

@@ -11,3 +11,4 @@ from np2jax.rules._jit import CompiledRewrite
 
 class PrintOfArray(CompiledRewrite):
     code = "NJ503"
+    kinds = ("debug-print",)

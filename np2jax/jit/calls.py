@@ -1,0 +1,220 @@
+"""Calls in the trace check: NumPy API, array methods, builtins, print, and the other
+functions of the module (a mixin of np2jax.jit.traceable.TraceChecker)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.jit.checker import CallSite, TraceCheckerBase
+from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, UNKNOWN
+from np2jax.jit.masks import selection_count, selection_reduction, size_hint
+from np2jax.jit.names import parameters
+from np2jax.jit.rewrites import debug_print
+from np2jax.jit.verdicts import Rewrite, RewriteKind
+from np2jax.syntax import code_of
+
+# Output shape depends on the values: jax.jit refuses these without size= (not given here).
+DATA_DEPENDENT = frozenset({
+    "nonzero", "argwhere", "flatnonzero", "unique", "unique_values", "unique_counts",
+    "unique_inverse", "unique_all", "compress", "extract", "setdiff1d", "intersect1d",
+    "union1d", "setxor1d", "trim_zeros", "bincount", "roots", "repeat", "apply_along_axis",
+    "apply_over_axes", "vectorize", "frompyfunc", "fromfunction", "piecewise", "nanargmax",
+    "nanargmin",
+})
+# NumPy functions answering with a Python value (a shape, a dtype, a flag) for static input.
+STATIC_RESULTS = frozenset({"shape", "ndim", "size", "dtype", "result_type", "promote_types",
+                            "iinfo", "finfo", "issubdtype", "isscalar", "can_cast"})
+# Array methods: the result is an array; the arguments must be Python values, except for
+# the methods in ARRAY_ARGUMENT_METHODS.
+ARRAY_METHODS = frozenset({
+    "sum", "mean", "std", "var", "max", "min", "prod", "argmax", "argmin", "reshape",
+    "astype", "transpose", "flatten", "ravel", "cumsum", "cumprod", "squeeze", "copy", "any",
+    "all", "conj", "conjugate", "round", "swapaxes", "dot", "clip", "ptp", "trace",
+    "diagonal",
+})
+ARRAY_ARGUMENT_METHODS = frozenset({"dot", "clip"})
+HOST_METHODS = frozenset({"item", "tolist", "tobytes", "tofile", "__array__", "nonzero"})
+# Builtins that take Python values and give one (host conversions when given an array).
+STATIC_BUILTINS = frozenset({
+    "int", "float", "bool", "complex", "str", "repr", "format", "round", "min", "max", "sum",
+    "any", "all", "sorted", "list", "tuple", "dict", "set", "zip", "enumerate", "reversed",
+    "isinstance", "type", "divmod", "pow", "hash", "range", "map", "filter",
+})
+HOST_CONVERSIONS = frozenset({"int", "float", "bool", "complex", "str", "repr", "format",
+                              "round", "list", "tuple"})
+# Reductions over a mask selection, and their form with `where` (max/min fill with the
+# opposite extreme of the array, NaN ignored: the same result whenever the selection is not
+# empty).
+MASK_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "max", "min"})
+
+
+class CallChecks(TraceCheckerBase):
+    """The class of a call's result, and what its arguments must be."""
+
+    def call(self, node: cst.Call) -> str:
+        ref = self.m.refs_by_call.get(node)
+        func = node.func
+        if ref is not None:
+            return self.api_call(node, ref)
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name not in self.env and name not in self.bound:
+                if name in self.m.functions:
+                    return self.user_call(node, name)
+                if name in STATIC_BUILTINS or name in ("len", "abs", "print"):
+                    return self.builtin_call(node, name)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) \
+                and func.attr.value in MASK_REDUCTIONS:
+            kind = selection_reduction(self, node, func.attr.value)
+            if kind is not None:
+                return kind
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value in self.histories.refused:
+            for arg in node.args:
+                self.expr(arg.value)
+            self.refuse(node, f"`{code_of(node)}` changes a Python list, which under jit "
+                              f"happens once, while compiling, and the list `{func.value.value}` "
+                              f"cannot become a lax.scan history: "
+                              f"{self.histories.refused[func.value.value]}")
+            return UNKNOWN
+        if isinstance(func, cst.Attribute):
+            receiver = self.expr(func.value)
+            method = func.attr.value
+            if receiver in MAY_BE_ARRAY:
+                return self.method_call(node, method)
+            if receiver == STATIC:
+                for arg in node.args:
+                    self.need_static(arg.value, f"the argument of `.{method}()`")
+                return STATIC
+            if receiver == LIST:
+                self.refuse(node, f"`{code_of(node)}` changes or reads a Python container")
+                return UNKNOWN
+        for arg in node.args:
+            self.expr(arg.value)
+        self.refuse(node, f"it calls `{code_of(func)}`, which cannot be traced (not NumPy, "
+                          "not a compiled function of this file)")
+        return UNKNOWN
+
+    def api_call(self, node: cst.Call, ref) -> str:
+        self.api_value(ref.node, ref)
+        short = ref.qualname.rsplit(".", 1)[-1]
+        if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
+            self.refuse(node, size_hint(code_of(node.func)))
+        kinds = []
+        roles = {id(a.arg): a.role for a in ref.arguments}
+        if ref.qualname == "numpy.array":  # np.array(x) of an array (a stacked history): a copy
+            roles.update({id(a.arg): "array" for a in ref.arguments
+                          if a.name == "object" and self.expr(a.arg.value) in MAY_BE_ARRAY})
+        for arg in node.args:
+            role = roles.get(id(arg))
+            if arg.star:
+                self.refuse(node, "it passes `*args` to NumPy")
+            if role in ("array", "arrays"):
+                kinds.append(self.expr(arg.value))
+            else:
+                kinds.append(self.need_static(arg.value, f"the argument `{code_of(arg.value)}` "
+                                                         f"of `{code_of(node.func)}`, which must "
+                                                         "be a Python value,"))
+        if short in STATIC_RESULTS:  # a shape, a dtype, a flag: Python values even for tracers
+            return STATIC
+        return ARRAY
+
+    def method_call(self, node: cst.Call, method: str) -> str:
+        if method in HOST_METHODS:
+            self.refuse(node, f"`.{method}()` copies an array to the host, which a tracer "
+                              "cannot do")
+            return UNKNOWN
+        if method not in ARRAY_METHODS:
+            self.refuse(node, f"it calls the method `.{method}()`, which the analysis does "
+                              "not follow")
+            return UNKNOWN
+        for arg in node.args:
+            if method in ARRAY_ARGUMENT_METHODS:
+                self.expr(arg.value)
+            else:
+                self.need_static(arg.value, f"the argument of `.{method}()`")
+        return ARRAY
+
+    def builtin_call(self, node: cst.Call, name: str) -> str:
+        if name == "print":
+            for arg in node.args:
+                self.expr(arg.value)
+            self.refuse(node, "it prints (under jit a print runs once, while compiling)")
+            return STATIC
+        if name == "len":
+            if selection_count(self, node):  # len(x[m]) / n: jnp.count_nonzero(m) / n
+                return ARRAY
+            kinds = [self.expr(arg.value) for arg in node.args]
+            return STATIC if all(k in (STATIC, LIST, ARRAY) for k in kinds) else UNKNOWN
+        if name == "abs":
+            kinds = [self.expr(arg.value) for arg in node.args]
+            return kinds[0] if len(kinds) == 1 else UNKNOWN
+        kinds = []
+        for arg in node.args:
+            kind = self.expr(arg.value)
+            if kind not in PYTHON:
+                what = ("converts an array to a Python value on the host"
+                        if name in HOST_CONVERSIONS else "needs Python values")
+                self.refuse(node, f"`{code_of(node)}` {what}, which a tracer cannot do")
+            kinds.append(kind)
+        if name in ("list", "dict", "set", "sorted", "map", "filter", "zip", "enumerate",
+                    "reversed"):
+            return LIST
+        return STATIC
+
+    def user_call(self, node: cst.Call, name: str) -> str:
+        function = self.m.functions[name]
+        passed, problem = bind_arguments(node, function, [self.expr(a.value) for a in node.args])
+        if self.record:
+            self.calls.append(CallSite(name, node, passed, problem))
+        if name not in self.m.compiled:
+            self.refuse(node, f"it calls `{name}`, which is left uncompiled")
+            return UNKNOWN
+        if self.record:  # traced inline: it must be compiled too (its rewrites applied)
+            self.requires.append(function)
+        if self.function is not None and name == self.function.name.value:
+            self.refuse(node, "it calls itself")
+        return ARRAY
+
+    def print_call(self, node: cst.Call) -> None:
+        """print(...) of arrays becomes jax.debug.print, which prints on every call."""
+        kinds = []
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                self.refuse(node, "it prints with keywords or `*args` (under jit a print "
+                                  "runs once, while compiling)")
+            literal = isinstance(arg.value, cst.SimpleString) and \
+                arg.value.prefix.lower() in ("", "r")
+            if literal and ("{" in arg.value.value or "}" in arg.value.value):
+                # jax.debug.print does not format a text that opens with an escaped brace
+                self.refuse(node, "it prints text with braces, which jax.debug.print reads "
+                                  "as a format")
+            kinds.append("text" if literal else self.expr(arg.value))
+        if not any(k in MAY_BE_ARRAY for k in kinds) or \
+                any(k not in MAY_BE_ARRAY and k != "text" for k in kinds):
+            self.refuse(node, "it prints Python values (under jit a print runs once, while "
+                              "compiling)")
+        if self.record:
+            self.rewrites.append(Rewrite(RewriteKind.DEBUG_PRINT, node, debug_print,
+                                         code_of(node)))
+
+
+def bind_arguments(call: cst.Call, function: cst.FunctionDef,
+                   kinds: list) -> tuple[dict, str | None]:
+    """Parameter -> class of the argument passed for it at this call."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    by_name = {p.name.value for p in parameters(function)}
+    passed: dict = {}
+    for index, (arg, kind) in enumerate(zip(call.args, kinds)):
+        if arg.star:
+            return passed, f"the call `{code_of(call)}` passes `{arg.star}` arguments"
+        if arg.keyword is None:
+            if index >= len(positional):
+                return passed, f"the call `{code_of(call)}` passes too many arguments"
+            passed[positional[index].name.value] = kind
+        elif arg.keyword.value in by_name:
+            passed[arg.keyword.value] = kind
+        else:
+            return passed, f"the call `{code_of(call)}` passes an unknown keyword"
+    return passed, None

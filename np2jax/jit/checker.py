@@ -1,0 +1,143 @@
+"""The state of a trace check: what the --jit analysis knows of the module (JitModule), and
+the base of TraceChecker (np2jax.jit.traceable): the classes of one body's names, what it
+records (call sites, rewrites, loop verdicts, the nodes it relies on), and how it stops at
+the first violation.
+
+The checks themselves are mixins of this base, one module per concern: expressions
+(np2jax.jit.expressions), calls (.calls), statements (.statements) and loops (.loops). A
+mixin calls the others through `self` (`self.expr`, `self.call`, `self.block`, `self.loop`,
+...); TraceChecker puts them together. The helpers of np2jax.jit.masks, .gather, .branches
+and .proofs take the checker as their first argument.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from np2jax.analysis import ModuleAnalysis
+from np2jax.jit.lattice import MAY_BE_ARRAY, PYTHON
+from np2jax.jit.names import bound_names, names_mentioned
+from np2jax.jit.scan import Histories, find_histories
+from np2jax.jit.verdicts import LoopVerdict, Rewrite
+from np2jax.syntax import code_of
+
+
+@dataclass
+class JitModule:
+    """What the checks of one module share."""
+
+    analysis: ModuleAnalysis
+    functions: dict  # candidate name -> FunctionDef
+    refs_by_node: dict
+    refs_by_call: dict
+    globals: dict = field(default_factory=dict)  # constant module names -> class
+    compiled: set = field(default_factory=set)  # current candidates
+    histories: dict = field(default_factory=dict)  # FunctionDef -> Histories, found once
+    sites: dict = field(default_factory=dict)  # callee name -> [CallSite] of the last pass
+
+    def histories_of(self, function: cst.FunctionDef | None) -> Histories:
+        """The lists the loops of `function` collect (np2jax.jit.scan), found once."""
+        if function is None:
+            return Histories()
+        if function not in self.histories:
+            self.histories[function] = find_histories(function, self.refs_by_call,
+                                                      self.functions)
+        return self.histories[function]
+
+
+@dataclass
+class CallSite:
+    callee: str
+    call: cst.Call
+    passed: dict  # parameter name -> class of the argument
+    problem: str | None = None  # why the call cannot be bound (a *args, an unknown keyword)
+
+
+@dataclass
+class Violation:
+    node: cst.CSTNode
+    reason: str
+
+
+class Stop(Exception):
+    """The first violation found in check mode: the rest of the function does not matter."""
+
+
+class TraceCheckerBase:
+    """Classifies the names and expressions of one function body (or the module body), and
+    with `check`, stops at the first thing jax.jit cannot trace (`violation`)."""
+
+    def __init__(self, module: JitModule, function: cst.FunctionDef | None, params: dict,
+                 check: bool) -> None:
+        self.m = module
+        self.function = function
+        self.params = params
+        self.check = check
+        self.env: dict = dict(params)
+        self.bound = bound_names(function) if function is not None else set()
+        self.calls: list[CallSite] = []
+        self.violation: Violation | None = None
+        self.requires: list = []
+        self.rewrites: list[Rewrite] = []  # what must change for jit to compile the body
+        self.returns: list = []  # classes of returned values
+        self.loops: list[LoopVerdict] = []
+        self.counter: str | None = None  # a fori_loop counter (a 0-d integer tracer)
+        self.branch_names: set = set()  # names given to lax.cond/switch branch functions
+        self.probing = False  # walking a loop body to see whether it can become fori_loop
+        self.record = False
+        self.histories = module.histories_of(function)  # lists collected in loops (lax.scan)
+        self.exit_guards: set = set()  # `if t: break/continue` of converted loops: t traced
+
+    # --- driving ----------------------------------------------------------------------
+    def run(self, body) -> None:
+        for _ in range(12):  # names bound in loops settle in a few rounds
+            before = dict(self.env)
+            self._quiet(body)
+            if self.env == before:
+                break
+        self.record = True
+        self.calls, self.requires, self.returns, self.rewrites = [], [], [], []
+        self.loops = []
+        try:
+            self.block(body)
+        except Stop:
+            pass
+
+    def _quiet(self, body) -> None:
+        check, self.check = self.check, False
+        try:
+            self.block(body)
+        finally:
+            self.check = check
+
+    def refuse(self, node: cst.CSTNode, reason: str) -> None:
+        if self.check and self.record:
+            self.violation = Violation(node, reason)
+            raise Stop
+
+    def need_static(self, node: cst.BaseExpression, what: str) -> str:
+        kind = self.expr(node)
+        if kind not in PYTHON:
+            self.refuse(node, f"{what} `{code_of(node)}` is "
+                              f"{'an array' if kind in MAY_BE_ARRAY else 'not known'} "
+                              "while compiling")
+        return kind
+
+    # --- names ------------------------------------------------------------------------
+    def is_builtin(self, func, name: str) -> bool:
+        """Whether `func` is the builtin `name` (not a name of the function or module)."""
+        return isinstance(func, cst.Name) and func.value == name and name not in self.env \
+            and name not in self.bound and name not in self.m.functions \
+            and name not in self.m.globals
+
+    def fresh_name(self, base: str) -> str:
+        """A name for a function or value the rewrite adds, free in the function."""
+        taken = self.bound | set(self.m.functions) | set(self.m.globals) | {
+            loop.fix.name for loop in self.loops if loop.fix is not None}
+        name, number = base, 1
+        while name in taken or name in names_mentioned(self.function):
+            number += 1
+            name = f"{base}_{number}"
+        return name

@@ -1,0 +1,329 @@
+"""Which module-level functions jax.jit can compile, with which static arguments: the
+plans (JitPlan) the --jit rules read.
+
+A function is compiled when its body traces (np2jax.jit.traceable.TraceChecker), its return
+values are arrays, and every call site in the module passes, for each parameter, arrays
+only or hashable Python values only (these become static_argnames, which keeps Python
+semantics for them exactly). The parameters' classes come from the call sites, to a fixed
+point: a compiled caller's own parameters decide what it passes on; a function whose
+caller is refused is judged again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from np2jax.analysis import ModuleAnalysis
+from np2jax.analysis.values import always_leaves
+from np2jax.jit.checker import JitModule, Stop
+from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
+from np2jax.jit.names import declared_globals, module_bindings, parameters
+from np2jax.jit.traceable import TraceChecker
+from np2jax.syntax import code_of
+from np2jax.syntax.walk import walk
+
+
+@dataclass
+class JitPlan:
+    """The verdict on one module-level function."""
+
+    function: cst.FunctionDef
+    compiled: bool
+    reason: str = ""  # why it is left uncompiled
+    static: tuple = ()  # static_argnames, in parameter order
+    requires: tuple = ()  # nodes whose conversion the compiled function relies on
+    rewrites: tuple = ()  # the Rewrites it needs
+    loops: tuple = ()  # LoopVerdicts of its top-level range() loops
+
+
+def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
+    """The verdict on every module-level function (the rules memoise it: RuleContext)."""
+    try:
+        return _plan_module(analysis)
+    except Exception as exc:  # noqa: BLE001 - a bug here must not cost the conversion
+        return [JitPlan(s, False, f"the jit analysis failed on this file (an np2jax bug, please "
+                                  f"report it): {type(exc).__name__}: {exc}")
+                for s in analysis.module.body if isinstance(s, cst.FunctionDef)]
+
+
+def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
+    candidates, refused = _candidates(analysis)
+    m = JitModule(analysis, candidates,
+                  refs_by_node={ref.node: ref for ref in analysis.refs},
+                  refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None})
+    once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
+        - declared_globals(analysis.module) - set(candidates)
+    m.globals = _module_globals(m, once)
+    m.compiled = set(candidates)
+    reasons: dict = {}
+    plans: dict = {}
+    for _ in range(len(candidates) + 2):
+        params = _settle_parameters(m)
+        changed = False
+        plans = {}
+        for name in sorted(m.compiled):
+            plan = _judge(m, name, params)
+            plans[name] = plan
+            if not plan.compiled:
+                reasons[name] = plan.reason
+                changed = True
+        m.compiled = {n for n, p in plans.items() if p.compiled}
+        if not changed:
+            break
+    result = []
+    for statement in analysis.module.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        if name in plans and plans[name].compiled:
+            result.append(plans[name])
+        elif name in refused:
+            result.append(JitPlan(statement, False, refused[name][1]))
+        elif name in reasons:
+            result.append(JitPlan(statement, False, reasons[name]))
+    return result
+
+
+# --- the candidates and the module's constants ------------------------------------------
+
+
+def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict]:
+    """Module-level functions that could be compiled, and why the others are not."""
+    module = analysis.module
+    counts = _binding_counts(module)
+    declared_global = declared_globals(module)
+    candidates, refused = {}, {}
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        why = None
+        if statement.asynchronous is not None:
+            why = "it is asynchronous"
+        elif statement.decorators:
+            why = "it is decorated"
+        elif counts.get(name, 0) != 1 or name in declared_global:
+            why = f"the name `{name}` is bound more than once in the module"
+        elif isinstance(statement.params.star_arg, cst.Param) or statement.params.star_kwarg:
+            why = "it takes `*args` or `**kwargs`"
+        elif name in analysis.context.external_names:
+            why = (f"another file of the tree uses the name `{name}`, and calls from other "
+                   "files are not checked")
+        elif _yields(statement):
+            why = "it is a generator"
+        if why is None:
+            candidates[name] = statement
+        else:
+            refused[name] = (statement, why)
+    return candidates, refused
+
+
+def _binding_counts(module: cst.Module) -> dict:
+    """Name -> how many times the module's statements bind it (twice for a conditional
+    binding: never a constant)."""
+    counts: dict = {}
+    for statement in module.body:
+        for name in module_bindings(statement):
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _yields(function: cst.FunctionDef) -> bool:
+    for node in walk(function.body):
+        if isinstance(node, (cst.Yield, cst.Await)):
+            return True
+    return False
+
+
+def _module_globals(m: JitModule, counts_once: set) -> dict:
+    """Module names bound exactly once by a plain assignment: their class (constants)."""
+    checker = TraceChecker(m, None, {}, check=False)
+    checker.record = True
+    result = {}
+    for statement in m.analysis.module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                    small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                if name in counts_once:
+                    try:
+                        kind = checker.expr(small.value)
+                    except Stop:
+                        kind = UNKNOWN
+                    if kind in (STATIC, ARRAY):
+                        result[name] = kind
+                        checker.env[name] = kind
+    return result
+
+
+# --- parameters, from the call sites ----------------------------------------------------
+
+
+def _all_checkers(m: JitModule, params: dict) -> list[TraceChecker]:
+    """Every body of the module, walked: the module itself, every function and method."""
+    checkers = []
+    module_checker = TraceChecker(m, None, {}, check=False)
+    module_checker.bound = set()
+    module_checker.env = dict(m.globals)
+    top = [s for s in m.analysis.module.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    module_checker.run(top)
+    checkers.append(module_checker)
+    for node in walk(m.analysis.module):
+        if isinstance(node, cst.FunctionDef):
+            name = node.name.value
+            own = params.get(name) if m.functions.get(name) is node else None
+            checker = TraceChecker(m, node, own if own is not None else
+                                   {p.name.value: UNKNOWN for p in parameters(node)},
+                                   check=False)
+            checker.run(node.body)
+            checkers.append(checker)
+        elif isinstance(node, cst.ClassDef):
+            class_checker = TraceChecker(m, None, {}, check=False)
+            class_checker.bound = set()
+            class_checker.run([s for s in node.body.body
+                               if not isinstance(s, (cst.FunctionDef, cst.ClassDef))])
+            checkers.append(class_checker)
+    return checkers
+
+
+def _settle_parameters(m: JitModule) -> dict:
+    """Parameter classes of every candidate, from what its call sites pass (to a fixed point:
+    a compiled caller's own parameters decide what it passes on)."""
+    params: dict = {name: {} for name in m.functions}
+    for _ in range(8):
+        checkers = _all_checkers(m, {n: _param_classes(m.functions[n], params[n], final=False)
+                                     for n in m.compiled})
+        sites: dict = {name: [] for name in m.functions}
+        for checker in checkers:
+            for site in checker.calls:
+                sites[site.callee].append(site)
+        new = {name: _passed_join(m.functions[name], sites[name]) for name in m.functions}
+        m.sites = sites
+        if new == params:
+            break
+        params = new
+    return params
+
+
+def _passed_join(function: cst.FunctionDef, sites: list) -> dict:
+    joined: dict = {}
+    for site in sites:
+        if site.problem is not None:
+            return {"__problem__": site.problem}
+        for param in parameters(function):
+            name = param.name.value
+            if name in site.passed:
+                joined[name] = join(joined.get(name), site.passed[name])
+            else:
+                joined.setdefault(name, None)
+                joined[f"__omitted__{name}"] = True
+    return joined
+
+
+def _param_classes(function: cst.FunctionDef, passed: dict, final: bool = True) -> dict:
+    """The class each parameter has inside the body (None while still unknown, unless final)."""
+    classes = {}
+    for param in parameters(function):
+        name = param.name.value
+        kind = passed.get(name)
+        if param.default is not None and (kind is None or passed.get(f"__omitted__{name}")):
+            kind = join(kind, _default_class(param.default))
+        classes[name] = kind if kind is not None or not final else UNKNOWN
+    return classes
+
+
+def _default_class(default: cst.BaseExpression) -> str:
+    if isinstance(default, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return STATIC
+    if isinstance(default, cst.Name) and default.value in ("True", "False", "None"):
+        return STATIC
+    if isinstance(default, cst.UnaryOperation) and isinstance(
+            default.expression, (cst.Integer, cst.Float)):
+        return STATIC
+    return UNKNOWN
+
+
+# --- the verdict on one function --------------------------------------------------------
+
+
+def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
+    function = m.functions[name]
+    passed = params.get(name, {})
+    sites = m.sites.get(name, [])
+    if "__problem__" in passed:
+        return JitPlan(function, False, passed["__problem__"])
+    escaped = _escapes(m, function, sites)
+    if escaped is not None:
+        return JitPlan(function, False, escaped)
+    # A function without parameters (main()) needs no call site: there is nothing to infer.
+    entry = not sites and not parameters(function)
+    if not sites and not entry:
+        return JitPlan(function, False, "no call in this file shows what it is called with "
+                                        "(arrays, or lists, strings and other Python values)")
+    for param in parameters(function):
+        pname = param.name.value
+        kind = passed.get(pname)
+        if kind in (MIXED, UNKNOWN, LIST):
+            what = {MIXED: "both arrays and Python values",
+                    LIST: "a Python list or dict (not hashable, not an array)",
+                    UNKNOWN: "a value the analysis cannot classify"}[kind]
+            return JitPlan(function, False, f"its calls pass {what} for `{pname}`")
+        if param.default is not None and _default_class(param.default) == UNKNOWN and (
+                kind is None or passed.get(f"__omitted__{pname}")):
+            return JitPlan(function, False, f"the default of `{pname}` is not a plain constant")
+    classes = _param_classes(function, passed)
+    checker = TraceChecker(m, function, classes, check=True)
+    checker.run(function.body)
+    if checker.violation is not None:
+        line = m.analysis.position(checker.violation.node)[0]
+        return JitPlan(function, False, f"{checker.violation.reason} (line {line})")
+    if not any(kind in MAY_BE_ARRAY for _, kind in checker.returns):
+        return JitPlan(function, False, "it returns no array")
+    for node, kind in checker.returns:
+        if entry and kind == MIXED:
+            # uncalled here, so called from outside: a Python number it may return must
+            # stay one, not come back from jax.jit as an array
+            return JitPlan(function, False, f"`{code_of(node).strip()}` may return Python "
+                                            "numbers, which jax.jit would turn into arrays")
+        if kind not in MAY_BE_ARRAY and not _returns_none(node):
+            what = ("a Python value, which jax.jit would turn into an array" if kind == STATIC
+                    else "a value the analysis cannot show to be arrays")
+            return JitPlan(function, False, f"`{code_of(node).strip()}` returns {what}")
+    if _falls_off_end(function) and any(not _returns_none(n) for n, _ in checker.returns):
+        return JitPlan(function, False, "some paths return an array and others None")
+    static = tuple(p.name.value for p in parameters(function)
+                   if classes[p.name.value] == STATIC and p.name.value in passed
+                   and passed[p.name.value] is not None)
+    return JitPlan(function, True, static=static, requires=tuple(checker.requires),
+                   rewrites=tuple(checker.rewrites), loops=tuple(checker.loops))
+
+
+def _returns_none(node: cst.Return) -> bool:
+    return node.value is None or (isinstance(node.value, cst.Name) and node.value.value == "None")
+
+
+def _falls_off_end(function: cst.FunctionDef) -> bool:
+    return not always_leaves(function.body.body)
+
+
+def _escapes(m: JitModule, function: cst.FunctionDef, sites: list) -> str | None:
+    """Every use of the function's name must be one of the calls seen."""
+    scope = m.analysis.dataflow.scopes.get(m.analysis.module)
+    if scope is None:
+        return "the module's scopes are not known"
+    name = function.name.value
+    calls = {id(site.call) for site in sites}
+    # libcst keeps accesses in sets: in source order, the line named is the same every run
+    accesses = [access for assignment in scope.assignments[name] for access in assignment.references]
+    for access in sorted(accesses, key=lambda access: m.analysis.position(access.node)):
+        parent = m.analysis.parents.get(access.node)
+        if not (isinstance(parent, cst.Call) and parent.func is access.node
+                and id(parent) in calls):
+            line = m.analysis.position(access.node)[0]
+            return (f"it is used as a value on line {line} (passed or stored), so its "
+                    "arguments cannot be checked")
+    return None

@@ -1,0 +1,193 @@
+"""Statements in the trace check: assignments and stores, returns, `if`s (on Python values,
+or on arrays: np2jax.jit.branches), prints, list appends that become a lax.scan history
+(a mixin of np2jax.jit.traceable.TraceChecker; loops: np2jax.jit.loops)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.jit.branches import array_branches, where_if
+from np2jax.jit.checker import TraceCheckerBase
+from np2jax.jit.lattice import ARRAY, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, arith, join, pytree
+from np2jax.jit.proofs import zero_d_test
+from np2jax.syntax import code_of
+from np2jax.syntax.walk import children
+
+
+class StatementChecks(TraceCheckerBase):
+    """Blocks and statements: what they bind, store and return."""
+
+    def block(self, body) -> None:
+        statements = body.body if isinstance(body, (cst.IndentedBlock, cst.Module)) else body
+        if isinstance(body, cst.SimpleStatementSuite):
+            statements = body.body
+        for statement in statements:
+            self.statement(statement)
+
+    def statement(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small(small, node)
+        elif isinstance(node, cst.If):
+            history = self.histories.of_guard(node)
+            if history is not None and self.probing:
+                # `if counter % k == 0: h.append(v)`: lax.cond in the scan (k stays Python)
+                for part in (history.step, history.offset):
+                    if part is not None:
+                        self.need_static(part, "the step of the recording test")
+                self.expr(node.test)
+            elif node in self.exit_guards:
+                if self.expr(node.test) in MAY_BE_ARRAY and not zero_d_test(self, node.test):
+                    self.refuse(node.test, f"the exit test `{code_of(node.test)}` is not provably "
+                                           "one value")
+            elif not where_if(self, node):
+                if array_branches(self, node):  # lax.cond, lax.switch
+                    return
+                self.need_static(node.test, "the `if` test")
+            self.block(node.body)
+            if node.orelse is not None:
+                if isinstance(node.orelse, cst.If):
+                    self.statement(node.orelse)
+                else:
+                    self.block(node.orelse.body)
+        elif isinstance(node, cst.For):
+            self.loop(node)
+        elif isinstance(node, cst.While):
+            if not self.array_while(node):
+                self.need_static(node.test, "the `while` test")
+            self.block(node.body)
+            if node.orelse is not None:
+                self.block(node.orelse.body)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.refuse(node, f"it defines `{node.name.value}` inside itself")
+        elif isinstance(node, (cst.With, cst.Try)) or type(node).__name__ in ("TryStar", "Match"):
+            self.refuse(node, f"it uses a `{type(node).__name__.lower()}` statement "
+                              "(I/O or exceptions run once, while compiling)")
+            for child in children(node):  # not compiled: still find its calls and names
+                if isinstance(child, (cst.IndentedBlock, cst.BaseSuite)):
+                    self.block(child)
+                elif isinstance(child, (cst.ExceptHandler, cst.Finally, cst.Else)):
+                    self.block(child.body)
+        else:
+            self.refuse(node, f"it uses `{type(node).__name__}`, which the analysis does not follow")
+
+    def small(self, node: cst.CSTNode, line: cst.SimpleStatementLine) -> None:
+        if isinstance(node, cst.Assign) and self.histories.of_init(node) is not None:
+            self.collected(node.value.elements, node)  # the stacked array, after the loop
+            self.env[node.targets[0].target.value] = ARRAY
+        elif isinstance(node, cst.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.store(target.target, value, node, line)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.store(node.target, self.expr(node.value), node, line)
+        elif isinstance(node, cst.AugAssign):
+            value = self.expr(node.value)
+            target = node.target
+            if isinstance(target, cst.Name):
+                old = self.env.get(target.value)
+                if target.value in self.params and old in MAY_BE_ARRAY:
+                    self.refuse(node, f"it changes its argument `{target.value}` in place")
+                self.env[target.value] = join(old, arith(old, value))
+            else:
+                self.store(target, value, node, line)
+        elif isinstance(node, cst.Return):
+            kind = self.returned(node.value) if node.value is not None else STATIC
+            self.returns.append((node, kind))
+        elif isinstance(node, cst.Expr):
+            value = node.value
+            if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+                return  # a docstring
+            if isinstance(value, cst.Call) and self.is_builtin(value.func, "print"):
+                self.print_call(value)
+                return
+            if isinstance(value, cst.Call) and self.histories.of_append(value) is not None:
+                self.collected(value.args, value)
+                return
+            self.expr(value)
+            self.refuse(node, f"`{code_of(value)}` is called for its effect, which under jit "
+                              "happens once, while compiling")
+        elif isinstance(node, (cst.Pass, cst.Break, cst.Continue)):
+            return
+        elif isinstance(node, cst.Raise):
+            if node.exc is not None:
+                self.expr(node.exc)
+        elif isinstance(node, cst.Assert):
+            self.need_static(node.test, "the `assert` test")
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            self.refuse(node, "it writes global state (`global`), which a compiled function "
+                              "reads once, while compiling")
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            self.refuse(node, "it imports inside the function")
+        else:
+            self.refuse(node, f"it uses `{code_of(node).strip()}`, which the analysis does not follow")
+
+    def collected(self, elements, node) -> None:
+        """Values a history list collects: arrays or numbers, stacked into one array."""
+        for element in elements:
+            kind = self.expr(element.value)
+            if kind not in (ARRAY, MIXED, STATIC):
+                self.refuse(node, f"the value `{code_of(element.value)}` collected in a list "
+                                  "is not an array")
+
+    def returned(self, value: cst.BaseExpression) -> str:
+        if isinstance(value, (cst.Tuple, cst.List)):
+            kinds = [self.returned(e.value) for e in value.elements
+                     if not isinstance(e, cst.StarredElement)]
+            if len(kinds) != len(value.elements) or not kinds:
+                return UNKNOWN
+            return pytree(kinds)
+        if isinstance(value, cst.Dict):
+            kinds = []
+            for element in value.elements:
+                if not isinstance(element, cst.DictElement) or not isinstance(
+                        element.key, (cst.SimpleString, cst.Integer)):
+                    return UNKNOWN
+                kinds.append(self.returned(element.value))
+            return pytree(kinds) if kinds else UNKNOWN
+        if isinstance(value, cst.Name) and value.value == "None":
+            return STATIC
+        return self.expr(value)
+
+    def store(self, target, value: str, statement, line) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = join(self.env.get(target.value), value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            element_kind = ARRAY if value in MAY_BE_ARRAY else (STATIC if value == STATIC else UNKNOWN)
+            for element in target.elements:
+                if isinstance(element, cst.StarredElement):
+                    self.refuse(target, "it unpacks with a starred target")
+                    continue
+                self.store(element.value, element_kind, statement, line)
+        elif isinstance(target, cst.Subscript):
+            self.subscript_store(target, statement)
+        else:
+            self.refuse(target, f"it stores into `{code_of(target)}` (an attribute: state "
+                                "outside the function)")
+
+    def subscript_store(self, target: cst.Subscript, statement) -> None:
+        base = target.value
+        if not (isinstance(base, cst.Name) and base.value in self.bound
+                and base.value not in self.params):
+            self.refuse(target, f"it writes into `{code_of(target)}`, an array it did not make")
+            return
+        if self.env.get(base.value) != ARRAY:
+            self.refuse(target, f"`{base.value}` may not be an array")
+            return
+        plan = self.m.analysis.write_plan(statement)
+        if plan.eager_mask:
+            self.refuse(target, f"the store `{code_of(target)} = ...` selects with a boolean "
+                                f"mask not provably of `{base.value}`'s own shape, so it "
+                                "stays `.at[mask]`, which jax.jit cannot compile")
+            return
+        if plan.where:  # a mask of the array's own shape: jnp.where(mask, v, x)
+            self.expr(target.slice[0].slice.value)
+        else:
+            self.index(target)
+        if plan.fix is None:
+            self.refuse(target, f"the store `{code_of(target)} = ...` is not rewritten to a "
+                                "form jax.jit compiles")
+            return
+        if self.record:
+            self.requires.append(plan.fix[0])
