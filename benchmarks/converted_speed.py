@@ -1,7 +1,9 @@
 """How fast is the code np2jax writes? Each NumPy program in benchmarks/programs/ runs four ways:
 the NumPy original, the program converted by `np2jax convert` (eager JAX), the program
 converted by `np2jax convert --jit`, and the idiomatic JAX version written by hand
-(programs/<name>_jax.py). Every variant is checked against the original and timed by the
+(programs/<name>_jax.py). The converted variants compute in NumPy's 64-bit dtypes (np2jax's
+default) and run a second time in JAX's 32-bit defaults (the verifier's --x32-trial), so a
+user sees what 64 bits cost and whether 32 would do for these inputs. Every variant is checked against the original and timed by the
 verifier (np2jax.verify: one child process a run, first call = compile + run, then the median
 of --repeat calls, each blocked on its JAX arrays).
 
@@ -110,6 +112,18 @@ class ProgramRun:
         steady, numpy_s = self.steady(variant, device), self.numpy_s
         return numpy_s / steady if steady and numpy_s else None
 
+    def speedup_32(self, variant: str, device: str) -> str:
+        """The variant run again in JAX's 32-bit defaults (the verifier's precision trial):
+        its speed-up over NumPy, and whether 32 bits still give NumPy's results."""
+        result = self.results.get(variant)
+        trial = result.x32.get(device) if result is not None else None
+        if trial is None:
+            return "-"
+        if not trial.enough:
+            return "not enough"
+        steady, numpy_s = (trial.timing.steady_s if trial.timing else None), self.numpy_s
+        return _ratio(numpy_s / steady if steady and numpy_s else None)
+
 
 # -- preparing the variants ----------------------------------------------------------------
 
@@ -176,7 +190,11 @@ def run_program(name: str, workdir: Path, options: VerifyOptions, devices, small
             targets[variant] = workdir / variant / original.name
     for variant in VARIANTS:
         if variant in targets:
-            result = verify_pair(Pair(original, targets[variant], label=name), options, devices)
+            # the hand-written JAX runs with 64-bit types on too: the same dtypes as the
+            # converted variants (its own precision trial is not needed)
+            chosen = dataclasses.replace(options, x64=True, x32_trial=False) \
+                if variant == "hand" else options
+            result = verify_pair(Pair(original, targets[variant], label=name), chosen, devices)
             run.results[variant] = result
             if result.numpy is not None:
                 run.numpy_times.extend(result.numpy.times_s or [result.numpy.first_call_s])
@@ -211,8 +229,8 @@ def device_table(runs: list[ProgramRun], device: str) -> Table:
     table = Table(title=f"converted code speed on {device} (speed-up = NumPy time / variant time)",
                   title_justify="left", box=box.MARKDOWN)
     for heading in ("program", "loop-heavy", "numpy", "eager speed-up", "jit speed-up",
-                    "hand JAX speed-up", "jit time / hand", "compile eager / jit / hand",
-                    "equal: eager / jit / hand"):
+                    "eager / jit in 32 bits", "hand JAX speed-up", "jit time / hand",
+                    "compile eager / jit / hand", "equal: eager / jit / hand"):
         table.add_column(heading, justify="left" if heading in ("program", "loop-heavy") else "right")
     for run in runs:
         jit_s, hand_s = run.steady("jit", device), run.steady("hand", device)
@@ -223,6 +241,7 @@ def device_table(runs: list[ProgramRun], device: str) -> Table:
         compile_times = " / ".join(fmt_seconds(run.compile_s(v, device)) for v in VARIANTS)
         table.add_row(run.name, "yes" if run.name in LOOP_HEAVY else "no",
                       fmt_seconds(run.numpy_s), _ratio(run.speedup("eager", device)), jit_speedup,
+                      f"{run.speedup_32('eager', device)} / {run.speedup_32('jit', device)}",
                       _ratio(run.speedup("hand", device)), jit_vs_hand, compile_times,
                       " / ".join(_verdict(run, v) for v in VARIANTS))
     return table
@@ -340,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     console = Console(width=200)
     try:
-        options = VerifyOptions(devices=parse_devices(args.device), repeat=args.repeat,
+        # x32_trial: each converted variant (64-bit, NumPy's dtypes) also runs in JAX's
+        # 32-bit defaults, so the table shows what 64 bits cost
+        options = VerifyOptions(devices=parse_devices(args.device), repeat=args.repeat, x32_trial=True,
                                 timeout_s=args.timeout)
         if options.repeat < 1:
             raise VerifyUsageError("--repeat must be at least 1")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from dataclasses import replace
@@ -100,6 +101,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
         converted = apply_fixes(analysis, applied, config.x64).code
+        _check_parses(converted, text, path)
     return FileResult(
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -110,6 +112,20 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         mutators=_signatures(m for m in analysis.mutators if m.refused is None),
         exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
     )
+
+
+def _check_parses(converted: str, original: str, path: str) -> None:
+    """Never hand back code that does not parse: a fix that breaks the syntax is an np2jax
+    bug, and the file is then left untouched (an internal error, reported as one). Python's
+    own parser judges (it refuses `f(x) -= 1`, which libcst builds without complaint)."""
+    try:
+        ast.parse(converted, path)
+    except SyntaxError as exc:
+        try:
+            ast.parse(original, path)
+        except SyntaxError:
+            return  # CPython refuses the original too: nothing the conversion broke
+        raise RuntimeError(f"the converted code does not parse (line {exc.lineno}: {exc.msg})") from None
 
 
 def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:

@@ -17,6 +17,7 @@ from np2jax.jit.patterns import exit_guard, exit_of, loop_exit
 from np2jax.jit.proofs import FLOAT_UFUNCS, scalar_test
 from np2jax.jit.scan import names_outside_guards, rebound_as_initialized
 from np2jax.jit.verdicts import LoopVerdict, Rewrite, RewriteKind
+from np2jax.analysis.dtypes import promote
 from np2jax.syntax import code_of
 from np2jax.syntax.walk import walk
 
@@ -174,7 +175,7 @@ class LoopChecks(TraceCheckerBase):
             if kinds & {"plain", "loop"} or kind == MIXED:
                 rebound.append(name)
             else:
-                verdict.widens |= "widening" in kinds
+                verdict.widens |= "widening" in kinds and self._may_widen(node.body, name)
         if not carried and not verdict.histories:
             return "it carries no array from one iteration to the next"
         if rebound and verdict.exit:
@@ -314,12 +315,26 @@ class LoopChecks(TraceCheckerBase):
                 return (f"it rebinds the carried `{name}` (`{name} = ...`), whose shape or "
                         "dtype may then change (lax.while_loop needs them fixed; in-place "
                         f"updates `{name}[...] = ...`, `{name} += ...` keep them)")
-            if "widening" in kinds:
+            if "widening" in kinds and self._may_widen(node.body, name):
                 widens.append(name)
         if not carried:
             return "it changes no array"
         return ""
 
+
+    def _may_widen(self, body, name: str) -> bool:
+        """Whether an update `name op= value` in the loop may change the carried array's dtype
+        (float32 + float64 makes float64, which a compiled loop refuses): unless the dtypes of
+        both sides are known and NumPy's promotion keeps the target's (np2jax.analysis.dtypes)."""
+        dtype_of = self.m.analysis.dtypes.dtype_of
+        for node in walk(body):
+            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) \
+                    and node.target.value == name:
+                target = dtype_of(node.target)
+                if target in (None, "int", "float", "complex") \
+                        or promote(target, dtype_of(node.value)) != target:
+                    return True
+        return False
 
 def _literal_count(call: cst.Call) -> int | None:
     """range(...)'s length when its bounds are integer literals."""

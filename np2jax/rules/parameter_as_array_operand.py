@@ -52,6 +52,8 @@ class ParameterAsArrayOperand(Rule):
         flagged: set = set()
         for node, left, right in analysis.operations:
             for operand, other in ((left, right), (right, left)):
+                if isinstance(node, cst.AugAssign) and operand is node.target:
+                    continue  # a target is stored to: `jnp.asarray(v) -= m` does not parse
                 if not self._caller_value(operand, array_arguments):
                     continue
                 relied = self._jax_operand(other, node)
