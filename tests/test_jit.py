@@ -381,7 +381,9 @@ def test_nested_and_stepped_loops():
     assert not any("for k" in m for m in messages)  # nested: stays Python, no finding
 
 
-def test_with_x64_a_widening_update_keeps_the_python_loop():
+def test_a_widening_update_keeps_the_python_loop_in_64_bit_mode():
+    """float32 `u += x` of float64 `x`: NumPy's `u` stays float32, JAX's `u + x` is float64,
+    which fori_loop refuses; JAX's 32-bit defaults never widen."""
     source = """
         import numpy as np
         def f(x, n):
@@ -392,8 +394,23 @@ def test_with_x64_a_widening_update_keeps_the_python_loop():
         def main():
             return {"u": f(np.ones(3), 30)}
         """
+    assert "64-bit types an update `x += y`" in _loop_verdicts(source)[0]
+    assert "fori_loop" in _loop_verdicts(source, Config(jit=True, x64=False))[0]
+
+
+def test_an_update_whose_dtypes_keep_the_carried_one_compiles_in_64_bit_mode():
+    """float64 += float64 (np.zeros and np.ones, followed through the call): no widening."""
+    source = """
+        import numpy as np
+        def f(x, n):
+            u = np.zeros(3)
+            for _ in range(n):
+                u += x
+            return u
+        def main():
+            return {"u": f(np.ones(3), 30)}
+        """
     assert "fori_loop" in _loop_verdicts(source)[0]
-    assert "--x64" in _loop_verdicts(source, Config(jit=True, x64=True))[0]
 
 
 def test_a_while_on_an_array_test_becomes_a_while_loop_and_agrees():
@@ -433,17 +450,19 @@ def test_while_refusals_keep_the_function_eager_with_the_reason(loop, reason):
     assert verdicts["f"] != "compiled" and reason in verdicts["f"]
 
 
-def test_with_x64_a_widening_while_update_keeps_the_function_eager():
+def test_a_widening_while_update_keeps_the_function_eager_in_64_bit_mode():
     source = """
         import numpy as np
         def f(x, g):
-            y = x * 1.0
+            y = x.astype(np.float32)
             while y.sum() > 1.0:
                 y -= g
             return y
         def main():
             return {"y": f(np.arange(4.0), np.ones(4))}
         """
-    assert "jax.lax.while_loop" in convert_source(textwrap.dedent(source), JIT).converted
-    widened = convert_source(textwrap.dedent(source), Config(jit=True, x64=True))
+    assert "jax.lax.while_loop" in convert_source(textwrap.dedent(source), Config(jit=True, x64=False)).converted
+    widened = convert_source(textwrap.dedent(source), JIT)
     assert "while_loop" not in widened.converted and "@jax.jit\ndef f" not in widened.converted
+    same = convert_source(textwrap.dedent(source).replace("x.astype(np.float32)", "x * 1.0"), JIT)
+    assert "jax.lax.while_loop" in same.converted  # float64 -= float64 keeps the dtype
