@@ -60,7 +60,7 @@ class FileResult:
     tree_references: dict = field(default_factory=dict)
     mutators: dict = field(default_factory=dict)  # function name -> (position, param), rewritable
     # the functions refused only because other files use them, which could be rewritten
-    # together with their calls there (the tree decides: np2jax.api._process_tree)
+    # together with their calls there (the tree decides: np2jax.engine.process_tree)
     exportable_mutators: dict = field(default_factory=dict)
 
     @property
