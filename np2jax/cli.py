@@ -121,7 +121,7 @@ def convert(
     """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
     accompany --out)."""
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
-    from np2jax.report import RunReport, emit, file_progress, unified_diff
+    from np2jax.report import RunReport, emit, run_progress, unified_diff
 
     if sum(bool(x) for x in (out, in_place)) > 1 or not (out or in_place or diff):
         raise _fail("choose one of --out DIR or --in-place, or --diff alone (it writes nothing)")
@@ -131,11 +131,12 @@ def convert(
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     try:
-        with file_progress(_console(stderr=True), not quiet) as on_file:
+        with run_progress(_console(stderr=True), not quiet) as progress:
             run = convert_paths(paths, config, out=out, in_place=in_place,
-                                copy_other=copy_other, jobs=jobs, on_file=on_file)
+                                copy_other=copy_other, jobs=jobs, progress=progress)
     except (ValueError, ConfigError) as exc:
         raise _fail(str(exc)) from None
+    _warn_if_nothing_found(run, paths, quiet)
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
         if verify_ else None
@@ -149,7 +150,7 @@ def convert(
     emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=counts,
                    fixes=run.changes_by_code(), left=run.findings_by_code(),
                    changes=run.changes, written=run.written, diffs=diffs, verify=verified,
-                   out=out),
+                   out=out if run.written else None),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
@@ -165,6 +166,15 @@ def _write_html(path: Path, run, verified) -> None:
         write_atomic(path, render_html(run, verified))
     except (OSError, UnicodeEncodeError) as exc:
         run.errors.append(SourceError(str(path), f"cannot write the HTML report: {exc}"))
+
+
+def _warn_if_nothing_found(run, paths: list[Path], quiet: bool) -> None:
+    """A run that found no file to process says so (exit 0, as ruff does): a typo in a
+    folder's name, or every file excluded, should not pass for a clean tree."""
+    if not run.files and not run.errors and not quiet:
+        shown = ", ".join(str(p) for p in paths)
+        _console(stderr=True).print(f"warning: no Python files found in {shown}", style="yellow",
+                                    markup=False, highlight=False, soft_wrap=True)
 
 
 def _wide_console(stderr: bool = False) -> Console:
@@ -228,14 +238,15 @@ def check(
 ) -> None:
     """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths
-    from np2jax.report import RunReport, emit, file_progress
+    from np2jax.report import RunReport, emit, run_progress
 
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
     try:
-        with file_progress(_console(stderr=True), not quiet) as on_file:
-            run = check_paths(paths, config, jobs=jobs, on_file=on_file)
+        with run_progress(_console(stderr=True), not quiet) as progress:
+            run = check_paths(paths, config, jobs=jobs, progress=progress)
     except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
         raise _fail(str(exc)) from None
+    _warn_if_nothing_found(run, paths, quiet)
     problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)

@@ -20,18 +20,19 @@ from rich.console import Console
 
 from np2jax.findings import Finding
 from np2jax.report.text import (
-    file_progress,
     print_diff,
     print_errors,
     print_findings,
+    run_progress,
     summary_table,
     unified_diff,
 )
 
 FORMATS = ("text", "json", "sarif", "github")
 
-__all__ = ["FORMATS", "RunReport", "emit", "file_place", "file_progress", "findings_json",
-           "print_diff", "print_errors", "print_findings", "summary_table", "unified_diff"]
+__all__ = ["FORMATS", "RunReport", "emit", "file_place", "findings_json",
+           "print_diff", "print_errors", "print_findings", "run_progress", "summary_table",
+           "unified_diff"]
 
 
 @dataclass

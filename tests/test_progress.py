@@ -1,0 +1,102 @@
+"""Progress of long runs, through the real CLI in a pseudo-terminal (issue 20): a bar from
+the first second, over every phase (finding files, reading, checking or converting,
+writing), with counts and the time left; nothing on a pipe or with --quiet."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import run_in_pty
+
+# Enough work for a run of several seconds with -j 1 and no cache: many small modules.
+MODULE = """import numpy as np
+
+
+def step_{i}(x, n):
+    y = np.zeros(n)
+    y[0] = 1.0
+    for k in range(n):
+        y[k] += np.sum([x, {i}]) * np.cos(k)
+    return np.mean(y) + np.std(np.ones(3))
+"""
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.fixture(scope="module")
+def big_tree(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("big")
+    for package in range(12):
+        folder = root / "src" / f"pkg{package}"
+        folder.mkdir(parents=True)
+        for i in range(50):
+            (folder / f"mod{i}.py").write_text(MODULE.format(i=i))
+    return root
+
+
+def _screen(chunks) -> str:
+    return ANSI.sub("", "".join(text for _, text in chunks))
+
+
+def _first(chunks, pattern: str) -> float | None:
+    """When the output first matched `pattern` (seconds since the start)."""
+    seen = ""
+    for at, text in chunks:
+        seen += ANSI.sub("", text)
+        if re.search(pattern, seen):
+            return at
+    return None
+
+
+@pytest.mark.parametrize("command", [["check"], ["convert", "--diff"]])
+def test_a_long_run_shows_progress_within_two_seconds(big_tree, command):
+    counted = re.compile(r"(checking|converting) .*?(\d+)/600")
+    # stop once the main phase has moved on twice: the bar advances while the run goes on
+    chunks = run_in_pty([*command, "src", "--no-cache", "-j", "1"], big_tree,
+                        stop_when=lambda text: len({m.group(2) for m in counted.finditer(
+                            ANSI.sub("", text))}) >= 3, timeout=120)
+    screen = _screen(chunks)
+    first = _first(chunks, r"(finding files|reading|checking|converting) .*\d+/(\?|\d+)")
+    assert first is not None and first < 2.0, (first, screen[:500])
+    assert re.search(r"reading .*\d+/600", screen)  # the phases before the long one show too
+    done = {int(m.group(2)) for m in counted.finditer(screen)}
+    assert len(done) >= 3, screen[-500:]  # it counts files as they are done
+    assert re.search(r"eta \d+:\d\d:\d\d", screen)  # and estimates the time left
+
+
+def test_the_bar_covers_the_writing_phase_and_is_gone_at_the_end(big_tree, tmp_path):
+    chunks = run_in_pty(["convert", "src", "--out", tmp_path / "out", "-j", "1"], big_tree,
+                        timeout=300)
+    screen = _screen(chunks)
+    assert re.search(r"writing .*600/600", screen)
+    # transient: the report starts on a clean line, after the bar was erased
+    assert "np2jax convert" in screen and "converted tree written to" in screen
+    report = screen[screen.index("np2jax convert"):]
+    assert "/600" not in report
+
+
+def test_no_progress_on_a_pipe_or_with_quiet(big_tree):
+    piped = subprocess.run([sys.executable, "-m", "np2jax", "check", "src/pkg0", "src/pkg1"],
+                           cwd=big_tree, capture_output=True, text=True, check=False)
+    assert piped.returncode == 1 and piped.stderr == ""
+    quiet = run_in_pty(["check", "src/pkg0", "src/pkg1", "--quiet"], big_tree, timeout=120)
+    screen = _screen(quiet)
+    assert "NJ" in screen and not re.search(r"\d+/100", screen)
+
+
+def test_an_empty_input_says_so(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("no Python here\n")
+    for command in (["check"], ["convert", "--out", tmp_path / "out"]):
+        done = subprocess.run([sys.executable, "-m", "np2jax", *command, "empty"], cwd=tmp_path,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0
+        assert done.stderr == "warning: no Python files found in empty\n"
+        assert "converted tree written" not in done.stdout
+    quiet = subprocess.run([sys.executable, "-m", "np2jax", "check", "empty", "-q"], cwd=tmp_path,
+                           capture_output=True, text=True, check=False)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
