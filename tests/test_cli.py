@@ -251,3 +251,11 @@ def test_convert_diff_with_out_prints_the_diff_and_writes_the_tree(tmp_path):
     assert (tmp_path / "out" / "a.py").read_text().startswith("import jax.numpy as jnp")
     assert source.read_text() == CLEAN
     assert invoke("convert", source, "--in-place", "--diff").exit_code == 2
+
+
+@pytest.mark.parametrize("command", [[], ["convert"], ["check"], ["verify"], ["rule"]],
+                         ids=lambda c: " ".join(c) or "np2jax")
+def test_h_is_help_on_every_command(command):
+    short, long = invoke(*command, "-h"), invoke(*command, "--help")
+    assert short.exit_code == long.exit_code == 0
+    assert "Usage: np2jax" in short.output and short.output == long.output
