@@ -72,8 +72,10 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
 def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
                  no_cache=False) -> Config:
     start = paths[0] if paths else Path.cwd()
+    # the nearest folder that exists: a --stdin-filename may name a file not on disk
+    start = next((p for p in (start, *start.absolute().parents) if p.exists()), Path.cwd())
     try:
-        base = load_config(start if start.exists() else Path.cwd())
+        base = load_config(start)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
@@ -96,11 +98,38 @@ JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Files processed in 
                           "(default: one per CPU core; 1: no worker processes).")
 NoCacheOption = typer.Option(False, "--no-cache", help="Neither read nor store cached results "
                              "(see `cache` in the guide).")
+ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when findings remain "
+                              "(2 still means a file could not be processed).")
+StdinFilenameOption = typer.Option(None, "--stdin-filename", metavar="PATH",
+                                   help="The path to report for standard input (-), and to "
+                                   "find the configuration from.")
+STDIN = "-"
+
+
+def _reads_stdin(paths: list[Path], stdin_filename: Optional[str]) -> bool:
+    """`-` (or no path with --stdin-filename) reads the source from standard input."""
+    if not paths:
+        if stdin_filename is None:
+            raise _fail("give the files or folders to process, or - for standard input")
+        return True
+    if any(str(path) == STDIN for path in paths):
+        if len(paths) > 1:
+            raise _fail("- (standard input) cannot be combined with other paths")
+        return True
+    if stdin_filename is not None:
+        raise _fail("--stdin-filename names standard input: give - as the path")
+    return False
+
+
+def _read_stdin() -> bytes:
+    return sys.stdin.buffer.read()
 
 
 @app.command()
 def convert(
-    paths: List[Path] = typer.Argument(..., help="Python files or folders to convert."),
+    paths: List[Path] = typer.Argument(None, help="Python files or folders to convert; - for "
+                                       "standard input (the result goes to standard output).",
+                                       show_default=False),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the converted tree under this folder."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the source files."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; alone, write nothing."),
@@ -118,12 +147,18 @@ def convert(
                                  "that has main() and its original, and compare (np2jax verify)."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the run as one "
                                         "self-contained HTML page (diffs, findings, verification)."),
+    exit_zero: bool = ExitZeroOption,
+    stdin_filename: Optional[str] = StdinFilenameOption,
 ) -> None:
     """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
     accompany --out)."""
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import RunReport, emit, run_progress, unified_diff
 
+    if _reads_stdin(paths, stdin_filename):
+        _convert_stdin(stdin_filename, diff, out, in_place, copy_other, verify_, html,
+                       output_format, quiet, exit_zero,
+                       lambda p: _load_config(p, select, ignore, exclude, x64, jit, True))
     if sum(bool(x) for x in (out, in_place)) > 1 or not (out or in_place or diff):
         raise _fail("choose one of --out DIR or --in-place, or --diff alone (it writes nothing)")
     if diff and in_place:
@@ -155,7 +190,48 @@ def convert(
          output_format.value, _wide_console(), _console(stderr=True), quiet)
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
-                     (EXIT_FINDINGS if run.findings or failed else EXIT_CLEAN))
+                     (EXIT_FINDINGS if (run.findings and not exit_zero) or failed else EXIT_CLEAN))
+
+
+def _convert_stdin(stdin_filename, diff: bool, out, in_place: bool, copy_other: bool,
+                   verify_: bool, html, output_format, quiet: bool, exit_zero: bool,
+                   load_config) -> None:
+    """`np2jax convert -`: the source from standard input, the converted source (or with
+    --diff, the diff) on standard output, the report on standard error. A source that cannot
+    be converted is written back as it came (a filter never loses its input), exit 2."""
+    from np2jax.api import convert_stdin
+    from np2jax.files import SourceError, decode_source
+    from np2jax.report import RunReport, emit, unified_diff
+
+    if out is not None or in_place or copy_other or verify_:
+        raise _fail("with - (standard input) the converted source goes to standard output: "
+                    "--out, --in-place, --copy-other and --verify do not apply")
+    name = stdin_filename or STDIN
+    config = load_config([Path(name)] if stdin_filename else [])
+    data = _read_stdin()
+    run = convert_stdin(data, config, name)
+    if html is not None:
+        _write_html(html, run, None)
+    stdout = sys.stdout.buffer
+    if diff:
+        stdout.write("".join(unified_diff(r.path, r.original, r.converted)
+                             for r in run.files if r.changed).encode("utf-8", "surrogateescape"))
+    elif run.files:
+        try:
+            encoding = decode_source(data, name).encoding
+        except SourceError:  # pragma: no cover - decoded once already
+            encoding = "utf-8"
+        stdout.write(run.files[0].converted.encode(encoding))
+    else:
+        stdout.write(data)
+    stdout.flush()
+    err = _wide_console(stderr=True)
+    emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=run.counts(),
+                   fixes=run.changes_by_code(), left=run.findings_by_code(),
+                   changes=run.changes),
+         output_format.value, err, _console(stderr=True), quiet)
+    raise typer.Exit(EXIT_ERROR if run.errors else
+                     (EXIT_FINDINGS if run.findings and not exit_zero else EXIT_CLEAN))
 
 
 def _write_html(path: Path, run, verified) -> None:
@@ -225,10 +301,15 @@ def _verify_converted(paths: list[Path], config: Config, out: Path, written: lis
 
 @app.command()
 def check(
-    paths: List[Path] = typer.Argument(..., help="Python files or folders to check."),
+    paths: List[Path] = typer.Argument(None, help="Python files or folders to check; - for "
+                                       "standard input.", show_default=False),
     output_format: ReportFormat = ReportFormatOption,
     quiet: bool = QuietOption,
     show_fixes: bool = typer.Option(False, "--show-fixes", help="Also list the renames convert would make."),
+    statistics: bool = typer.Option(False, "--statistics", help="Instead of the findings, the "
+                                    "number of each rule's, one line a rule (text or json)."),
+    exit_zero: bool = ExitZeroOption,
+    stdin_filename: Optional[str] = StdinFilenameOption,
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
@@ -238,25 +319,38 @@ def check(
     no_cache: bool = NoCacheOption,
 ) -> None:
     """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
-    from np2jax.api import check_paths
-    from np2jax.report import RunReport, emit, run_progress
+    from np2jax.api import check_paths, check_stdin
+    from np2jax.report import RunReport, emit, emit_statistics, run_progress
 
-    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
-    try:
-        with run_progress(_console(stderr=True), not quiet) as progress:
-            run = check_paths(paths, config, jobs=jobs, progress=progress)
-    except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
-        raise _fail(str(exc)) from None
-    _warn_if_nothing_found(run, paths, quiet)
+    if statistics and output_format not in (ReportFormat.text, ReportFormat.json):
+        raise _fail("--statistics prints text or json")
+    if _reads_stdin(paths, stdin_filename):
+        name = stdin_filename or STDIN
+        config = _load_config([Path(name)] if stdin_filename else [], select, ignore, exclude,
+                              x64, jit, True)
+        run = check_stdin(_read_stdin(), config, name)
+    else:
+        config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
+        try:
+            with run_progress(_console(stderr=True), not quiet) as progress:
+                run = check_paths(paths, config, jobs=jobs, progress=progress)
+        except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
+            raise _fail(str(exc)) from None
+        _warn_if_nothing_found(run, paths, quiet)
     problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)
-    counts = {"checked": len(run.files), "failed": len(run.errors)}
-    fixable = Counter(p.code for p in problems if p.fixable)
-    emit(RunReport("check", findings=findings, errors=run.errors, counts=counts, fixes=fixable,
-                   left=run.findings_by_code(), fixes_label="convert fixes"),
-         output_format.value, _wide_console(), _console(stderr=True), quiet)
-    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if problems else EXIT_CLEAN))
+    if statistics:
+        emit_statistics(findings, run.errors, output_format.value, _wide_console(),
+                        _console(stderr=True), quiet)
+    else:
+        counts = {"checked": len(run.files), "failed": len(run.errors)}
+        fixable = Counter(p.code for p in problems if p.fixable)
+        emit(RunReport("check", findings=findings, errors=run.errors, counts=counts,
+                       fixes=fixable, left=run.findings_by_code(), fixes_label="convert fixes"),
+             output_format.value, _wide_console(), _console(stderr=True), quiet)
+    raise typer.Exit(EXIT_ERROR if run.errors else
+                     (EXIT_FINDINGS if problems and not exit_zero else EXIT_CLEAN))
 
 
 @app.command()

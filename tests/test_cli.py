@@ -259,3 +259,103 @@ def test_h_is_help_on_every_command(command):
     short, long = invoke(*command, "-h"), invoke(*command, "--help")
     assert short.exit_code == long.exit_code == 0
     assert "Usage: np2jax" in short.output and short.output == long.output
+
+
+def invoke_stdin(data: bytes, *args, cwd: Path | None = None):
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return runner.invoke(app, [str(a) for a in args], input=data)
+    finally:
+        os.chdir(old)
+
+
+def test_convert_dash_reads_stdin_and_writes_the_result_to_stdout(tmp_path):
+    source = INPLACE + LEFT.split("\n", 1)[1]
+    (tmp_path / "cwd").mkdir()
+    result = invoke_stdin(source.encode(), "convert", "-", cwd=tmp_path / "cwd")
+    assert result.exit_code == 1  # LEFT's write into a parameter is left for you
+    assert list((tmp_path / "cwd").iterdir()) == []  # nothing written
+    invoke("convert", write(tmp_path / "a.py", source), "--out", tmp_path / "out")
+    assert result.stdout == (tmp_path / "out" / "a.py").read_text()  # the same conversion
+    assert "-:5:5: NJ201 " in result.stderr and "np2jax convert" in result.stderr
+    assert "converted tree written" not in result.output
+
+
+def test_convert_dash_keeps_the_encoding_and_gives_back_what_it_cannot_convert(tmp_path):
+    latin = "# -*- coding: latin-1 -*-\nimport numpy as np\nname = 'café'\ny = np.sum([1, 2])\n"
+    result = invoke_stdin(latin.encode("latin-1"), "convert", "-", "-q")
+    assert result.exit_code == 0
+    assert result.stdout_bytes.decode("latin-1") == latin.replace(
+        "import numpy as np\n", "import jax.numpy as jnp\n\n").replace(
+        "np.sum([1, 2])", "jnp.sum(jnp.array([1, 2]))")
+    broken = b"import numpy as np\nx = (\n"
+    failed = invoke_stdin(broken, "convert", "-", "--stdin-filename", "pkg/mod.py")
+    assert failed.exit_code == 2 and failed.stdout_bytes == broken
+    assert "error: pkg/mod.py:2: syntax error" in failed.stderr
+
+
+def test_convert_dash_diff_and_json(tmp_path):
+    diff = invoke_stdin(CLEAN.encode(), "convert", "-", "--diff", "-q")
+    assert diff.exit_code == 0
+    assert diff.stdout.startswith("--- a/-\n+++ b/-\n") and "+y = jnp.sum(jnp.array([1, 2]))" in diff.stdout
+    report = invoke_stdin(INPLACE.encode(), "convert", "-", "--format", "json")
+    assert report.stdout.startswith("import jax.numpy as jnp")
+    assert json.loads(report.stderr)["summary"] == {"converted": 1, "unchanged": 0, "failed": 0}
+
+
+def test_check_dash_reports_stdin_under_its_name(tmp_path):
+    plain = invoke_stdin(INPLACE.encode(), "check", "-")
+    assert plain.exit_code == 1 and plain.stdout.startswith("-:3:1: NJ201 ")
+    named = invoke_stdin(INPLACE.encode(), "check", "--stdin-filename", "src/model.py",
+                         "--format", "json")
+    assert [f["path"] for f in json.loads(named.stdout)["findings"]] == ["src/model.py"]
+    # the configuration is the one of the named file's folder, even if the file is not there
+    write(tmp_path / "pyproject.toml", '[tool.np2jax]\nignore = ["NJ201"]\n')
+    (tmp_path / "src").mkdir()
+    assert invoke_stdin(INPLACE.encode(), "check", "-", "--stdin-filename", "src/new.py",
+                        cwd=tmp_path).exit_code == 0
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["check", "-", "a.py"], "cannot be combined"),
+    (["check", "a.py", "--stdin-filename", "x.py"], "give - as the path"),
+    (["check"], "give the files or folders"),
+    (["convert", "-", "--out", "out"], "--out, --in-place"),
+    (["convert", "-", "--in-place"], "--out, --in-place"),
+])
+def test_stdin_usage_errors(tmp_path, args, problem):
+    write(tmp_path / "a.py", CLEAN)
+    result = invoke_stdin(CLEAN.encode(), *args, cwd=tmp_path)
+    assert result.exit_code == 2 and problem in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_statistics_count_each_rule_once(tmp_path):
+    for i in range(3):
+        write(tmp_path / f"m{i}.py", INPLACE + LEFT.split("\n", 1)[1] + "y = np.sum([1, 2])\n")
+    result = invoke("check", tmp_path, "--statistics")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "6\tNJ201\t[-] subscript-assignment",  # 3 rewritten by convert, 3 left
+        "3\tNJ110\t[*] list-as-array-argument",
+        "3\tNJ209\t[ ] mutated-argument",
+        "12 finding(s), 6 fixable (`np2jax convert` rewrites them)",
+    ]
+    rows = json.loads(invoke("check", tmp_path, "--statistics", "--format", "json").stdout)
+    assert rows[0] == {"code": "NJ201", "name": "subscript-assignment", "count": 6,
+                       "fixable": False, "fixable_count": 3}
+    assert [r["code"] for r in rows] == ["NJ201", "NJ110", "NJ209"]
+    assert invoke("check", tmp_path, "--statistics", "-q").stdout.count("\n") == 3
+    assert invoke("check", tmp_path, "--statistics", "--format", "sarif").exit_code == 2
+
+
+def test_exit_zero_keeps_findings_from_failing_but_not_errors(tmp_path):
+    source = write(tmp_path / "a.py", LEFT)
+    assert invoke("check", source).exit_code == 1
+    zero = invoke("check", source, "--exit-zero")
+    assert zero.exit_code == 0 and "NJ201" in zero.stdout
+    assert invoke("convert", source, "--diff", "--exit-zero").exit_code == 0
+    write(tmp_path / "bad.py", "import numpy as np\nx = (\n")
+    assert invoke("check", tmp_path, "--exit-zero").exit_code == 2

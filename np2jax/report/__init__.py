@@ -30,7 +30,7 @@ from np2jax.report.text import (
 
 FORMATS = ("text", "json", "sarif", "github")
 
-__all__ = ["FORMATS", "RunReport", "emit", "file_place", "findings_json",
+__all__ = ["FORMATS", "RunReport", "emit", "emit_statistics", "file_place", "findings_json",
            "print_diff", "print_errors", "print_findings", "run_progress", "summary_table",
            "unified_diff"]
 
@@ -80,6 +80,29 @@ def findings_json(findings: list[Finding], errors=(), extra: dict | None = None)
     from np2jax.report.json_format import render_json
 
     return render_json(findings, errors, extra)
+
+
+def emit_statistics(findings: list[Finding], errors, output_format: str, console: Console,
+                    err_console: Console, quiet: bool = False) -> None:
+    """check --statistics: a line (text) or an object (json) per rule on `console`, the errors
+    on `err_console`; unless quiet, the total in text."""
+    from np2jax.report.statistics import (
+        render_statistics_json,
+        render_statistics_text,
+        statistics,
+    )
+
+    rows = statistics(findings)
+    if output_format == "json":
+        console.file.write(render_statistics_json(rows))
+    else:
+        console.file.write(render_statistics_text(rows))
+        if not quiet and rows:
+            fixable = sum(row["fixable_count"] for row in rows)
+            console.file.write(f"{len(findings)} finding(s), {fixable} fixable "
+                               "(`np2jax convert` rewrites them)\n")
+    console.file.flush()
+    print_errors(err_console, errors)
 
 
 def emit(report: RunReport, output_format: str, console: Console, err_console: Console,
