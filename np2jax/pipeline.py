@@ -17,17 +17,32 @@ if TYPE_CHECKING:
     from np2jax.rules.base import Report
 
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
+# ruff's and flake8's `# noqa` (any case), bare or with codes: `# noqa: NJ201, NJ4`. A `# noqa:`
+# followed by no code silences nothing (ruff calls it an invalid directive).
+_NOQA = re.compile(r"#\s*noqa(?![\w-])(?P<colon>\s*:\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*)?)?",
+                   re.IGNORECASE)
 
 
 def suppressions(text: str) -> dict[int, set[str] | None]:
-    """Line -> codes silenced there by `# np2jax: ignore[...]` (None: all codes)."""
+    """Line -> codes silenced there by `# np2jax: ignore[...]` or `# noqa: ...` (None: all
+    codes, a bare `# np2jax: ignore` or `# noqa`)."""
     silenced: dict[int, set[str] | None] = {}
     for number, line in enumerate(text.splitlines(), start=1):
+        if "#" not in line:
+            continue
+        found: list[set[str] | None] = []
         match = _SUPPRESSION.search(line)
         if match:
             codes = match.group("codes")
-            silenced[number] = None if codes is None else {
-                c.strip().upper() for c in codes.split(",") if c.strip()}
+            found.append(None if codes is None else {
+                c.strip().upper() for c in codes.split(",") if c.strip()})
+        match = _NOQA.search(line)
+        if match and not (match.group("colon") and not match.group("codes")):
+            codes = match.group("codes")
+            found.append(None if codes is None else {
+                c.upper() for c in re.split(r"[\s,]+", codes) if c})
+        if found:
+            silenced[number] = None if None in found else set().union(*found)
     return silenced
 
 

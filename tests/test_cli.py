@@ -359,3 +359,21 @@ def test_exit_zero_keeps_findings_from_failing_but_not_errors(tmp_path):
     assert invoke("convert", source, "--diff", "--exit-zero").exit_code == 0
     write(tmp_path / "bad.py", "import numpy as np\nx = (\n")
     assert invoke("check", tmp_path, "--exit-zero").exit_code == 2
+
+
+@pytest.mark.parametrize("comment, silenced", [
+    ("# noqa: NJ201", True),
+    ("# NOQA:NJ2", True),  # a prefix, as in ignore[NJ2]
+    ("# noqa: E501, NJ201", True),
+    ("# noqa", True),  # bare: every rule, as in ruff
+    ("# noqa: E501", False),  # another linter's code
+    ("# noqa:", False),  # no code: ruff's invalid directive, silences nothing
+    ("# np2jax: ignore[NJ201]", True),
+])
+def test_noqa_is_honoured_like_np2jax_ignore(tmp_path, comment, silenced):
+    source = write(tmp_path / "a.py", LEFT.replace("x[0] = 1.0", f"x[0] = 1.0  {comment}"))
+    check = invoke("check", source)
+    assert ("NJ201" in check.stdout) != silenced
+    inplace = write(tmp_path / "b.py", INPLACE.replace("x[0] = 1.0", f"x[0] = 1.0  {comment}"))
+    converted = invoke("convert", inplace, "--diff", "-q").stdout
+    assert ("x.at[0]" in converted) != silenced  # a silenced fix is not applied either
