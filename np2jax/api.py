@@ -40,11 +40,13 @@ def convert_source(text: str, config: Config | None = None, path: str = "<string
     return process_text(text, config or Config(), path)
 
 
-def check_source(text: str, config: Config | None = None, path: str = "<string>") -> list[Finding]:
+def check_source(text: str, config: Config | None = None, path: str = "<string>", *,
+                 fix_edits: bool = False) -> list[Finding]:
     """What JAX cannot run as written in one source text: the findings convert would leave
     to you, and the problems it would fix (`fixable`); plain renames (severity info) are not
-    problems."""
-    return problems(process_text(text, config or Config(), path, rewrite=False))
+    problems. `fix_edits`: each fixable finding's `fix` holds the edit convert makes."""
+    return problems(process_text(text, config or Config(), path, rewrite=False,
+                                 edits=fix_edits))
 
 
 def problems(result: FileResult) -> list[Finding]:
@@ -84,14 +86,17 @@ class RunResult:
 
 
 def check_paths(paths: list[Path], config: Config, *, jobs: int | None = None,
-                on_file: OnFile = None, progress: Progress | None = None) -> RunResult:
+                on_file: OnFile = None, progress: Progress | None = None,
+                fix_edits: bool = False) -> RunResult:
     """Check files and trees. `jobs`: worker processes (default: one per core; 1 runs in
     this process); `on_file(path, total)` is called after each file is processed;
-    `progress` is told of every phase of the run (np2jax.engine.Progress)."""
+    `progress` is told of every phase of the run (np2jax.engine.Progress); `fix_edits`:
+    each fixable finding's `fix` holds the edit convert makes (np2jax.edits)."""
     progress = progress or SILENT
     files, errors = find_files(paths, config, progress)
     processed, read_errors = process_files(files, config, rewrite=False, jobs=jobs,
-                                           on_file=on_file, progress=progress)
+                                           on_file=on_file, progress=progress,
+                                           edits=fix_edits)
     results, failed, _ = write_results(processed, None, False)
     return RunResult(results, errors + read_errors + failed)
 
@@ -132,7 +137,8 @@ def convert_paths(paths: list[Path], config: Config, *, out: Path | None = None,
     return run
 
 
-def _stdin_run(data: bytes, config: Config, filename: str, rewrite: bool) -> RunResult:
+def _stdin_run(data: bytes, config: Config, filename: str, rewrite: bool,
+               edits: bool = False) -> RunResult:
     path = Path(filename)
 
     def read(_: Path) -> SourceText:
@@ -140,14 +146,15 @@ def _stdin_run(data: bytes, config: Config, filename: str, rewrite: bool) -> Run
 
     processed, errors = process_files([InputFile(path, Path(path.name))],
                                       replace(config, cache=False), rewrite=rewrite, jobs=1,
-                                      read=read)
+                                      read=read, edits=edits)
     results, failed, _ = write_results(processed, None, False)
     return RunResult(results, errors + failed)
 
 
-def check_stdin(data: bytes, config: Config, filename: str = STDIN) -> RunResult:
+def check_stdin(data: bytes, config: Config, filename: str = STDIN, *,
+                fix_edits: bool = False) -> RunResult:
     """Check one source given as bytes (standard input), reported under `filename`."""
-    return _stdin_run(data, config, filename, rewrite=False)
+    return _stdin_run(data, config, filename, rewrite=False, edits=fix_edits)
 
 
 def convert_stdin(data: bytes, config: Config, filename: str = STDIN) -> RunResult:

@@ -324,16 +324,19 @@ def check(
 
     if statistics and output_format not in (ReportFormat.text, ReportFormat.json):
         raise _fail("--statistics prints text or json")
+    # the JSON report gives each fixable finding its edit, which costs about a rewrite
+    json_fixes = output_format is ReportFormat.json and not statistics
     if _reads_stdin(paths, stdin_filename):
         name = stdin_filename or STDIN
         config = _load_config([Path(name)] if stdin_filename else [], select, ignore, exclude,
                               x64, jit, True)
-        run = check_stdin(_read_stdin(), config, name)
+        run = check_stdin(_read_stdin(), config, name, fix_edits=json_fixes)
     else:
         config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache)
         try:
             with run_progress(_console(stderr=True), not quiet) as progress:
-                run = check_paths(paths, config, jobs=jobs, progress=progress)
+                run = check_paths(paths, config, jobs=jobs, progress=progress,
+                                  fix_edits=json_fixes)
         except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
             raise _fail(str(exc)) from None
         _warn_if_nothing_found(run, paths, quiet)

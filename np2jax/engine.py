@@ -54,16 +54,17 @@ SILENT = Progress()
 
 
 def process_text(text: str, config: Config, path: str, rewrite: bool = True,
-                 context: ModuleContext | None = None) -> FileResult:
-    """One source text (a notebook's JSON when `path` ends in .ipynb) through the pipeline.
-    Raises SourceError when it cannot be processed."""
+                 context: ModuleContext | None = None, edits: bool = False) -> FileResult:
+    """One source text (a notebook's JSON when `path` ends in .ipynb) through the pipeline;
+    `edits`: check gives each fix its edit (np2jax.edits). Raises SourceError when it
+    cannot be processed."""
     if is_notebook(path):
         from np2jax.notebooks import process_notebook
 
-        return process_notebook(text, config, path, rewrite, context)
+        return process_notebook(text, config, path, rewrite, context, edits)
     from np2jax.pipeline import process  # libcst loads only when a file needs processing
 
-    return process(text, config, path, rewrite, context or ModuleContext())
+    return process(text, config, path, rewrite, context or ModuleContext(), edits)
 
 
 # Below this much source text in a batch, worker processes cost more than they save (each
@@ -79,8 +80,8 @@ class Engine:
     once per run (the tree's fixed point asks again for files whose context did not change)."""
 
     def __init__(self, config: Config, rewrite: bool, jobs: int | None,
-                 progress: Progress = SILENT) -> None:
-        self.config, self.rewrite = config, rewrite
+                 progress: Progress = SILENT, edits: bool = False) -> None:
+        self.config, self.rewrite, self.edits = config, rewrite, edits
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self.progress = progress
         self.cache = None
@@ -121,7 +122,7 @@ class Engine:
             if self.cache is not None:
                 from np2jax.cache import result_key
 
-                key = result_key(text, self.config, rewrite, context)
+                key = result_key(text, self.config, rewrite, context, self.edits)
                 cached = self.cache.get(key, str(path), text)
             else:
                 key = None
@@ -130,7 +131,7 @@ class Engine:
                 self._done(path)
             else:
                 missing.append((path, text, context, key, memo_key))
-        jobs = [(str(p), t, self.config, rewrite, c) for p, t, c, _, _ in missing]
+        jobs = [(str(p), t, self.config, rewrite, c, self.edits) for p, t, c, _, _ in missing]
         for (path, _, _, key, memo_key), (kind, value) in zip(missing, self._compute(jobs)):
             if kind == "internal":
                 outcomes[path] = SourceError(str(path), value)
@@ -242,9 +243,9 @@ def process_job(job: tuple) -> tuple[str, object]:
     """One file, in this process or a worker: ("done", FileResult), ("error", the
     SourceError's arguments) or ("internal", message) for a bug in np2jax (never cached).
     Plain values: they cross the process boundary."""
-    path, text, config, rewrite, context = job
+    path, text, config, rewrite, context, edits = job
     try:
-        return "done", process_text(text, config, path, rewrite, context)
+        return "done", process_text(text, config, path, rewrite, context, edits)
     except SourceError as exc:
         return "error", (exc.path, exc.problem, exc.line, exc.cell)
     except Exception as exc:  # noqa: BLE001 - a bug in np2jax must not cost the rest of the batch
@@ -260,12 +261,13 @@ def find_files(paths: list[Path], config: Config,
 
 def process_files(files: list[InputFile], config: Config, rewrite: bool = True,
                   jobs: int | None = None, on_file: OnFile = None, progress: Progress = SILENT,
-                  read: Callable[[Path], SourceText] | None = None,
+                  read: Callable[[Path], SourceText] | None = None, edits: bool = False,
                   ) -> tuple[list[tuple[InputFile, SourceText, Outcome]], list[SourceError]]:
     """Process the files as one tree: (file, source, outcome) for each file that could be
     read, in the files' order, and the errors of those that could not. A check of a tree
     whose files are all as in a stored run takes that run's outcome (np2jax.cache.StoredRun).
-    `read`: how a file is read (np2jax.files.read_source)."""
+    `read`: how a file is read (np2jax.files.read_source); `edits`: check gives each fix
+    its edit."""
     read = read or read_source
     sources, errors = {}, []
     progress.phase("reading", len(files))
@@ -282,10 +284,10 @@ def process_files(files: list[InputFile], config: Config, rewrite: bool = True,
 
         names = module_names((item.path, item.relative) for item in readable)
         stored = StoredRun([(str(item.path), names[item.path], sources[item.path].text)
-                            for item in readable], config, rewrite)
+                            for item in readable], config, rewrite, edits=edits)
         outcomes = stored.load()
     if outcomes is None:
-        engine = Engine(config, rewrite, jobs, progress)
+        engine = Engine(config, rewrite, jobs, progress, edits)
         try:
             by_path = process_tree(readable, sources, engine, on_file)
         finally:

@@ -62,12 +62,16 @@ def test_check_json_format(tmp_path):
     payload = json.loads(result.stdout)
     (finding,) = payload["findings"]
     assert set(finding) == {"path", "line", "col", "code", "name", "message", "severity", "fixable",
-                            "cell"}
+                            "cell", "fix"}  # fix: only a fixable finding's
     assert finding["cell"] is None  # a notebook's cell, counted from 1
     assert (finding["path"], finding["line"], finding["code"]) == (str(source), 3, "NJ201")
     assert finding["fixable"] is True and finding["severity"] == "error"
+    assert finding["fix"]["edits"] == [{"content": "x = x.at[0].set(1.0)",
+                                        "location": {"row": 3, "column": 1},
+                                        "end_location": {"row": 3, "column": 11}}]
     left = json.loads(invoke("check", write(tmp_path / "b.py", LEFT), "--format", "json").stdout)
     assert sorted((f["code"], f["fixable"]) for f in left["findings"]) == [("NJ201", False), ("NJ209", False)]
+    assert not any("fix" in f for f in left["findings"])
 
 
 def test_check_exits_2_on_unparsable_files_and_still_checks_the_rest(tmp_path):
