@@ -17,10 +17,10 @@ if TYPE_CHECKING:
     from np2jax.rules.base import Report
 
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
-# ruff's and flake8's `# noqa` (any case), bare or with codes: `# noqa: NJ201, NJ4`. A `# noqa:`
-# followed by no code silences nothing (ruff calls it an invalid directive).
-_NOQA = re.compile(r"#\s*noqa(?![\w-])(?P<colon>\s*:\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*)?)?",
-                   re.IGNORECASE)
+# ruff's and flake8's noqa comments (any case), bare or with codes (`noqa: NJ201, NJ4`);
+# a colon followed by no code silences nothing (ruff calls it an invalid directive).
+_NOQA = re.compile(r"#\s*noqa(?![\w-])(?P<colon>\s*:\s*"
+                   r"(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*)?)?", re.IGNORECASE)
 
 
 def suppressions(text: str) -> dict[int, set[str] | None]:
