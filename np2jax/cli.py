@@ -84,18 +84,21 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
                                cache=False if no_cache else None)
 
 
-SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
-IgnoreOption = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes (comma-separated).")
-ExcludeOption = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable).")
-X64Option = typer.Option(False, "--x64", help="Make converted programs enable jax_enable_x64.")
-ReportFormatOption = typer.Option(ReportFormat.text, "--format", help="text, json, sarif (SARIF "
-                                  "2.1.0) or github (workflow annotations).")
-QuietOption = typer.Option(False, "--quiet", "-q", help="Text: print only findings and errors "
-                           "(and the diff with --diff), no summary and no progress bar.")
+# Help texts are single strings (no line breaks: rich wraps them to the terminal), metavars
+# short, so that the help column keeps its width on an 80-column terminal.
+SelectOption = typer.Option(None, "--select", metavar="CODES",
+                            help="Only these rule codes or prefixes (comma-separated).")
+IgnoreOption = typer.Option(None, "--ignore", metavar="CODES",
+                            help="Skip these rule codes or prefixes (comma-separated).")
+ExcludeOption = typer.Option(None, "--exclude", metavar="GLOB",
+                             help="Skip files matching this glob (repeatable).")
+ReportFormatOption = typer.Option(ReportFormat.text, "--format", metavar="FORMAT",
+                                  show_default=False, help="text (the default), json, sarif "
+                                  "(SARIF 2.1.0) or github (workflow annotations).")
 JitOption = typer.Option(False, "--jit", help="Compile with jax.jit every function the analysis "
                          "proves traceable; report why the others are left alone (NJ5xx).")
-JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Files processed in parallel "
-                          "(default: one per CPU core; 1: no worker processes).")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1, metavar="N", help="Files processed in "
+                          "parallel (default: one per CPU core; 1: no worker processes).")
 NoCacheOption = typer.Option(False, "--no-cache", help="Neither read nor store cached results "
                              "(see `cache` in the guide).")
 ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when findings remain "
@@ -125,33 +128,36 @@ def _read_stdin() -> bytes:
     return sys.stdin.buffer.read()
 
 
-@app.command()
+@app.command(help="Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which "
+                  "can also accompany --out).")
 def convert(
     paths: List[Path] = typer.Argument(None, help="Python files or folders to convert; - for "
                                        "standard input (the result goes to standard output).",
                                        show_default=False),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the converted tree under this folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR",
+                                       help="Write the converted tree under this folder."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the source files."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; alone, write nothing."),
     copy_other: bool = typer.Option(False, "--copy-other", help="With --out, also copy non-Python files."),
     output_format: ReportFormat = ReportFormatOption,
-    quiet: bool = QuietOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text: print only the findings, the "
+                               "errors and the diff asked for; no summary, no progress bar."),
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
-    x64: bool = X64Option,
+    x64: bool = typer.Option(False, "--x64", help="Converted programs enable jax_enable_x64 "
+                             "(64-bit types, as in NumPy); NJ401 is then off."),
     jit: bool = JitOption,
     jobs: Optional[int] = JobsOption,
     no_cache: bool = NoCacheOption,
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
-    html: Optional[Path] = typer.Option(None, "--html", help="Also write the run as one "
-                                        "self-contained HTML page (diffs, findings, verification)."),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Also write the run "
+                                        "as one self-contained HTML page (diffs, findings, "
+                                        "verification)."),
     exit_zero: bool = ExitZeroOption,
     stdin_filename: Optional[str] = StdinFilenameOption,
 ) -> None:
-    """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
-    accompany --out)."""
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import RunReport, emit, run_progress, unified_diff
 
@@ -176,8 +182,7 @@ def convert(
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
         if verify_ else None
-    if html is not None:
-        _write_html(html, run, verified)
+    html_written = html is not None and _write_html(html, run, verified)
     counts = run.counts()
     if verified is not None:
         counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
@@ -188,6 +193,8 @@ def convert(
                    changes=run.changes, written=run.written, diffs=diffs, verify=verified,
                    out=out if run.written else None),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
+    if html_written:
+        _say_html_written(html, _console(stderr=output_format is not ReportFormat.text), quiet)
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if (run.findings and not exit_zero) or failed else EXIT_CLEAN))
@@ -210,8 +217,7 @@ def _convert_stdin(stdin_filename, diff: bool, out, in_place: bool, copy_other: 
     config = load_config([Path(name)] if stdin_filename else [])
     data = _read_stdin()
     run = convert_stdin(data, config, name)
-    if html is not None:
-        _write_html(html, run, None)
+    html_written = html is not None and _write_html(html, run, None)
     stdout = sys.stdout.buffer
     if diff:
         stdout.write("".join(unified_diff(r.path, r.original, r.converted)
@@ -230,11 +236,13 @@ def _convert_stdin(stdin_filename, diff: bool, out, in_place: bool, copy_other: 
                    fixes=run.changes_by_code(), left=run.findings_by_code(),
                    changes=run.changes),
          output_format.value, err, _console(stderr=True), quiet)
+    if html_written:
+        _say_html_written(html, _console(stderr=True), quiet)
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if run.findings and not exit_zero else EXIT_CLEAN))
 
 
-def _write_html(path: Path, run, verified) -> None:
+def _write_html(path: Path, run, verified) -> bool:
     """--html: a write that fails is reported like any file that could not be written."""
     from np2jax.files import SourceError, write_atomic
     from np2jax.html_report import render_html
@@ -243,6 +251,16 @@ def _write_html(path: Path, run, verified) -> None:
         write_atomic(path, render_html(run, verified))
     except (OSError, UnicodeEncodeError) as exc:
         run.errors.append(SourceError(str(path), f"cannot write the HTML report: {exc}"))
+        return False
+    return True
+
+
+def _say_html_written(path: Path, console: Console, quiet: bool) -> None:
+    """Where --html went, after the report: on `console` (stdout for a text report, stderr
+    when stdout carries JSON, SARIF, annotations or a converted source)."""
+    if not quiet:
+        console.print(f"HTML report written to {path}", markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def _warn_if_nothing_found(run, paths: list[Path], quiet: bool) -> None:
@@ -299,26 +317,29 @@ def _verify_converted(paths: list[Path], config: Config, out: Path, written: lis
         raise _fail(str(exc)) from None
 
 
-@app.command()
+@app.command(help="Report code that JAX cannot run as written; the fixable findings are "
+                  "those np2jax convert rewrites.")
 def check(
     paths: List[Path] = typer.Argument(None, help="Python files or folders to check; - for "
                                        "standard input.", show_default=False),
     output_format: ReportFormat = ReportFormatOption,
-    quiet: bool = QuietOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text: print only the findings and "
+                               "the errors; no summary, no progress bar."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="Also list the renames convert would make."),
-    statistics: bool = typer.Option(False, "--statistics", help="Instead of the findings, the "
-                                    "number of each rule's, one line a rule (text or json)."),
+    statistics: bool = typer.Option(False, "--statistics", help="Print how many findings each "
+                                    "rule has, one line a rule, instead of the findings (text "
+                                    "or json)."),
     exit_zero: bool = ExitZeroOption,
     stdin_filename: Optional[str] = StdinFilenameOption,
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
-    x64: bool = X64Option,
+    x64: bool = typer.Option(False, "--x64", help="Check for a conversion with --x64 (64-bit "
+                             "types kept): NJ401, float64-dependent, is off."),
     jit: bool = JitOption,
     jobs: Optional[int] = JobsOption,
     no_cache: bool = NoCacheOption,
 ) -> None:
-    """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
     from np2jax.api import check_paths, check_stdin
     from np2jax.report import RunReport, emit, emit_statistics, run_progress
 
@@ -356,7 +377,9 @@ def check(
                      (EXIT_FINDINGS if problems and not exit_zero else EXIT_CLEAN))
 
 
-@app.command()
+@app.command(help="Run the original (NumPy) and the converted (JAX, once per device) program "
+                  "and compare results and timings. Exit 0 when everything is equal, 1 when "
+                  "anything differs or fails.")
 def verify(
     paths: List[str] = typer.Argument(..., metavar="ORIGINAL CONVERTED [-- PYTEST_ARGS]",
                                       help="Two files, or two trees (files paired by relative path)."),
@@ -382,8 +405,6 @@ def verify(
                                                    "this random output by statistics (repeatable)."),
     output_format: VerifyFormat = typer.Option(VerifyFormat.text, "--format", help="Output format."),
 ) -> None:
-    """Run the original (NumPy) and the converted (JAX, once per device) program and compare
-    results and timings. Exit 0 when everything is equal, 1 when anything differs or fails."""
     import json
 
     from np2jax.verify import (VerifyOptions, VerifyUsageError, parse_devices, parse_stochastic,

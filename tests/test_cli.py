@@ -381,3 +381,71 @@ def test_noqa_is_honoured_like_np2jax_ignore(tmp_path, comment, silenced):
     inplace = write(tmp_path / "b.py", INPLACE.replace("x[0] = 1.0", f"x[0] = 1.0  {comment}"))
     converted = invoke("convert", inplace, "--diff", "-q").stdout
     assert ("x.at[0]" in converted) != silenced  # a silenced fix is not applied either
+
+
+def _help(*command: str, columns: int) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
+    done = subprocess.run([sys.executable, "-m", "np2jax", *command, "--help"], check=True,
+                          capture_output=True, text=True, env={**env, "COLUMNS": str(columns)})
+    return done.stdout
+
+
+def _panel(text: str, title: str) -> list[str]:
+    """The rows of a help panel (`╭─ Options ─...`), without the borders."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"╭─ {title} "))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("╰"))
+    return [line.strip("│").rstrip() for line in lines[start + 1:end]]
+
+
+COMMANDS = ("convert", "check", "verify", "rule")
+
+
+def test_help_texts_have_no_hard_line_breaks():
+    """At 250 columns every help text fits on one line: a line break written into one (a
+    docstring's) would still break it mid-sentence."""
+    assert len(_panel(_help(columns=250), "Commands")) == len(COMMANDS)
+    for command in COMMANDS:
+        for row in _panel(_help(command, columns=250), "Options"):
+            assert row.lstrip().startswith("-"), (command, row)  # no continuation line
+
+
+def test_help_keeps_a_readable_column_at_80_columns():
+    for command in ("convert", "check"):
+        (row,) = [r for r in _panel(_help(command, columns=80), "Options") if "--format" in r]
+        assert row.index("text (the default)") <= 40  # short metavars leave the help its room
+
+
+def test_check_help_documents_only_what_check_does():
+    text = " ".join(_help("check", columns=250).split())
+    assert "--diff" not in text and "converted programs" not in text
+    assert "NJ401" in text and "--statistics" in text and "--exit-zero" in text
+    assert "--diff" in _help("convert", columns=250)
+
+
+def test_converted_tree_written_only_when_something_was(tmp_path):
+    out = tmp_path / "out"
+    missing = invoke("convert", tmp_path / "missing.py", "--out", out)
+    binary = invoke("convert", write(tmp_path / "bin.py", b"\x00\x01numpy"), "--out", out)
+    for result in (missing, binary):
+        assert result.exit_code == 2 and "converted tree written" not in result.output
+    assert not out.exists()
+    good = invoke("convert", write(tmp_path / "a.py", CLEAN), "--out", out)
+    assert f"converted tree written to {out}" in good.stdout
+
+
+def test_convert_html_says_where_the_report_went(tmp_path):
+    source = write(tmp_path / "a.py", CLEAN)
+    report = tmp_path / "report.html"
+    text = invoke("convert", source, "--diff", "--html", report)
+    assert text.stdout.splitlines()[-1] == f"HTML report written to {report}" and report.exists()
+    machine = invoke("convert", source, "--diff", "--html", report, "--format", "json")
+    assert json.loads(machine.stdout)["summary"]["converted"] == 1  # stdout stays JSON
+    assert f"HTML report written to {report}" in machine.stderr
+    piped = invoke_stdin(CLEAN.encode(), "convert", "-", "--html", report)
+    assert piped.stdout.startswith("import jax.numpy") and "HTML report" in piped.stderr
+    (tmp_path / "taken").mkdir()
+    failed = invoke("convert", source, "--diff", "--html", tmp_path / "taken")
+    assert failed.exit_code == 2 and "HTML report written" not in failed.output
+    assert "HTML report written" not in invoke("convert", source, "--diff", "--html", report,
+                                               "-q").output
