@@ -399,12 +399,17 @@ def dump_notebook(data: dict, original: str) -> str:
     return json.dumps(data, indent=indent, ensure_ascii=False) + newline
 
 
+def cell_pairs(original: str, converted: str) -> list[tuple[int, str, str]]:
+    """(cell number from 1, source before, source after) of each cell."""
+    before, after = json.loads(original)["cells"], json.loads(converted)["cells"]
+    return [(number, cell_text(old), cell_text(new))
+            for number, (old, new) in enumerate(zip(before, after), start=1)]
+
+
 def changed_cells(original: str, converted: str) -> list[tuple[int, str, str]]:
     """(cell number from 1, source before, source after) of each cell conversion changed."""
-    before, after = json.loads(original)["cells"], json.loads(converted)["cells"]
-    pairs = ((number, cell_text(old), cell_text(new))
-             for number, (old, new) in enumerate(zip(before, after), start=1))
-    return [(number, old, new) for number, old, new in pairs if old != new]
+    return [(number, old, new) for number, old, new in cell_pairs(original, converted)
+            if old != new]
 
 
 def cell_diff(path: str, original: str, converted: str) -> str:
