@@ -38,6 +38,15 @@ def big_tree(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.fixture
+def small_tree(tmp_path) -> Path:
+    """Enough files for a bar (more than five), few enough to run to the end quickly."""
+    for i in range(12):
+        (tmp_path / "src" / f"mod{i}.py").parent.mkdir(exist_ok=True)
+        (tmp_path / "src" / f"mod{i}.py").write_text(MODULE.format(i=i))
+    return tmp_path
+
+
 def _screen(chunks) -> str:
     return ANSI.sub("", "".join(text for _, text in chunks))
 
@@ -68,24 +77,26 @@ def test_a_long_run_shows_progress_within_two_seconds(big_tree, command):
     assert re.search(r"eta \d+:\d\d:\d\d", screen)  # and estimates the time left
 
 
-def test_the_bar_covers_the_writing_phase_and_is_gone_at_the_end(big_tree, tmp_path):
-    chunks = run_in_pty(["convert", "src", "--out", tmp_path / "out", "-j", "1"], big_tree,
+def test_the_bar_covers_the_writing_phase_and_is_gone_at_the_end(small_tree):
+    chunks = run_in_pty(["convert", "src", "--out", "out", "-j", "1", "--no-cache"], small_tree,
                         timeout=300)
     screen = _screen(chunks)
-    assert re.search(r"writing .*600/600", screen)
+    assert re.search(r"writing .*12/12", screen)
     # transient: the report starts on a clean line, after the bar was erased
     assert "np2jax convert" in screen and "converted tree written to" in screen
     report = screen[screen.index("np2jax convert"):]
-    assert "/600" not in report
+    assert "/12" not in report
 
 
-def test_no_progress_on_a_pipe_or_with_quiet(big_tree):
-    piped = subprocess.run([sys.executable, "-m", "np2jax", "check", "src/pkg0", "src/pkg1"],
-                           cwd=big_tree, capture_output=True, text=True, check=False)
+def test_no_progress_on_a_pipe_or_with_quiet(small_tree):
+    piped = subprocess.run([sys.executable, "-m", "np2jax", "check", "src", "--no-cache"],
+                           cwd=small_tree, capture_output=True, text=True, check=False)
     assert piped.returncode == 1 and piped.stderr == ""
-    quiet = run_in_pty(["check", "src/pkg0", "src/pkg1", "--quiet"], big_tree, timeout=120)
+    quiet = run_in_pty(["check", "src", "--quiet", "--no-cache"], small_tree, timeout=120)
     screen = _screen(quiet)
-    assert "NJ" in screen and not re.search(r"\d+/100", screen)
+    assert "NJ" in screen and not re.search(r"\d+/12", screen)
+    shown = _screen(run_in_pty(["check", "src", "--no-cache"], small_tree, timeout=120))
+    assert re.search(r"checking .*12/12", shown)  # the same run, not quiet, has its bar
 
 
 def test_an_empty_input_says_so(tmp_path):
