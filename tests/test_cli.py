@@ -384,10 +384,12 @@ def test_noqa_is_honoured_like_np2jax_ignore(tmp_path, comment, silenced):
 
 
 def _help(*command: str, columns: int) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
-    done = subprocess.run([sys.executable, "-m", "np2jax", *command, "--help"], check=True,
-                          capture_output=True, text=True, env={**env, "COLUMNS": str(columns)})
-    return done.stdout
+    """`np2jax COMMAND --help` as rich renders it `columns` wide, without colour."""
+    result = runner.invoke(app, [*command, "--help"],
+                           env={"COLUMNS": str(columns), "FORCE_COLOR": None, "NO_COLOR": "1",
+                                "TERM": "dumb"})
+    assert result.exit_code == 0
+    return result.stdout
 
 
 def _panel(text: str, title: str) -> list[str]:

@@ -4,14 +4,16 @@ done), and with --format json each carries its edit, as ruff's JSON has it (np2j
 from __future__ import annotations
 
 import json
+import os
 import re
-import subprocess
-import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from typer.testing import CliRunner
 
 from helpers import FIXTURES, fixture_config
+from np2jax.cli import app
 from np2jax.engine import process_text
 
 INPLACE = "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\ny = np.sum([1, 2])\n"
@@ -29,9 +31,16 @@ def main():
 """
 
 
-def run(*args, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "np2jax", *map(str, args)], cwd=cwd, text=True,
-                          input=stdin, capture_output=True, check=False)
+def run(*args, cwd: Path) -> SimpleNamespace:
+    """The CLI in this process (typer's CliRunner), in `cwd`: returncode, stdout, stderr."""
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(app, [str(a) for a in args])
+    finally:
+        os.chdir(old)
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout,
+                           stderr=result.stderr)
 
 
 def test_check_says_what_convert_would_do(tmp_path):
