@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from np2jax.findings import Finding
+from np2jax.report.places import file_place
 from np2jax.report.text import (
     print_diff,
     print_errors,
@@ -63,17 +64,6 @@ class RunReport:
         if self.verify is not None:
             extra["verify"] = self.verify.as_dict()
         return extra
-
-
-def file_place(line: int | None, col: int | None, cell: int | None) -> tuple:
-    """(line, column, message prefix) for tools that point into files. In a notebook the line
-    and column count inside a cell, which is no place in the .ipynb file: none then, and the
-    prefix names the place instead (`cell 3, line 2, col 5: `)."""
-    if cell is None:
-        return line, col, ""
-    parts = [f"cell {cell}"] + [f"{label} {value}" for label, value in (("line", line), ("col", col))
-                                if value]
-    return None, None, ", ".join(parts) + ": "
 
 
 def findings_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:
