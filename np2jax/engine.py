@@ -37,14 +37,17 @@ Outcome = FileResult | SourceError
 
 class Progress:
     """What a run tells about its progress: one phase after another (finding the files,
-    reading them, each pass over the tree, writing), each with its number of steps when it
-    is known. This one shows nothing; np2jax.report.text.RunProgress draws a bar."""
+    reading them, each pass over the tree, writing), each with its number of steps (files)
+    when it is known, and for the passes over the tree the size of the work (characters of
+    source: a big file takes longer, and the biggest go first). This one shows nothing;
+    np2jax.report.text.RunProgress draws a bar."""
 
-    def phase(self, description: str, total: int | None = None) -> None:
-        """A new phase begins: `total` steps (None: not known in advance)."""
+    def phase(self, description: str, total: int | None = None, size: int | None = None) -> None:
+        """A new phase begins: `total` steps (None: not known in advance) weighing `size`
+        in all (None: each step the same)."""
 
-    def advance(self, steps: int = 1) -> None:
-        """Steps of the current phase are done."""
+    def advance(self, steps: int = 1, size: int = 0) -> None:
+        """Steps of the current phase are done, weighing `size`."""
 
     def tick(self) -> None:
         """Nothing done yet, but time passes (called while waiting for workers)."""
@@ -95,8 +98,8 @@ class Engine:
         self.pool = None
         self.on_done: Callable[[Path], None] | None = None  # after each file's outcome
 
-    def _done(self, path) -> None:
-        self.progress.advance()
+    def _done(self, path, size: int) -> None:
+        self.progress.advance(1, size)
         if self.on_done is not None:
             self.on_done(Path(path))
 
@@ -115,7 +118,7 @@ class Engine:
             else:
                 fresh.append((path, text, context, memo_key))
         if description is not None:
-            self.progress.phase(description, len(fresh))
+            self.progress.phase(description, len(fresh), sum(len(f[1]) for f in fresh))
         missing = []
         for path, text, context, memo_key in fresh:
             cached = None
@@ -128,7 +131,7 @@ class Engine:
                 key = None
             if cached is not None:
                 outcomes[path] = self.memo[memo_key] = cached
-                self._done(path)
+                self._done(path, len(text))
             else:
                 missing.append((path, text, context, key, memo_key))
         jobs = [(str(p), t, self.config, rewrite, c, self.edits) for p, t, c, _, _ in missing]
@@ -147,7 +150,7 @@ class Engine:
             outcomes = []
             for job in jobs:
                 outcomes.append(process_job(job))
-                self._done(job[0])
+                self._done(job[0], len(job[1]))
         else:
             outcomes = self._in_workers(jobs)
         return [("done", SourceError(*value)) if kind == "error" else (kind, value)
@@ -180,7 +183,7 @@ class Engine:
                 except BrokenProcessPool:
                     lost.append(i)
                     continue
-                self._done(jobs[i][0])
+                self._done(jobs[i][0], len(jobs[i][1]))
             self.progress.tick()
         if lost:
             # A worker died (a crash in native code) and took the pool's pending files with
@@ -194,7 +197,7 @@ class Engine:
                     except BrokenProcessPool as exc:
                         outcomes[i] = ("internal", _internal_error(
                             exc, "the worker process processing it died"))
-                self._done(jobs[i][0])
+                self._done(jobs[i][0], len(jobs[i][1]))
         return outcomes
 
     def close(self) -> None:

@@ -111,3 +111,56 @@ def test_an_empty_input_says_so(tmp_path):
     quiet = subprocess.run([sys.executable, "-m", "np2jax", "check", "empty", "-q"], cwd=tmp_path,
                            capture_output=True, text=True, check=False)
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+class Recorder:
+    """An np2jax.engine.Progress that notes what it is told."""
+
+    def __init__(self):
+        self.phases: list[list] = []
+
+    def phase(self, description, total=None, size=None):
+        self.phases.append([description, total, size, 0, 0])
+
+    def advance(self, steps=1, size=0):
+        self.phases[-1][3] += steps
+        self.phases[-1][4] += size
+
+    def tick(self):
+        pass
+
+
+def test_every_phase_is_told_and_the_passes_weigh_the_source(small_tree, tmp_path):
+    from np2jax.api import check_paths, convert_paths
+    from np2jax.config import Config
+
+    (small_tree / "src" / "big.py").write_text(MODULE.format(i=99) + "# padding\n" * 2000)
+    sizes = sum(len(p.read_text()) for p in (small_tree / "src").glob("*.py"))
+    recorder = Recorder()
+    check_paths([small_tree / "src"], Config(cache=False), jobs=1, progress=recorder)
+    assert recorder.phases == [["finding files", None, None, 13, 0], ["reading", 13, None, 13, 0],
+                               ["checking", 13, sizes, 13, sizes]]
+    recorder = Recorder()
+    convert_paths([small_tree / "src"], Config(cache=False), out=tmp_path / "out", jobs=1,
+                  progress=recorder)
+    assert [p[0] for p in recorder.phases] == ["finding files", "reading", "converting", "writing"]
+    assert recorder.phases[-1][1:4] == [13, None, 13]
+
+
+def test_the_bar_follows_the_size_and_counts_files():
+    import io
+
+    from rich.console import Console
+
+    from np2jax.report.text import RunProgress
+
+    progress = RunProgress(Console(file=io.StringIO(), force_terminal=True, width=100))
+    progress.phase("checking", 8, size=1000)
+    progress.advance(1, 900)  # the biggest file first: most of the work
+    task = progress.bar.tasks[0]
+    assert task.percentage == 90.0 and task.fields["files"] == "1/8"
+    progress.phase("writing", 8)
+    progress.advance(2)
+    task = progress.bar.tasks[0]
+    assert (task.description, task.percentage, task.fields["files"]) == ("writing", 25.0, "2/8")
+    progress.close()

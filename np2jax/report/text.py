@@ -142,11 +142,13 @@ def print_report(console: Console, err_console: Console, report: RunReport, quie
 class RunProgress:
     """np2jax.engine.Progress drawn on a terminal (stderr): the phase of the run (finding
     files, reading, checking or converting, a pass again for cross-module rewrites, writing),
-    a bar, done/total, the time taken and the time left. It appears as soon as a run is
-    known to hold more than a handful of files (while they are still being found, for a
-    big tree) and is gone when the run ends. It draws from the calling thread only (no
-    refresh thread: workers are forked from a process that runs one thread), at most every
-    REFRESH_S seconds, and while waiting for workers (tick)."""
+    a bar, files done/total, the time taken and the time left. In a pass over the tree the
+    bar and the estimate follow the source's size, not the count of files: the biggest files
+    go first, and take longest. It appears as soon as a run is known to hold more than a
+    handful of files (while they are still being found, for a big tree) and is gone when the
+    run ends. It draws from the calling thread only (no refresh thread: workers are forked
+    from a process that runs one thread), at most every REFRESH_S seconds, and while waiting
+    for workers (tick)."""
 
     REFRESH_S = 0.1
 
@@ -154,26 +156,27 @@ class RunProgress:
         self.console = console
         self.bar = None
         self.task = None
-        self.description, self.total, self.completed = "", None, 0
+        self.description, self.total, self.size, self.completed = "", None, None, 0
         self.drawn_at = 0.0
 
-    def phase(self, description: str, total: int | None = None) -> None:
+    def phase(self, description: str, total: int | None = None, size: int | None = None) -> None:
         self.description, self.total, self.completed = description, total, 0
+        self.size = size if size else None  # an empty pass counts in files
         if self.bar is None:
             if total is not None and total >= PROGRESS_MIN_FILES:
                 self._show()
             return
         self.bar.remove_task(self.task)  # a new task: its own start time, its own estimate
-        self.task = self.bar.add_task(description, total=total)
+        self._add_task()
         self._draw(force=True)
 
-    def advance(self, steps: int = 1) -> None:
+    def advance(self, steps: int = 1, size: int = 0) -> None:
         self.completed += steps
         if self.bar is None:
             if self.total is None and self.completed >= PROGRESS_MIN_FILES:
                 self._show()  # files still being found: enough of them for a bar
             return
-        self.bar.update(self.task, advance=steps)
+        self.bar.update(self.task, advance=size if self.size else steps, files=self._files())
         self._draw(force=self.completed == self.total)  # a phase's end is always shown
 
     def tick(self) -> None:
@@ -185,23 +188,31 @@ class RunProgress:
             self.bar.stop()
             self.bar = None
 
+    def _files(self) -> str:
+        total = "?" if self.total is None else str(self.total)
+        return f"{self.completed:>{len(total)}}/{total}"
+
+    def _add_task(self) -> None:
+        self.task = self.bar.add_task(self.description, files=self._files(),
+                                      total=self.size or self.total,
+                                      completed=0 if self.size else self.completed)
+
     def _show(self) -> None:
         from rich.progress import (
             BarColumn,
-            MofNCompleteColumn,
             Progress,
             TextColumn,
             TimeElapsedColumn,
             TimeRemainingColumn,
         )
 
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            TextColumn("{task.fields[files]}", style="progress.download"),
                             TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
                             console=self.console, transient=True, auto_refresh=False,
                             redirect_stdout=False, redirect_stderr=False)
         self.bar.start()
-        self.task = self.bar.add_task(self.description, total=self.total,
-                                      completed=self.completed)
+        self._add_task()
         self._draw(force=True)
 
     def _draw(self, force: bool = False) -> None:
