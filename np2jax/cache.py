@@ -35,7 +35,7 @@ from np2jax.files import SourceError, write_atomic
 from np2jax.findings import FileResult
 from np2jax.tree import ModuleContext
 
-FORMAT = 4  # bump when the entry layout changes
+FORMAT = 5  # bump when the entry layout changes
 DEFAULT_MAX_MB = 512
 MAX_MB_VARIABLE = "NP2JAX_CACHE_MAX_MB"
 
@@ -148,8 +148,9 @@ def _text_digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
-def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext) -> str:
-    facts = [FORMAT, engine_fingerprint(), rewrite, _settings(config), context.name,
+def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext,
+               edits: bool = False) -> str:
+    facts = [FORMAT, engine_fingerprint(), rewrite, edits, _settings(config), context.name,
              context.is_package, sorted(context.external_names),
              [list(m) for m in context.external_mutators], sorted(context.exported_mutators),
              _text_digest(text).hex()]
@@ -213,10 +214,10 @@ class StoredRun:
     computed from the others' texts and names)."""
 
     def __init__(self, files: list[tuple[str, str, str]], config: Config, rewrite: bool,
-                 folder: Path | None = None) -> None:
+                 folder: Path | None = None, edits: bool = False) -> None:
         """`files`: (path, module name, text) of every file of the run, in order."""
         self.paths = [(path, text) for path, _, text in files]
-        identity = json.dumps([FORMAT, rewrite, _settings(config),
+        identity = json.dumps([FORMAT, rewrite, edits, _settings(config),
                                [[path, name] for path, name, _ in files]],
                               sort_keys=True, default=list)
         self.entry = (folder or cache_dir()) / "runs" / \

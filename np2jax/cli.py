@@ -30,6 +30,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # -h on every command, as ruff
 )
 
 
@@ -73,8 +74,10 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
     if x64 and x32:
         raise _fail("choose one of --x64 (the default) and --x32")
     start = paths[0] if paths else Path.cwd()
+    # the nearest folder that exists: a --stdin-filename may name a file not on disk
+    start = next((p for p in (start, *start.absolute().parents) if p.exists()), Path.cwd())
     try:
-        base = load_config(start if start.exists() else Path.cwd())
+        base = load_config(start)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
@@ -84,34 +87,68 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
                                cache=False if no_cache else None)
 
 
-SelectOption = typer.Option(None, "--select", help="Only these rule codes or prefixes (comma-separated).")
-IgnoreOption = typer.Option(None, "--ignore", help="Skip these rule codes or prefixes (comma-separated).")
-ExcludeOption = typer.Option(None, "--exclude", help="Skip files matching this glob (repeatable).")
+# Help texts are single strings (no line breaks: rich wraps them to the terminal), metavars
+# short, so that the help column keeps its width on an 80-column terminal.
+SelectOption = typer.Option(None, "--select", metavar="CODES",
+                            help="Only these rule codes or prefixes (comma-separated).")
+IgnoreOption = typer.Option(None, "--ignore", metavar="CODES",
+                            help="Skip these rule codes or prefixes (comma-separated).")
+ExcludeOption = typer.Option(None, "--exclude", metavar="GLOB",
+                             help="Skip files matching this glob (repeatable).")
+ReportFormatOption = typer.Option(ReportFormat.text, "--format", metavar="FORMAT",
+                                  show_default=False, help="text (the default), json, sarif "
+                                  "(SARIF 2.1.0) or github (workflow annotations).")
 X64Option = typer.Option(False, "--x64", help="Compute in NumPy's 64-bit dtypes (the default): "
                          "converted modules enable jax_enable_x64.")
 X32Option = typer.Option(False, "--x32", help="Compute in JAX's 32-bit defaults (faster, half the "
                          "memory); NJ401 reports where that may change a result.")
-ReportFormatOption = typer.Option(ReportFormat.text, "--format", help="text, json, sarif (SARIF "
-                                  "2.1.0) or github (workflow annotations).")
-QuietOption = typer.Option(False, "--quiet", "-q", help="Text: print only findings and errors "
-                           "(and the diff with --diff), no summary and no progress bar.")
 JitOption = typer.Option(False, "--jit", help="Compile with jax.jit every function the analysis "
                          "proves traceable; report why the others are left alone (NJ5xx).")
-JobsOption = typer.Option(None, "--jobs", "-j", min=1, help="Files processed in parallel "
-                          "(default: one per CPU core; 1: no worker processes).")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1, metavar="N", help="Files processed in "
+                          "parallel (default: one per CPU core; 1: no worker processes).")
 NoCacheOption = typer.Option(False, "--no-cache", help="Neither read nor store cached results "
                              "(see `cache` in the guide).")
+ExitZeroOption = typer.Option(False, "--exit-zero", help="Exit 0 even when findings remain "
+                              "(2 still means a file could not be processed).")
+StdinFilenameOption = typer.Option(None, "--stdin-filename", metavar="PATH",
+                                   help="The path to report for standard input (-), and to "
+                                   "find the configuration from.")
+STDIN = "-"
 
 
-@app.command()
+def _reads_stdin(paths: list[Path], stdin_filename: Optional[str]) -> bool:
+    """`-` (or no path with --stdin-filename) reads the source from standard input."""
+    if not paths:
+        if stdin_filename is None:
+            raise _fail("give the files or folders to process, or - for standard input")
+        return True
+    if any(str(path) == STDIN for path in paths):
+        if len(paths) > 1:
+            raise _fail("- (standard input) cannot be combined with other paths")
+        return True
+    if stdin_filename is not None:
+        raise _fail("--stdin-filename names standard input: give - as the path")
+    return False
+
+
+def _read_stdin() -> bytes:
+    return sys.stdin.buffer.read()
+
+
+@app.command(help="Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which "
+                  "can also accompany --out).")
 def convert(
-    paths: List[Path] = typer.Argument(..., help="Python files or folders to convert."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the converted tree under this folder."),
+    paths: List[Path] = typer.Argument(None, help="Python files or folders to convert; - for "
+                                       "standard input (the result goes to standard output).",
+                                       show_default=False),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR",
+                                       help="Write the converted tree under this folder."),
     in_place: bool = typer.Option(False, "--in-place", help="Rewrite the source files."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; alone, write nothing."),
     copy_other: bool = typer.Option(False, "--copy-other", help="With --out, also copy non-Python files."),
     output_format: ReportFormat = ReportFormatOption,
-    quiet: bool = QuietOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text: print only the findings, the "
+                               "errors and the diff asked for; no summary, no progress bar."),
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
@@ -122,14 +159,19 @@ def convert(
     no_cache: bool = NoCacheOption,
     verify_: bool = typer.Option(False, "--verify", help="With --out, run each converted file "
                                  "that has main() and its original, and compare (np2jax verify)."),
-    html: Optional[Path] = typer.Option(None, "--html", help="Also write the run as one "
-                                        "self-contained HTML page (diffs, findings, verification)."),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="FILE", help="Also write the run "
+                                        "as one self-contained HTML page (diffs, findings, "
+                                        "verification)."),
+    exit_zero: bool = ExitZeroOption,
+    stdin_filename: Optional[str] = StdinFilenameOption,
 ) -> None:
-    """Convert NumPy code to JAX: to --out DIR, --in-place, or as a --diff (which can also
-    accompany --out)."""
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
-    from np2jax.report import RunReport, emit, file_progress, unified_diff
+    from np2jax.report import RunReport, emit, run_progress, unified_diff
 
+    if _reads_stdin(paths, stdin_filename):
+        _convert_stdin(stdin_filename, diff, out, in_place, copy_other, verify_, html,
+                       output_format, quiet, exit_zero,
+                       lambda p: _load_config(p, select, ignore, exclude, x64, jit, True, x32))
     if sum(bool(x) for x in (out, in_place)) > 1 or not (out or in_place or diff):
         raise _fail("choose one of --out DIR or --in-place, or --diff alone (it writes nothing)")
     if diff and in_place:
@@ -138,16 +180,16 @@ def convert(
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
     config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32)
     try:
-        with file_progress(_console(stderr=True), not quiet) as on_file:
+        with run_progress(_console(stderr=True), not quiet) as progress:
             run = convert_paths(paths, config, out=out, in_place=in_place,
-                                copy_other=copy_other, jobs=jobs, on_file=on_file)
+                                copy_other=copy_other, jobs=jobs, progress=progress)
     except (ValueError, ConfigError) as exc:
         raise _fail(str(exc)) from None
+    _warn_if_nothing_found(run, paths, quiet)
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
         if verify_ else None
-    if html is not None:
-        _write_html(html, run, verified)
+    html_written = html is not None and _write_html(html, run, verified)
     counts = run.counts()
     if verified is not None:
         counts.update({f"verified {verdict}": n for verdict, n in verified.counts().items()})
@@ -156,14 +198,58 @@ def convert(
     emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=counts,
                    fixes=run.changes_by_code(), left=run.findings_by_code(),
                    changes=run.changes, written=run.written, diffs=diffs, verify=verified,
-                   out=out),
+                   out=out if run.written else None),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
+    if html_written:
+        _say_html_written(html, _console(stderr=output_format is not ReportFormat.text), quiet)
     failed = verified is not None and not verified.ok
     raise typer.Exit(EXIT_ERROR if run.errors else
-                     (EXIT_FINDINGS if run.findings or failed else EXIT_CLEAN))
+                     (EXIT_FINDINGS if (run.findings and not exit_zero) or failed else EXIT_CLEAN))
 
 
-def _write_html(path: Path, run, verified) -> None:
+def _convert_stdin(stdin_filename, diff: bool, out, in_place: bool, copy_other: bool,
+                   verify_: bool, html, output_format, quiet: bool, exit_zero: bool,
+                   load_config) -> None:
+    """`np2jax convert -`: the source from standard input, the converted source (or with
+    --diff, the diff) on standard output, the report on standard error. A source that cannot
+    be converted is written back as it came (a filter never loses its input), exit 2."""
+    from np2jax.api import convert_stdin
+    from np2jax.files import SourceError, decode_source
+    from np2jax.report import RunReport, emit, unified_diff
+
+    if out is not None or in_place or copy_other or verify_:
+        raise _fail("with - (standard input) the converted source goes to standard output: "
+                    "--out, --in-place, --copy-other and --verify do not apply")
+    name = stdin_filename or STDIN
+    config = load_config([Path(name)] if stdin_filename else [])
+    data = _read_stdin()
+    run = convert_stdin(data, config, name)
+    html_written = html is not None and _write_html(html, run, None)
+    stdout = sys.stdout.buffer
+    if diff:
+        stdout.write("".join(unified_diff(r.path, r.original, r.converted)
+                             for r in run.files if r.changed).encode("utf-8", "surrogateescape"))
+    elif run.files:
+        try:
+            encoding = decode_source(data, name).encoding
+        except SourceError:  # pragma: no cover - decoded once already
+            encoding = "utf-8"
+        stdout.write(run.files[0].converted.encode(encoding))
+    else:
+        stdout.write(data)
+    stdout.flush()
+    err = _wide_console(stderr=True)
+    emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=run.counts(),
+                   fixes=run.changes_by_code(), left=run.findings_by_code(),
+                   changes=run.changes),
+         output_format.value, err, _console(stderr=True), quiet)
+    if html_written:
+        _say_html_written(html, _console(stderr=True), quiet)
+    raise typer.Exit(EXIT_ERROR if run.errors else
+                     (EXIT_FINDINGS if run.findings and not exit_zero else EXIT_CLEAN))
+
+
+def _write_html(path: Path, run, verified) -> bool:
     """--html: a write that fails is reported like any file that could not be written."""
     from np2jax.files import SourceError, write_atomic
     from np2jax.html_report import render_html
@@ -172,6 +258,25 @@ def _write_html(path: Path, run, verified) -> None:
         write_atomic(path, render_html(run, verified))
     except (OSError, UnicodeEncodeError) as exc:
         run.errors.append(SourceError(str(path), f"cannot write the HTML report: {exc}"))
+        return False
+    return True
+
+
+def _say_html_written(path: Path, console: Console, quiet: bool) -> None:
+    """Where --html went, after the report: on `console` (stdout for a text report, stderr
+    when stdout carries JSON, SARIF, annotations or a converted source)."""
+    if not quiet:
+        console.print(f"HTML report written to {path}", markup=False, highlight=False,
+                      soft_wrap=True)
+
+
+def _warn_if_nothing_found(run, paths: list[Path], quiet: bool) -> None:
+    """A run that found no file to process says so (exit 0, as ruff does): a typo in a
+    folder's name, or every file excluded, should not pass for a clean tree."""
+    if not run.files and not run.errors and not quiet:
+        shown = ", ".join(str(p) for p in paths)
+        _console(stderr=True).print(f"warning: no Python files found in {shown}", style="yellow",
+                                    markup=False, highlight=False, soft_wrap=True)
 
 
 def _wide_console(stderr: bool = False) -> Console:
@@ -219,12 +324,20 @@ def _verify_converted(paths: list[Path], config: Config, out: Path, written: lis
         raise _fail(str(exc)) from None
 
 
-@app.command()
+@app.command(help="Report code that JAX cannot run as written; the fixable findings are "
+                  "those np2jax convert rewrites.")
 def check(
-    paths: List[Path] = typer.Argument(..., help="Python files or folders to check."),
+    paths: List[Path] = typer.Argument(None, help="Python files or folders to check; - for "
+                                       "standard input.", show_default=False),
     output_format: ReportFormat = ReportFormatOption,
-    quiet: bool = QuietOption,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text: print only the findings and "
+                               "the errors; no summary, no progress bar."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="Also list the renames convert would make."),
+    statistics: bool = typer.Option(False, "--statistics", help="Print how many findings each "
+                                    "rule has, one line a rule, instead of the findings (text "
+                                    "or json)."),
+    exit_zero: bool = ExitZeroOption,
+    stdin_filename: Optional[str] = StdinFilenameOption,
     select: Optional[List[str]] = SelectOption,
     ignore: Optional[List[str]] = IgnoreOption,
     exclude: Optional[List[str]] = ExcludeOption,
@@ -234,28 +347,46 @@ def check(
     jobs: Optional[int] = JobsOption,
     no_cache: bool = NoCacheOption,
 ) -> None:
-    """Report code that JAX cannot run as written (fixable marks what convert rewrites)."""
-    from np2jax.api import check_paths
-    from np2jax.report import RunReport, emit, file_progress
+    from np2jax.api import check_paths, check_stdin
+    from np2jax.report import RunReport, emit, emit_statistics, run_progress
 
-    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32)
-    try:
-        with file_progress(_console(stderr=True), not quiet) as on_file:
-            run = check_paths(paths, config, jobs=jobs, on_file=on_file)
-    except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
-        raise _fail(str(exc)) from None
+    if statistics and output_format not in (ReportFormat.text, ReportFormat.json):
+        raise _fail("--statistics prints text or json")
+    # the JSON report gives each fixable finding its edit, which costs about a rewrite
+    json_fixes = output_format is ReportFormat.json and not statistics
+    if _reads_stdin(paths, stdin_filename):
+        name = stdin_filename or STDIN
+        config = _load_config([Path(name)] if stdin_filename else [], select, ignore, exclude,
+                              x64, jit, True, x32)
+        run = check_stdin(_read_stdin(), config, name, fix_edits=json_fixes)
+    else:
+        config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32)
+        try:
+            with run_progress(_console(stderr=True), not quiet) as progress:
+                run = check_paths(paths, config, jobs=jobs, progress=progress,
+                                  fix_edits=json_fixes)
+        except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
+            raise _fail(str(exc)) from None
+        _warn_if_nothing_found(run, paths, quiet)
     problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)
-    counts = {"checked": len(run.files), "failed": len(run.errors)}
-    fixable = Counter(p.code for p in problems if p.fixable)
-    emit(RunReport("check", findings=findings, errors=run.errors, counts=counts, fixes=fixable,
-                   left=run.findings_by_code(), fixes_label="convert fixes"),
-         output_format.value, _wide_console(), _console(stderr=True), quiet)
-    raise typer.Exit(EXIT_ERROR if run.errors else (EXIT_FINDINGS if problems else EXIT_CLEAN))
+    if statistics:
+        emit_statistics(findings, run.errors, output_format.value, _wide_console(),
+                        _console(stderr=True), quiet)
+    else:
+        counts = {"checked": len(run.files), "failed": len(run.errors)}
+        fixable = Counter(p.code for p in problems if p.fixable)
+        emit(RunReport("check", findings=findings, errors=run.errors, counts=counts,
+                       fixes=fixable, left=run.findings_by_code(), fixes_label="convert fixes"),
+             output_format.value, _wide_console(), _console(stderr=True), quiet)
+    raise typer.Exit(EXIT_ERROR if run.errors else
+                     (EXIT_FINDINGS if problems and not exit_zero else EXIT_CLEAN))
 
 
-@app.command()
+@app.command(help="Run the original (NumPy) and the converted (JAX, once per device) program "
+                  "and compare results and timings. Exit 0 when everything is equal, 1 when "
+                  "anything differs or fails.")
 def verify(
     paths: List[str] = typer.Argument(..., metavar="ORIGINAL CONVERTED [-- PYTEST_ARGS]",
                                       help="Two files, or two trees (files paired by relative path)."),
@@ -284,8 +415,6 @@ def verify(
                                                    "this random output by statistics (repeatable)."),
     output_format: VerifyFormat = typer.Option(VerifyFormat.text, "--format", help="Output format."),
 ) -> None:
-    """Run the original (NumPy) and the converted (JAX, once per device) program and compare
-    results and timings. Exit 0 when everything is equal, 1 when anything differs or fails."""
     import json
 
     from np2jax.verify import (VerifyOptions, VerifyUsageError, parse_devices, parse_stochastic,

@@ -11,6 +11,7 @@ import io
 import os
 import tempfile
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,9 +181,11 @@ class InputFile:
     relative: Path  # under the root the user named, for --out trees
 
 
-def discover(paths: list[Path], config: Config) -> tuple[list[InputFile], list[SourceError]]:
+def discover(paths: list[Path], config: Config, on_found: Callable[[], None] | None = None,
+             ) -> tuple[list[InputFile], list[SourceError]]:
     """Python files and Jupyter notebooks under `paths` (files given by name are taken
-    whatever their suffix), minus excluded ones, each once, in a stable order."""
+    whatever their suffix), minus excluded ones, each once, in a stable order. `on_found()`
+    is called for each file found (a progress bar counts them)."""
     found: dict[Path, InputFile] = {}
     errors: list[SourceError] = []
     for root in paths:
@@ -203,7 +206,10 @@ def discover(paths: list[Path], config: Config) -> tuple[list[InputFile], list[S
             except (OSError, RuntimeError):  # a link loop or a dangling link inside the tree
                 errors.append(SourceError(str(path), "broken symbolic link, or a link loop"))
                 continue
-            found.setdefault(resolved, InputFile(path, relative))
+            if resolved not in found:
+                found[resolved] = InputFile(path, relative)
+                if on_found is not None:
+                    on_found()
     return sorted(found.values(), key=lambda f: str(f.path)), errors
 
 

@@ -20,6 +20,8 @@ class Finding:
     # "info": a rewrite the engine made
     fixable: bool  # the engine rewrote (or, in check, would rewrite) this code
     cell: int | None = None  # in a notebook: the cell, counted from 1 (markdown cells too)
+    # check: the edit convert makes for a fixable finding, as ruff's JSON has it (np2jax.edits)
+    fix: dict | None = field(default=None, hash=False)
 
     def order(self) -> tuple:
         """The sort key: by file, cell, line and column, then the rest. sorted(key=Finding.order)
@@ -32,12 +34,16 @@ class Finding:
 
     def row(self) -> tuple:
         """Every field but the path, in order: how stored results keep a finding (compact)."""
-        return (self.line, self.col, self.code, self.name, self.message, self.severity,
-                self.fixable, self.cell)
+        row = (self.line, self.col, self.code, self.name, self.message, self.severity,
+               self.fixable, self.cell)
+        return row if self.fix is None else (*row, self.fix)
 
     def as_dict(self) -> dict:
         # every field is a plain value: a shallow copy (asdict deep-copies, slow on big trees)
-        return dict(self.__dict__)
+        fields = dict(self.__dict__)
+        if fields["fix"] is None:  # only check's fixable findings have one
+            del fields["fix"]
+        return fields
 
     def format(self) -> str:
         return f"{self.where()}:{self.line}:{self.col}: {self.code} {self.message}"
@@ -60,7 +66,7 @@ class FileResult:
     tree_references: dict = field(default_factory=dict)
     mutators: dict = field(default_factory=dict)  # function name -> (position, param), rewritable
     # the functions refused only because other files use them, which could be rewritten
-    # together with their calls there (the tree decides: np2jax.api._process_tree)
+    # together with their calls there (the tree decides: np2jax.engine.process_tree)
     exportable_mutators: dict = field(default_factory=dict)
 
     @property

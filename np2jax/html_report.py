@@ -96,6 +96,9 @@ section.rule { border-left: 4px solid var(--line); padding: 0 16px; margin: 20px
 section.rule pre { background: var(--panel); padding: 8px 12px; border-radius: 6px;
                    overflow-x: auto; font-size: 13px; }
 :target { outline: 3px solid #f2b880; }
+table.diff tr.marked td.ln { background: #f9d77e; color: #1d2430; font-weight: 600; }
+table.diff tr.marked td.code { box-shadow: inset 3px 0 #e0a800; }
+td.num a { font-variant-numeric: tabular-nums; }
 """
 
 
@@ -116,7 +119,7 @@ def render_html(run, verified=None, title: str = "np2jax convert") -> str:
         "<main>",
         _summary(run, verified, docs),
         _verification(verified, anchors) if verified is not None else "",
-        _files(run, verdicts, anchors),
+        _files(run, verdicts, anchors, verified is not None),
         _rules(sorted(codes), docs),
         "</main>",
     ]
@@ -311,50 +314,99 @@ def _file_anchors(paths: list[str]) -> dict[str, str]:
     return anchors
 
 
-def _files(run, verdicts, anchors: dict[str, str]) -> str:
+def _files(run, verdicts, anchors: dict[str, str], verify_ran: bool = False) -> str:
     parts = ['<section id="files"><h2>Files</h2>']
     for result in run.files:
-        parts.append(_file_section(result, verdicts.get(result.path), anchors[result.path]))
+        parts.append(_file_section(result, verdicts.get(result.path), anchors[result.path],
+                                   verify_ran))
     if not run.files:
         parts.append('<p class="note">No file was converted.</p>')
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _file_section(result, verdict, anchor: str) -> str:
+def _line_anchor(anchor: str, cell: int | None, line: int) -> str:
+    """The id of a line of a file's diff (of a notebook cell's): `file-a-py_L12`,
+    `file-nb-ipynb_c3_L2`: the original's line number (the new one, `R`, for an added line).
+    A file's id has no `_` (_file_anchors): a line's never equals a file's."""
+    return f"{anchor}_L{line}" if cell is None else f"{anchor}_c{cell}_L{line}"
+
+
+def _not_verified(result, verified) -> str:
+    """Why a file of a --verify run has no verdict to show: a note, never nothing."""
+    if is_notebook(result.path):
+        reason = "notebooks are not run by --verify"
+    elif verified is not None and verified.verdict == "skipped":
+        reason = verified.error or "nothing to run"
+    else:
+        return ""
+    return ('<p class="note not-verified"><span class="badge">not verified</span> '
+            f"{escape(reason)}</p>")
+
+
+def _file_section(result, verdict, anchor: str, verify_ran: bool = False) -> str:
     docs = rule_docs()
     badges = ['<span class="badge changed">converted</span>' if result.changed
               else '<span class="badge">unchanged</span>']
-    if verdict is not None:
+    not_verified = _not_verified(result, verdict) if verify_ran else ""
+    if not_verified:
+        badges.append('<span class="badge muted">not verified</span>')
+    elif verdict is not None:
         badges.append(_verdict_badge(verdict.verdict))
     parts = [f'<section class="file" id="{anchor}">',
              f"<h3>{escape(result.path)} {' '.join(badges)}</h3>"]
     if result.findings:
         parts.append(f"<h4>Left for you ({len(result.findings)})</h4>"
-                     + _notes_table(result.findings, "findings", docs))
+                     + _notes_table(result.findings, "findings", docs, anchor))
     if result.changes:
         # rewrites can run to dozens of renames: folded (a <details> opens without script)
         parts.append(f"<details><summary>{len(result.changes)} rewrite(s)</summary>"
-                     + _notes_table(result.changes, "changes", docs) + "</details>")
-    if verdict is not None:
+                     + _notes_table(result.changes, "changes", docs, anchor) + "</details>")
+    if not_verified:
+        parts.append(not_verified)
+    elif verdict is not None:
         parts.append(_verify_detail(verdict))
-    if result.changed and is_notebook(result.path):  # the JSON's diff would be unreadable
-        from np2jax.notebooks import changed_cells
-
-        parts += [side_by_side(old, new, title=f"cell {number}: ")
-                  for number, old, new in changed_cells(result.original, result.converted)]
-    elif result.changed:
-        parts.append(side_by_side(result.original, result.converted))
-    else:
-        parts.append('<p class="note">Nothing to rewrite: the file is the same after '
-                     "conversion.</p>")
+    parts += _diffs(result, anchor)
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _notes_table(notes, kind: str, docs) -> str:
+def _diffs(result, anchor: str) -> list[str]:
+    """The file's side-by-side diff (a notebook's: a diff per changed cell), each line with
+    its id, the lines of findings and rewrites shown (never folded) and the findings' lines
+    marked; for an unchanged file (cell) with findings, their lines."""
+    def lines(notes, cell=None) -> set[int]:
+        return {n.line for n in notes if n.cell == cell}
+
+    if is_notebook(result.path):  # the JSON's diff would be unreadable
+        from np2jax.notebooks import cell_pairs
+
+        parts = []
+        for number, old, new in cell_pairs(result.original, result.converted):
+            marked = lines(result.findings, number)
+            if old != new or marked:
+                parts.append(side_by_side(old, new, title=f"cell {number}: ",
+                                          anchor=f"{anchor}_c{number}", marked=marked,
+                                          shown=marked | lines(result.changes, number)))
+        if not result.changed:
+            parts.insert(0, '<p class="note">Nothing to rewrite: the notebook is the same '
+                         "after conversion.</p>")
+        return parts
+    marked = lines(result.findings)
+    if result.changed or marked:
+        table = side_by_side(result.original, result.converted, anchor=anchor, marked=marked,
+                             shown=marked | lines(result.changes))
+        if result.changed:
+            return [table]
+        return ['<p class="note">Nothing to rewrite: the file is the same after conversion. '
+                "The lines of its findings:</p>", table]
+    return ['<p class="note">Nothing to rewrite: the file is the same after conversion.</p>']
+
+
+def _notes_table(notes, kind: str, docs, anchor: str) -> str:
     rows = "".join(
-        f'<tr><td class="num">{"" if n.cell is None else f"cell {n.cell}:"}{n.line}</td>'
+        f'<tr><td class="num"><a href="#{_line_anchor(anchor, n.cell, n.line)}">'
+        f'{"" if n.cell is None else f"cell {n.cell}:"}{n.line}</a></td>'
         f'<td class="rule">{_rule_link(n.code, docs)}</td>'
         f'<td class="sev-{escape(n.severity)}">{escape(n.severity)}</td>'
         f"<td>{_message(n.message)}</td></tr>" for n in sorted(notes))
@@ -412,53 +464,80 @@ def _similar(old: str, new: str) -> bool:
     return difflib.SequenceMatcher(None, old, new, autojunk=False).ratio() >= 0.5
 
 
-def _row(old_no, old_html, new_no, new_html, old_class="", new_class="") -> str:
+def _row(old_no, old_html, new_no, new_html, old_class="", new_class="", anchor=None,
+         marked=frozenset()) -> str:
     def side(number, text, kind):
         if number is None:
             return '<td class="ln empty"></td><td class="code empty"></td>'
         return f'<td class="ln">{number}</td><td class="code {kind}">{text}</td>'
-    return f"<tr>{side(old_no, old_html, old_class)}{side(new_no, new_html, new_class)}</tr>"
+    attributes = ""
+    if anchor is not None:  # every line has its id: the original's number, else the new one's
+        attributes = (f' id="{anchor}_L{old_no}"' if old_no is not None
+                      else f' id="{anchor}_R{new_no}"')
+    if old_no is not None and old_no in marked:
+        attributes += ' class="marked"'
+    return (f"<tr{attributes}>{side(old_no, old_html, old_class)}"
+            f"{side(new_no, new_html, new_class)}</tr>")
 
 
 def side_by_side(original: str, converted: str, context: int = CONTEXT_LINES,
-                 title: str = "") -> str:
+                 title: str = "", anchor: str | None = None, marked=frozenset(),
+                 shown=frozenset()) -> str:
     """A two-column diff table: removed lines red on the left, added lines green on the right,
-    changed characters darker; runs of unchanged lines beyond `context` collapse to one row."""
+    changed characters darker; runs of unchanged lines beyond `context` of a change collapse
+    to one row. `anchor`: each row's id is `ANCHOR_L<original line>` (`_R<new line>` for an
+    added one). `marked` original lines (findings) are marked; they and the `shown` ones
+    are never folded, with a line of context."""
     old, new = original.splitlines(), converted.splitlines()
+    keep = set(shown) | set(marked)
     rows = []
-    shown_to = 0  # old lines before this index are shown or announced as skipped
-    for group in difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(context):
-        if group[0][1] > shown_to:
-            rows.append(_gap(old, new, shown_to, group[0][1], group[0][3]))
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                rows += [_row(i + 1, escape(old[i]), j + 1, escape(new[j]))
-                         for i, j in zip(range(i1, i2), range(j1, j2))]
-                continue
-            for k in range(max(i2 - i1, j2 - j1)):
-                i, j = i1 + k, j1 + k
-                has_old, has_new = i < i2, j < j2
-                if has_old and has_new and _similar(old[i], new[j]):
-                    left, right = _intraline(old[i], new[j])
-                else:
-                    left = escape(old[i]) if has_old else ""
-                    right = escape(new[j]) if has_new else ""
-                rows.append(_row(i + 1 if has_old else None, left, j + 1 if has_new else None,
-                                 right, "del", "ins"))
-        shown_to = group[-1][2]
-    if shown_to < len(old):
-        rows.append(_gap(old, new, shown_to, len(old), len(new)))
+    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    for number, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        if tag == "equal":
+            visible = set()
+            if number > 0:  # context after the change before
+                visible.update(range(i1, min(i2, i1 + context)))
+            if number < len(opcodes) - 1:  # context before the change after
+                visible.update(range(max(i1, i2 - context), i2))
+            for line in keep:  # a finding's line, with one line around it
+                if i1 < line <= i2:
+                    visible.update(range(max(i1, line - 2), min(i2, line + 1)))
+            hidden: list[int] = []
+            for i in range(i1, i2):
+                if i not in visible:
+                    hidden.append(i)
+                    continue
+                rows += _gap(old, new, hidden, i1, j1, anchor, marked)
+                hidden = []
+                rows.append(_row(i + 1, escape(old[i]), j1 + i - i1 + 1,
+                                 escape(new[j1 + i - i1]), anchor=anchor, marked=marked))
+            rows += _gap(old, new, hidden, i1, j1, anchor, marked)
+            continue
+        for k in range(max(i2 - i1, j2 - j1)):
+            i, j = i1 + k, j1 + k
+            has_old, has_new = i < i2, j < j2
+            if has_old and has_new and _similar(old[i], new[j]):
+                left, right = _intraline(old[i], new[j])
+            else:
+                left = escape(old[i]) if has_old else ""
+                right = escape(new[j]) if has_new else ""
+            rows.append(_row(i + 1 if has_old else None, left, j + 1 if has_new else None,
+                             right, "del", "ins", anchor=anchor, marked=marked))
     return ('<table class="diff"><colgroup><col class="ln"><col><col class="ln"><col>'
             f'</colgroup><tr><th colspan="2">{escape(title)}original (NumPy)</th>'
             f'<th colspan="2">{escape(title)}converted (JAX)</th></tr>{"".join(rows)}</table>')
 
 
-def _gap(old, new, start: int, end: int, new_end: int) -> str:
-    """Unchanged old lines start..end (new lines up to new_end): one row that says how many,
-    or the line itself when it is only one (the row would take as much room)."""
-    if end - start == 1:
-        return _row(end, escape(old[end - 1]), new_end, escape(new[new_end - 1]))
-    return _skip_row(end - start)
+def _gap(old, new, hidden: list[int], i1: int, j1: int, anchor, marked) -> list[str]:
+    """Unchanged lines left out: one row that says how many, or the line itself when it is
+    only one (the row would take as much room)."""
+    if not hidden:
+        return []
+    if len(hidden) == 1:
+        i = hidden[0]
+        return [_row(i + 1, escape(old[i]), j1 + i - i1 + 1, escape(new[j1 + i - i1]),
+                     anchor=anchor, marked=marked)]
+    return [_skip_row(len(hidden))]
 
 
 def _skip_row(count: int) -> str:

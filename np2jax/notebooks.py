@@ -173,6 +173,28 @@ class _Joined:
         found = re.search(rf"\b{name.group()}\b", magic.line) if name else None
         return found.start() + 1 if found else len(magic.line) - len(magic.line.lstrip()) + 1
 
+    def cell_fix(self, fix: dict | None, cell: int) -> dict | None:
+        """A fix's edit (np2jax.edits) with its rows counted in the cell; none when it
+        touches a magic's placeholder or leaves the cell."""
+        if fix is None:
+            return None
+        edits = []
+        for edit in fix["edits"]:
+            first, last = edit["location"]["row"], edit["end_location"]["row"]
+            if (self.locate(first)[0] != cell or self.locate(last)[0] != cell
+                    or "np2jax" in edit["content"]
+                    or any(_PLACEHOLDER_LINE.match(self.lines[row - 1].rstrip("\r\n"))
+                           for row in range(first, min(last, len(self.lines)) + 1))):
+                return None
+            edits.append({**edit, "location": {**edit["location"], "row": self.locate(first)[1]},
+                          "end_location": {**edit["end_location"], "row": self.locate(last)[1]}})
+        together = []
+        for other in fix["applies_with"]:
+            where, row = self.locate(other["location"]["row"])
+            together.append({**other, "cell": where,
+                             "location": {**other["location"], "row": row}})
+        return {**fix, "edits": edits, "applies_with": together}
+
     def locate(self, line: int) -> tuple[int, int]:
         """Joined line -> (cell number counted from 1, line in the cell)."""
         at = max(bisect.bisect_right(self.starts, line) - 1, 0)
@@ -246,7 +268,7 @@ def _placeholder(number: int, magic: str) -> str:
 
 
 def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrite: bool = True,
-                     context: ModuleContext | None = None) -> FileResult:
+                     context: ModuleContext | None = None, edits: bool = False) -> FileResult:
     """Convert (or, with rewrite=False, check) a notebook's JSON text; the result's texts are
     the notebook files' texts, its findings name the cells."""
     data = load_notebook(text, path)
@@ -267,7 +289,8 @@ def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrit
         else:
             joined.add(index, code, _prepare(code, path, index, joined))
     try:
-        result = process("".join(joined.lines), config, path, rewrite, context or ModuleContext())
+        result = process("".join(joined.lines), config, path, rewrite, context or ModuleContext(),
+                         edits)
     except SourceError as exc:
         if exc.line is None:
             raise
@@ -279,7 +302,8 @@ def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrit
         message = _PLACEHOLDER_CALL.sub(
             lambda m: joined.magics[int(m.group(1))].line.strip(), finding.message)
         return replace(finding, line=line, cell=cell, message=message,
-                       col=joined.magic_column(finding.line, finding.col))
+                       col=joined.magic_column(finding.line, finding.col),
+                       fix=joined.cell_fix(finding.fix, cell))
 
     converted = text
     if rewrite and result.changed:
@@ -375,12 +399,17 @@ def dump_notebook(data: dict, original: str) -> str:
     return json.dumps(data, indent=indent, ensure_ascii=False) + newline
 
 
+def cell_pairs(original: str, converted: str) -> list[tuple[int, str, str]]:
+    """(cell number from 1, source before, source after) of each cell."""
+    before, after = json.loads(original)["cells"], json.loads(converted)["cells"]
+    return [(number, cell_text(old), cell_text(new))
+            for number, (old, new) in enumerate(zip(before, after), start=1)]
+
+
 def changed_cells(original: str, converted: str) -> list[tuple[int, str, str]]:
     """(cell number from 1, source before, source after) of each cell conversion changed."""
-    before, after = json.loads(original)["cells"], json.loads(converted)["cells"]
-    pairs = ((number, cell_text(old), cell_text(new))
-             for number, (old, new) in enumerate(zip(before, after), start=1))
-    return [(number, old, new) for number, old, new in pairs if old != new]
+    return [(number, old, new) for number, old, new in cell_pairs(original, converted)
+            if old != new]
 
 
 def cell_diff(path: str, original: str, converted: str) -> str:

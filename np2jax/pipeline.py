@@ -18,17 +18,32 @@ if TYPE_CHECKING:
     from np2jax.rules.base import Report
 
 _SUPPRESSION = re.compile(r"#\s*np2jax:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
+# ruff's and flake8's noqa comments (any case), bare or with codes (`noqa: NJ201, NJ4`);
+# a colon followed by no code silences nothing (ruff calls it an invalid directive).
+_NOQA = re.compile(r"#\s*noqa(?![\w-])(?P<colon>\s*:\s*"
+                   r"(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*)?)?", re.IGNORECASE)
 
 
 def suppressions(text: str) -> dict[int, set[str] | None]:
-    """Line -> codes silenced there by `# np2jax: ignore[...]` (None: all codes)."""
+    """Line -> codes silenced there by `# np2jax: ignore[...]` or `# noqa: ...` (None: all
+    codes, a bare `# np2jax: ignore` or `# noqa`)."""
     silenced: dict[int, set[str] | None] = {}
     for number, line in enumerate(text.splitlines(), start=1):
+        if "#" not in line:
+            continue
+        found: list[set[str] | None] = []
         match = _SUPPRESSION.search(line)
         if match:
             codes = match.group("codes")
-            silenced[number] = None if codes is None else {
-                c.strip().upper() for c in codes.split(",") if c.strip()}
+            found.append(None if codes is None else {
+                c.strip().upper() for c in codes.split(",") if c.strip()})
+        match = _NOQA.search(line)
+        if match and not (match.group("colon") and not match.group("codes")):
+            codes = match.group("codes")
+            found.append(None if codes is None else {
+                c.upper() for c in re.split(r"[\s,]+", codes) if c})
+        if found:
+            silenced[number] = None if None in found else set().union(*found)
     return silenced
 
 
@@ -45,13 +60,14 @@ RECURSION_LIMIT = 20_000
 
 
 def process(text: str, config: Config, path: str = "<string>", rewrite: bool = True,
-            context: ModuleContext = ModuleContext()) -> FileResult:
+            context: ModuleContext = ModuleContext(), edits: bool = False) -> FileResult:
     """Convert `text`; the result carries the new text, the changes and the findings.
-    With rewrite=False (check) the fixes are only listed, and the text stays as it was."""
+    With rewrite=False (check) the fixes are only listed, and the text stays as it was;
+    `edits` (check) gives each its edit (Finding.fix, np2jax.edits)."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
     try:
-        return _process(text, config, path, rewrite, context)
+        return _process(text, config, path, rewrite, context, edits)
     except RecursionError:
         raise SourceError(path, "expressions nested too deeply to analyze") from None
     finally:
@@ -59,7 +75,7 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
 
 
 def _process(text: str, config: Config, path: str, rewrite: bool,
-             context: ModuleContext) -> FileResult:
+             context: ModuleContext, edits: bool = False) -> FileResult:
     if not may_use_numpy(text) and not may_call_tree_mutator(text, context):
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
@@ -102,6 +118,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
 
         converted = apply_fixes(analysis, applied, config.x64).code
         _check_parses(converted, text, path)
+    elif applied:  # check: what convert would do, said as such (and each fix's edit)
+        kept = _as_fixable(kept, applied, analysis, edits)
     return FileResult(
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -126,6 +144,45 @@ def _check_parses(converted: str, original: str, path: str) -> None:
         except SyntaxError:
             return  # CPython refuses the original too: nothing the conversion broke
         raise RuntimeError(f"the converted code does not parse (line {exc.lineno}: {exc.msg})") from None
+
+
+# In check, a fixable finding's outcome says what convert would do, not what it did.
+_WOULD = (("rewritten as ", "rewrites it as "), ("converted to ", "converts it to "),
+          ("converted: ", "converts it: "), ("wrapped in ", "wraps it in "))
+
+
+def fixable_message(report: Report) -> str:
+    """A fix's message as check says it: `...: fixable (`np2jax convert` rewrites it as
+    ...)` where the message ends with its outcome (the catalog's `{outcome}`), else the
+    message and `(fixable: ...)`."""
+    from np2jax.rules.base import DEPENDENCY_DROPPED
+
+    message, unfixed = report.message, report.unfixed_message
+    if unfixed and unfixed.endswith(DEPENDENCY_DROPPED):
+        head = unfixed[:-len(DEPENDENCY_DROPPED)]
+        outcome = message[len(head):] if message.startswith(head) else ""
+        for done, would in _WOULD:
+            if outcome.startswith(done):
+                return f"{head}fixable (`np2jax convert` {would}{outcome[len(done):]})"
+    return f"{message} (fixable: `np2jax convert` rewrites it)"
+
+
+def _as_fixable(kept: list, applied: list, analysis, edits: bool) -> list:
+    """check's findings for the fixes convert would apply: the message says so (info ones,
+    plain renames, are left as they are), and with `edits` each gets its edit
+    (np2jax.edits; it costs about a conversion's rewrite, so only JSON asks for it)."""
+    fixes = {}
+    if edits:
+        from np2jax.edits import describe_fixes
+
+        codes: dict = {}
+        for report in applied:
+            codes.setdefault(report.node, []).append(report.code)
+        fixes = describe_fixes(analysis, applied, codes)
+    applied_ids = {id(r) for r in applied}
+    return [(r, f) if id(r) not in applied_ids else (r, replace(
+        f, fix=fixes.get(id(r)),
+        message=f.message if f.severity == "info" else fixable_message(r))) for r, f in kept]
 
 
 def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:

@@ -90,3 +90,60 @@ def fail_on(monkeypatch, suffix: str) -> None:
         return real(text, config, path, *args)
 
     monkeypatch.setattr(pipeline, "process", flaky)
+
+
+def run_in_pty(args, cwd: Path, *, stop_when=None, timeout: float = 120.0, columns: int = 120,
+               env: dict | None = None) -> list[tuple[float, str]]:
+    """`np2jax ARGS` with a pseudo-terminal as stdin, stdout and stderr (rich sees a
+    terminal): what it wrote, as (seconds since the start, text) chunks. `stop_when(text so
+    far)` true ends the run early (SIGINT, then SIGKILL, to the child alone)."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import signal
+    import struct
+    import termios
+    import time
+
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS")}
+    started = time.monotonic()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: np2jax in the terminal
+        try:
+            os.chdir(cwd)
+            os.execve(sys.executable, [sys.executable, "-m", "np2jax", *map(str, args)],
+                      {**base, **(env or {}), "TERM": "xterm-256color"})
+        finally:
+            os._exit(127)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    chunks: list[tuple[float, str]] = []
+    try:
+        while time.monotonic() - started < timeout:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if ready:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append((time.monotonic() - started, data.decode("utf-8", "replace")))
+                if stop_when is not None and stop_when("".join(c for _, c in chunks)):
+                    break
+    finally:
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            for _ in range(40):  # up to 2 s for it to end by itself or on SIGINT
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    break
+                if sig == signal.SIGKILL or _ == 0:
+                    os.kill(pid, sig)
+                time.sleep(0.05)
+            else:
+                continue
+            break
+        else:
+            os.waitpid(pid, 0)
+        os.close(fd)
+    return chunks

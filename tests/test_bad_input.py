@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import np2jax.api
+import np2jax.engine
 from helpers import invoke
 
 GOOD = "import numpy as np\ny = np.sum([1, 2])\n"
@@ -284,14 +284,14 @@ def test_unwritable_target_under_out(tmp_path):
 def test_a_file_deleted_during_the_run(tmp_path, monkeypatch):
     gone = write(tmp_path / "src" / "gone.py", GOOD)
     good = write(tmp_path / "src" / "z_good.py", GOOD)
-    real = np2jax.api.read_source
+    real = np2jax.engine.read_source
 
     def read_after_deleting(path):
         if path.name == "gone.py":
             path.unlink()  # found at discovery, gone when read
         return real(path)
 
-    monkeypatch.setattr(np2jax.api, "read_source", read_after_deleting)
+    monkeypatch.setattr(np2jax.engine, "read_source", read_after_deleting)
     result = invoke("convert", tmp_path / "src", "--in-place")
     assert result.exit_code == 2
     (line,) = error_lines(result.output, "gone.py")

@@ -62,12 +62,16 @@ def test_check_json_format(tmp_path):
     payload = json.loads(result.stdout)
     (finding,) = payload["findings"]
     assert set(finding) == {"path", "line", "col", "code", "name", "message", "severity", "fixable",
-                            "cell"}
+                            "cell", "fix"}  # fix: only a fixable finding's
     assert finding["cell"] is None  # a notebook's cell, counted from 1
     assert (finding["path"], finding["line"], finding["code"]) == (str(source), 3, "NJ201")
     assert finding["fixable"] is True and finding["severity"] == "error"
+    assert finding["fix"]["edits"] == [{"content": "x = x.at[0].set(1.0)",
+                                        "location": {"row": 3, "column": 1},
+                                        "end_location": {"row": 3, "column": 11}}]
     left = json.loads(invoke("check", write(tmp_path / "b.py", LEFT), "--format", "json").stdout)
     assert sorted((f["code"], f["fixable"]) for f in left["findings"]) == [("NJ201", False), ("NJ209", False)]
+    assert not any("fix" in f for f in left["findings"])
 
 
 def test_check_exits_2_on_unparsable_files_and_still_checks_the_rest(tmp_path):
@@ -251,3 +255,199 @@ def test_convert_diff_with_out_prints_the_diff_and_writes_the_tree(tmp_path):
     assert (tmp_path / "out" / "a.py").read_text().startswith("import jax.numpy as jnp")
     assert source.read_text() == CLEAN
     assert invoke("convert", source, "--in-place", "--diff").exit_code == 2
+
+
+@pytest.mark.parametrize("command", [[], ["convert"], ["check"], ["verify"], ["rule"]],
+                         ids=lambda c: " ".join(c) or "np2jax")
+def test_h_is_help_on_every_command(command):
+    short, long = invoke(*command, "-h"), invoke(*command, "--help")
+    assert short.exit_code == long.exit_code == 0
+    assert "Usage: np2jax" in short.output and short.output == long.output
+
+
+def invoke_stdin(data: bytes, *args, cwd: Path | None = None):
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return runner.invoke(app, [str(a) for a in args], input=data)
+    finally:
+        os.chdir(old)
+
+
+def test_convert_dash_reads_stdin_and_writes_the_result_to_stdout(tmp_path):
+    source = INPLACE + LEFT.split("\n", 1)[1]
+    (tmp_path / "cwd").mkdir()
+    result = invoke_stdin(source.encode(), "convert", "-", cwd=tmp_path / "cwd")
+    assert result.exit_code == 1  # LEFT's write into a parameter is left for you
+    assert list((tmp_path / "cwd").iterdir()) == []  # nothing written
+    invoke("convert", write(tmp_path / "a.py", source), "--out", tmp_path / "out")
+    assert result.stdout == (tmp_path / "out" / "a.py").read_text()  # the same conversion
+    assert "-:5:5: NJ201 " in result.stderr and "np2jax convert" in result.stderr
+    assert "converted tree written" not in result.output
+
+
+def test_convert_dash_keeps_the_encoding_and_gives_back_what_it_cannot_convert(tmp_path):
+    latin = "# -*- coding: latin-1 -*-\nimport numpy as np\nname = 'café'\ny = np.sum([1, 2])\n"
+    result = invoke_stdin(latin.encode("latin-1"), "convert", "-", "-q")
+    assert result.exit_code == 0
+    assert result.stdout_bytes.decode("latin-1") == latin.replace(
+        "import numpy as np\n", "import jax.numpy as jnp\n\n").replace(
+        "np.sum([1, 2])", "jnp.sum(jnp.array([1, 2]))")
+    broken = b"import numpy as np\nx = (\n"
+    failed = invoke_stdin(broken, "convert", "-", "--stdin-filename", "pkg/mod.py")
+    assert failed.exit_code == 2 and failed.stdout_bytes == broken
+    assert "error: pkg/mod.py:2: syntax error" in failed.stderr
+
+
+def test_convert_dash_diff_and_json(tmp_path):
+    diff = invoke_stdin(CLEAN.encode(), "convert", "-", "--diff", "-q")
+    assert diff.exit_code == 0
+    assert diff.stdout.startswith("--- a/-\n+++ b/-\n") and "+y = jnp.sum(jnp.array([1, 2]))" in diff.stdout
+    report = invoke_stdin(INPLACE.encode(), "convert", "-", "--format", "json")
+    assert report.stdout.startswith("import jax.numpy as jnp")
+    assert json.loads(report.stderr)["summary"] == {"converted": 1, "unchanged": 0, "failed": 0}
+
+
+def test_check_dash_reports_stdin_under_its_name(tmp_path):
+    plain = invoke_stdin(INPLACE.encode(), "check", "-")
+    assert plain.exit_code == 1 and plain.stdout.startswith("-:3:1: NJ201 ")
+    named = invoke_stdin(INPLACE.encode(), "check", "--stdin-filename", "src/model.py",
+                         "--format", "json")
+    assert [f["path"] for f in json.loads(named.stdout)["findings"]] == ["src/model.py"]
+    # the configuration is the one of the named file's folder, even if the file is not there
+    write(tmp_path / "pyproject.toml", '[tool.np2jax]\nignore = ["NJ201"]\n')
+    (tmp_path / "src").mkdir()
+    assert invoke_stdin(INPLACE.encode(), "check", "-", "--stdin-filename", "src/new.py",
+                        cwd=tmp_path).exit_code == 0
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["check", "-", "a.py"], "cannot be combined"),
+    (["check", "a.py", "--stdin-filename", "x.py"], "give - as the path"),
+    (["check"], "give the files or folders"),
+    (["convert", "-", "--out", "out"], "--out, --in-place"),
+    (["convert", "-", "--in-place"], "--out, --in-place"),
+])
+def test_stdin_usage_errors(tmp_path, args, problem):
+    write(tmp_path / "a.py", CLEAN)
+    result = invoke_stdin(CLEAN.encode(), *args, cwd=tmp_path)
+    assert result.exit_code == 2 and problem in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_statistics_count_each_rule_once(tmp_path):
+    for i in range(3):
+        write(tmp_path / f"m{i}.py", INPLACE + LEFT.split("\n", 1)[1] + "y = np.sum([1, 2])\n")
+    result = invoke("check", tmp_path, "--statistics")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "6\tNJ201\t[-] subscript-assignment",  # 3 rewritten by convert, 3 left
+        "3\tNJ110\t[*] list-as-array-argument",
+        "3\tNJ209\t[ ] mutated-argument",
+        "12 finding(s), 6 fixable (`np2jax convert` rewrites them)",
+    ]
+    rows = json.loads(invoke("check", tmp_path, "--statistics", "--format", "json").stdout)
+    assert rows[0] == {"code": "NJ201", "name": "subscript-assignment", "count": 6,
+                       "fixable": False, "fixable_count": 3}
+    assert [r["code"] for r in rows] == ["NJ201", "NJ110", "NJ209"]
+    assert invoke("check", tmp_path, "--statistics", "-q").stdout.count("\n") == 3
+    assert invoke("check", tmp_path, "--statistics", "--format", "sarif").exit_code == 2
+
+
+def test_exit_zero_keeps_findings_from_failing_but_not_errors(tmp_path):
+    source = write(tmp_path / "a.py", LEFT)
+    assert invoke("check", source).exit_code == 1
+    zero = invoke("check", source, "--exit-zero")
+    assert zero.exit_code == 0 and "NJ201" in zero.stdout
+    assert invoke("convert", source, "--diff", "--exit-zero").exit_code == 0
+    write(tmp_path / "bad.py", "import numpy as np\nx = (\n")
+    assert invoke("check", tmp_path, "--exit-zero").exit_code == 2
+
+
+@pytest.mark.parametrize("comment, silenced", [
+    ("# noqa: NJ201", True),
+    ("# NOQA:NJ2", True),  # a prefix, as in ignore[NJ2]
+    ("# noqa: E501, NJ201", True),
+    ("# noqa", True),  # bare: every rule, as in ruff
+    ("# noqa: E501", False),  # another linter's code
+    ("# noqa:", False),  # no code: ruff's invalid directive, silences nothing
+    ("# np2jax: ignore[NJ201]", True),
+])
+def test_noqa_is_honoured_like_np2jax_ignore(tmp_path, comment, silenced):
+    source = write(tmp_path / "a.py", LEFT.replace("x[0] = 1.0", f"x[0] = 1.0  {comment}"))
+    check = invoke("check", source)
+    assert ("NJ201" in check.stdout) != silenced
+    inplace = write(tmp_path / "b.py", INPLACE.replace("x[0] = 1.0", f"x[0] = 1.0  {comment}"))
+    converted = invoke("convert", inplace, "--diff", "-q").stdout
+    assert ("x.at[0]" in converted) != silenced  # a silenced fix is not applied either
+
+
+def _help(*command: str, columns: int) -> str:
+    """`np2jax COMMAND --help` as rich renders it `columns` wide, without colour."""
+    result = runner.invoke(app, [*command, "--help"],
+                           env={"COLUMNS": str(columns), "FORCE_COLOR": None, "NO_COLOR": "1",
+                                "TERM": "dumb"})
+    assert result.exit_code == 0
+    return result.stdout
+
+
+def _panel(text: str, title: str) -> list[str]:
+    """The rows of a help panel (`╭─ Options ─...`), without the borders."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"╭─ {title} "))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("╰"))
+    return [line.strip("│").rstrip() for line in lines[start + 1:end]]
+
+
+COMMANDS = ("convert", "check", "verify", "rule")
+
+
+def test_help_texts_have_no_hard_line_breaks():
+    """At 250 columns every help text fits on one line: a line break written into one (a
+    docstring's) would still break it mid-sentence."""
+    assert len(_panel(_help(columns=250), "Commands")) == len(COMMANDS)
+    for command in COMMANDS:
+        for row in _panel(_help(command, columns=250), "Options"):
+            assert row.lstrip().startswith("-"), (command, row)  # no continuation line
+
+
+def test_help_keeps_a_readable_column_at_80_columns():
+    for command in ("convert", "check"):
+        (row,) = [r for r in _panel(_help(command, columns=80), "Options") if "--format" in r]
+        assert row.index("text (the default)") <= 40  # short metavars leave the help its room
+
+
+def test_check_help_documents_only_what_check_does():
+    text = " ".join(_help("check", columns=250).split())
+    assert "--diff" not in text and "converted programs" not in text
+    assert "NJ401" in text and "--statistics" in text and "--exit-zero" in text
+    assert "--diff" in _help("convert", columns=250)
+
+
+def test_converted_tree_written_only_when_something_was(tmp_path):
+    out = tmp_path / "out"
+    missing = invoke("convert", tmp_path / "missing.py", "--out", out)
+    binary = invoke("convert", write(tmp_path / "bin.py", b"\x00\x01numpy"), "--out", out)
+    for result in (missing, binary):
+        assert result.exit_code == 2 and "converted tree written" not in result.output
+    assert not out.exists()
+    good = invoke("convert", write(tmp_path / "a.py", CLEAN), "--out", out)
+    assert f"converted tree written to {out}" in good.stdout
+
+
+def test_convert_html_says_where_the_report_went(tmp_path):
+    source = write(tmp_path / "a.py", CLEAN)
+    report = tmp_path / "report.html"
+    text = invoke("convert", source, "--diff", "--html", report)
+    assert text.stdout.splitlines()[-1] == f"HTML report written to {report}" and report.exists()
+    machine = invoke("convert", source, "--diff", "--html", report, "--format", "json")
+    assert json.loads(machine.stdout)["summary"]["converted"] == 1  # stdout stays JSON
+    assert f"HTML report written to {report}" in machine.stderr
+    piped = invoke_stdin(CLEAN.encode(), "convert", "-", "--html", report)
+    assert piped.stdout.startswith("import jax.numpy") and "HTML report" in piped.stderr
+    (tmp_path / "taken").mkdir()
+    failed = invoke("convert", source, "--diff", "--html", tmp_path / "taken")
+    assert failed.exit_code == 2 and "HTML report written" not in failed.output
+    assert "HTML report written" not in invoke("convert", source, "--diff", "--html", report,
+                                               "-q").output

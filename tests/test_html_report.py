@@ -115,7 +115,7 @@ def test_every_file_has_its_own_anchor(tmp_path):
     run = convert_paths([tmp_path], Config())
     page = Page(render_html(run, _fake_verification(run)))
     assert page.duplicate_ids == []
-    assert len([i for i in page.ids if i.startswith("file-")]) == 3
+    assert len([i for i in page.ids if i.startswith("file-") and "_" not in i]) == 3  # not lines
     assert all(h[1:] in page.ids for h in page.hrefs)
 
 
@@ -238,15 +238,108 @@ def test_cli_html_with_verify(tmp_path):
     src.mkdir()
     (src / "prog.py").write_text("import numpy as np\n\ndef main():\n    x = np.arange(4.0)\n"
                                  "    x[1] = 5.0\n    return {'x': x * 2}\n")
+    (src / "script.py").write_text("import numpy as np\ny = np.sum([1.0, 2.0])\n")  # no main()
+    (src / "nb.ipynb").write_text(json.dumps(NOTEBOOK, indent=1))
     report = tmp_path / "report.html"
     result = runner.invoke(app, ["convert", str(src), "--out", str(tmp_path / "out"),
                                  "--verify", "--html", str(report)])
-    assert result.exit_code == 0, result.output
-    page = Page(report.read_text(encoding="utf-8"))
+    assert result.exit_code == 1, result.output  # the notebook leaves a finding
+    page_text = report.read_text(encoding="utf-8")
+    page = Page(page_text)
     assert set(SECTIONS) <= page.ids
     text = " ".join(page.text)
     assert "timings of prog.py" in text and "JAX cpu steady" in text
     assert re.search(r"1\s*verified equal", text)
+    # the files --verify did not run say so, and why
+    sections = dict(re.findall(r'<section class="file" id="([^"]+)">(.*?)</section>', page_text,
+                               re.S))
+    script = sections[next(k for k in sections if k.endswith("script-py"))]
+    notebook = sections[next(k for k in sections if k.endswith("nb-ipynb"))]
+    for section, reason in ((script, "defines no main()"),
+                            (notebook, "notebooks are not run by --verify")):
+        assert '<span class="badge muted">not verified</span>' in section
+        assert reason in section
+    assert "not verified" not in sections[next(k for k in sections if k.endswith("prog-py"))]
+
+
+# -- finding lines, linked to their marked line in the diff --------------------------------------
+
+NOTEBOOK = {"cells": [
+    {"cell_type": "markdown", "metadata": {}, "source": "# title"},
+    {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+     "source": "import numpy as np\nx = np.zeros(3)"},
+    {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+     "source": "def f(a):\n    a[0] = 2.0\n    return a"}],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+# a change at the top and a finding far below it, where the diff folds unchanged lines
+LONG = ("import numpy as np\n\nx = np.zeros(3)\nx[0] = 1.0\n\n"
+        + "".join(f"def helper_{i}(a):\n    return a + {i}\n\n" for i in range(60))
+        + "def late(p):\n    p[0] = 2.0\n    return p\n")
+
+
+def _link_tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "long.py").write_text(LONG)
+    (src / "left.py").write_text(LEFT)  # unchanged, one finding
+    (src / "nb.ipynb").write_text(json.dumps(NOTEBOOK, indent=1))
+    return src
+
+
+def _rows(page_text: str) -> dict[str, tuple[str, str]]:
+    """id -> (class, the row's text) of each diff row with an id."""
+    return {row_id: (classes or "", re.sub(r"<[^>]+>", "", body))
+            for row_id, classes, body in re.findall(
+                r'<tr id="([^"]+)"(?: class="([^"]+)")?>(.*?)</tr>', page_text, re.S)}
+
+
+def test_a_finding_links_to_its_marked_line_in_the_diff(tmp_path):
+    src = _link_tree(tmp_path)
+    run = convert_paths([src], Config())
+    page_text = render_html(run)
+    page = Page(page_text)
+    assert page.duplicate_ids == [] and all(h[1:] in page.ids for h in page.hrefs)
+    rows = _rows(page_text)
+    lines = {r.path: r.original.splitlines() for r in run.files}
+    found = 0
+    for table in re.findall(r'<table class="data findings">(.*?)</table>', page_text, re.S):
+        for target, shown in re.findall(r'<a href="#([^"]+)">([^<]+)</a></td>', table):
+            classes, text = rows[target]
+            assert classes == "marked"
+            path = next(p for p in lines if target.startswith(_anchor(page_text, p)))
+            cell, _, line = shown.rpartition(":")
+            if not cell:  # a Python file: the row shows that line of the original
+                assert lines[path][int(line) - 1].strip() in text
+            else:  # a notebook: that line of the cell
+                number = int(cell.split()[-1])
+                source = NOTEBOOK["cells"][number - 1]["source"].splitlines()
+                assert source[int(line) - 1].strip() in text
+                assert target.endswith(f"_c{number}_L{line}")
+            found += 1
+    assert found == len(run.findings) >= 3  # long.py's late(), left.py's f(), the notebook's f()
+    # the rewrites link to their lines too, which are never folded away
+    changes = re.findall(r'<table class="data changes">.*?</table>', page_text, re.S)
+    targets = [t for table in changes for t in re.findall(r'<td class="num"><a href="#([^"]+)"',
+                                                          table)]
+    assert len(targets) == len(run.changes) and all(t in rows for t in targets)
+
+
+def _anchor(page_text: str, path: str) -> str:
+    return re.search(rf'<section class="file" id="([^"]+)">\s*<h3>{re.escape(path)} ',
+                     page_text).group(1)
+
+
+def test_side_by_side_gives_each_line_an_id_and_keeps_marked_lines():
+    old = "".join(f"line{i}\n" for i in range(40))
+    table = side_by_side(old, old.replace("line2\n", "LINE2\n"), context=2, anchor="f",
+                         marked={31})
+    ids = re.findall(r'<tr id="([^"]+)"', table)
+    assert len(ids) == len(set(ids)) and "f_L3" in ids  # the changed line
+    assert 'id="f_L31" class="marked"' in table  # line31 (line30 in the text): kept, marked
+    assert "f_L30" in ids and "f_L32" in ids  # with a line of context
+    assert "f_L20" not in ids  # the rest stays folded
+    added = side_by_side("a\n", "a\nb\n", anchor="g")
+    assert 'id="g_L1"' in added and 'id="g_R2"' in added  # an added line: its new number
 
 
 # -- in a real browser ---------------------------------------------------------------------------
@@ -360,3 +453,42 @@ def test_page_renders_in_a_headless_browser(tmp_path):
     assert not_white > 0.05 and colours > 50, (not_white, colours)
     # the header's dark band is drawn: the inline stylesheet was applied
     assert (np.abs(pixels[10, 10].astype(int) - (0x1D, 0x24, 0x30)) < 8).all()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+def test_finding_links_land_on_the_marked_line_in_a_browser(tmp_path):
+    """The page has no script; a copy with one checks, in chromium, that every link has its
+    target and that following a finding's link scrolls its marked line into view."""
+    src = _link_tree(tmp_path)
+    report = tmp_path / "report.html"
+    result = runner.invoke(app, ["convert", str(src), "--diff", "--html", str(report), "-q"])
+    assert result.exit_code == 1, result.output
+    probe = """<script>
+    const out = {missing: []};
+    for (const a of document.querySelectorAll('a[href^="#"]'))
+      if (!document.getElementById(a.getAttribute('href').slice(1))) out.missing.push(a.href);
+    const hrefs = [...document.querySelectorAll('table.findings a')].map(a => a.getAttribute('href'));
+    out.far = hrefs.find(h => h.includes('long-py'));
+    const row = document.getElementById(out.far.slice(1));
+    out.before = row.getBoundingClientRect().top;
+    location.hash = out.far;
+    out.after = row.getBoundingClientRect().top;
+    out.height = window.innerHeight;
+    out.target = row.matches(':target');
+    out.marked = getComputedStyle(row.querySelector('td.ln')).backgroundColor;
+    const pre = document.createElement('pre'); pre.id = 'probe';
+    pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+    </script>"""
+    copy = tmp_path / "probe.html"
+    copy.write_text(report.read_text(encoding="utf-8").replace("</body>", probe + "</body>"),
+                    encoding="utf-8")
+    dom = _chromium("--window-size=1280,800", "--dump-dom", copy.as_uri(),
+                    profile=tmp_path / "profile")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom.stdout, re.S)
+    assert found, dom.stdout[-2000:]
+    out = json.loads(found.group(1).replace("&quot;", '"'))
+    assert out["missing"] == []
+    assert out["before"] > out["height"]  # the line was out of sight...
+    assert 0 <= out["after"] < 100 and out["target"]  # ...the link brought it to the top
+    assert out["marked"] == "rgb(249, 215, 126)"  # and it is marked

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from helpers import fail_on
-from np2jax import api
+from np2jax import engine as engine_module
 from np2jax import cache as cache_module
 from np2jax.api import check_paths, convert_paths
 from np2jax.config import Config, load_config
@@ -47,30 +47,30 @@ def _summary(run):
 @pytest.fixture(autouse=True)
 def _workers_even_for_small_trees(monkeypatch):
     """The trees here are tiny: -j N must still use worker processes."""
-    monkeypatch.setattr(api, "PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(engine_module, "PARALLEL_MIN_CHARS", 0)
 
 
 @pytest.fixture
 def computed(monkeypatch):
     """The paths np2jax actually processed (not served from the cache)."""
     seen: list[str] = []
-    original = api._process_job
+    original = engine_module.process_job
 
     def spy(job):
         seen.append(Path(job[0]).name)
         return original(job)
 
-    monkeypatch.setattr(api, "_process_job", spy)
+    monkeypatch.setattr(engine_module, "process_job", spy)
     return seen
 
 
 def test_small_batches_stay_in_process(tmp_path, monkeypatch):
-    monkeypatch.setattr(api, "PARALLEL_MIN_CHARS", 10_000)
+    monkeypatch.setattr(engine_module, "PARALLEL_MIN_CHARS", 10_000)
     pkg = _tree(tmp_path, {"lists.py": LISTS, "plain.py": PLAIN})
-    engine = api._Engine(Config(cache=False), rewrite=False, jobs=2)
-    engine.run([(p, p.read_text(), api.ModuleContext()) for p in sorted(pkg.glob("*.py"))])
+    engine = engine_module.Engine(Config(cache=False), rewrite=False, jobs=2)
+    engine.run([(p, p.read_text(), engine_module.ModuleContext()) for p in sorted(pkg.glob("*.py"))])
     assert engine.pool is None
-    big = [(pkg / f"big{i}.py", LISTS + "#" * 10_000, api.ModuleContext()) for i in range(2)]
+    big = [(pkg / f"big{i}.py", LISTS + "#" * 10_000, engine_module.ModuleContext()) for i in range(2)]
     assert all(not isinstance(o, Exception) for o in engine.run(big).values())
     assert engine.pool is not None
     engine.close()
@@ -96,19 +96,19 @@ def forked_workers(monkeypatch):
     spawn, which np2jax uses when this process runs threads, as it does once JAX ran)."""
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("no fork on this platform")
-    monkeypatch.setattr(api, "_worker_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(engine_module, "worker_context", lambda: multiprocessing.get_context("fork"))
 
 
 def test_workers_fork_only_a_single_threaded_process():
     import threading
 
-    assert api._worker_context().get_start_method() == (
-        "fork" if api._thread_count() == 1 else "spawn")
+    assert engine_module.worker_context().get_start_method() == (
+        "fork" if engine_module.thread_count() == 1 else "spawn")
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        assert api._worker_context().get_start_method() == "spawn"
+        assert engine_module.worker_context().get_start_method() == "spawn"
     finally:
         stop.set()
         thread.join()
@@ -118,18 +118,18 @@ def test_workers_fork_only_a_single_threaded_process():
 def test_native_threads_count_too():
     """Threads started outside Python (JAX's runtime, BLAS) make a fork unsafe as well."""
     code = ("import threading\n"
-            "from np2jax import api\n"
-            "before = api._worker_context().get_start_method()\n"
+            "from np2jax import engine\n"
+            "before = engine.worker_context().get_start_method()\n"
             "import jax.numpy as jnp; jnp.ones(3).block_until_ready()\n"
-            "print(before, threading.active_count(), api._thread_count() > 1,\n"
-            "      api._worker_context().get_start_method())\n")
+            "print(before, threading.active_count(), engine.thread_count() > 1,\n"
+            "      engine.worker_context().get_start_method())\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     before, python_threads, native, after = done.stdout.split()
     assert (before, python_threads, native, after) == ("fork", "1", "True", "spawn")
 
 
 def test_spawned_workers_give_the_same_output(tmp_path, monkeypatch):
-    monkeypatch.setattr(api, "_worker_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(engine_module, "worker_context", lambda: multiprocessing.get_context("spawn"))
     pkg = _tree(tmp_path, {"mod_a.py": MUTATOR, "mod_b.py": CALLER, "lists.py": LISTS})
     config = Config(cache=False)
     assert _summary(convert_paths([pkg], config, jobs=2)) == _summary(

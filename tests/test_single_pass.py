@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import np2jax.pipeline
-from np2jax import api
+from np2jax import engine as engine_module
 from np2jax.api import check_paths, convert_paths
 from np2jax.config import Config
 from np2jax.files import SourceError, discover, is_notebook, read_source
@@ -178,7 +178,7 @@ def _outcomes(process_tree, roots: list[Path], rewrite: bool) -> dict:
     config = Config(cache=False)
     files, _ = discover(roots, config)
     sources = {item.path: read_source(item.path) for item in files}
-    engine = api._Engine(config, rewrite, jobs=1)
+    engine = engine_module.Engine(config, rewrite, jobs=1)
     outcomes = process_tree(files, sources, engine)
     return {str(path): str(outcome) if isinstance(outcome, SourceError) else (
         outcome.converted, outcome.findings, outcome.changes, outcome.applied_keys,
@@ -269,7 +269,7 @@ TREES = {
 @pytest.mark.parametrize("tree", sorted(TREES))
 def test_a_tree_ends_as_with_the_discovery_pass(tmp_path, tree, rewrite):
     pkg = _write(tmp_path, TREES[tree])
-    single = _outcomes(lambda *args: api._process_tree(*args, None), [pkg], rewrite)
+    single = _outcomes(lambda *args: engine_module.process_tree(*args, None), [pkg], rewrite)
     assert single == _outcomes(_two_pass, [pkg], rewrite)
 
 
@@ -281,6 +281,6 @@ FIXTURE_TREES = ["mutated-argument", "augmented-subscript-assignment"]
 @pytest.mark.parametrize("rewrite", [False, True], ids=["check", "convert"])
 def test_the_examples_and_fixtures_end_as_with_the_discovery_pass(processed, rewrite):
     roots = [ROOT / "examples", *(ROOT / "fixtures" / name for name in FIXTURE_TREES)]
-    single = _outcomes(lambda *args: api._process_tree(*args, None), roots, rewrite)
+    single = _outcomes(lambda *args: engine_module.process_tree(*args, None), roots, rewrite)
     assert max(processed.values()) == 2  # functions were assumed rewritable, then dropped
     assert single == _outcomes(_two_pass, roots, rewrite)

@@ -9,7 +9,7 @@ Layers, lowest first; a module may import its own layer and those below, never o
     analysis    np2jax.analysis: facts about values
     jit         np2jax.jit: compilation plans on those facts
     rules       np2jax.rules: one module per catalog entry
-    pipeline    pipeline, rewrite, notebooks: one source text through the rules
+    pipeline    pipeline, rewrite, notebooks, edits: one source text through the rules
     engine      engine, cache: files, workers, the cache
     api         api and the package root: the public facade
     cli         cli, report, html_report: the command line and its output
@@ -38,6 +38,7 @@ PLACES = {
     "np2jax.syntax": "syntax", "np2jax.analysis": "analysis", "np2jax.jit": "jit",
     "np2jax.rules": "rules",
     "np2jax.pipeline": "pipeline", "np2jax.rewrite": "pipeline", "np2jax.notebooks": "pipeline",
+    "np2jax.edits": "pipeline",
     "np2jax.engine": "engine", "np2jax.cache": "engine",
     "np2jax.api": "api", "np2jax": "api", "np2jax.__main__": "cli",
     "np2jax.cli": "cli", "np2jax.report": "cli", "np2jax.html_report": "cli",

@@ -19,19 +19,21 @@ from typing import Any
 from rich.console import Console
 
 from np2jax.findings import Finding
+from np2jax.report.places import file_place
 from np2jax.report.text import (
-    file_progress,
     print_diff,
     print_errors,
     print_findings,
+    run_progress,
     summary_table,
     unified_diff,
 )
 
 FORMATS = ("text", "json", "sarif", "github")
 
-__all__ = ["FORMATS", "RunReport", "emit", "file_place", "file_progress", "findings_json",
-           "print_diff", "print_errors", "print_findings", "summary_table", "unified_diff"]
+__all__ = ["FORMATS", "RunReport", "emit", "emit_statistics", "file_place", "findings_json",
+           "print_diff", "print_errors", "print_findings", "run_progress", "summary_table",
+           "unified_diff"]
 
 
 @dataclass
@@ -64,21 +66,33 @@ class RunReport:
         return extra
 
 
-def file_place(line: int | None, col: int | None, cell: int | None) -> tuple:
-    """(line, column, message prefix) for tools that point into files. In a notebook the line
-    and column count inside a cell, which is no place in the .ipynb file: none then, and the
-    prefix names the place instead (`cell 3, line 2, col 5: `)."""
-    if cell is None:
-        return line, col, ""
-    parts = [f"cell {cell}"] + [f"{label} {value}" for label, value in (("line", line), ("col", col))
-                                if value]
-    return None, None, ", ".join(parts) + ": "
-
-
 def findings_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:
     from np2jax.report.json_format import render_json
 
     return render_json(findings, errors, extra)
+
+
+def emit_statistics(findings: list[Finding], errors, output_format: str, console: Console,
+                    err_console: Console, quiet: bool = False) -> None:
+    """check --statistics: a line (text) or an object (json) per rule on `console`, the errors
+    on `err_console`; unless quiet, the total in text."""
+    from np2jax.report.statistics import (
+        render_statistics_json,
+        render_statistics_text,
+        statistics,
+    )
+
+    rows = statistics(findings)
+    if output_format == "json":
+        console.file.write(render_statistics_json(rows))
+    else:
+        console.file.write(render_statistics_text(rows))
+        if not quiet and rows:
+            fixable = sum(row["fixable_count"] for row in rows)
+            console.file.write(f"{len(findings)} finding(s), {fixable} fixable "
+                               "(`np2jax convert` rewrites them)\n")
+    console.file.flush()
+    print_errors(err_console, errors)
 
 
 def emit(report: RunReport, output_format: str, console: Console, err_console: Console,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from np2jax.report import file_place
+from np2jax.report.places import file_place
 
 if TYPE_CHECKING:
     from np2jax.report import RunReport

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from np2jax import __version__
 from np2jax.catalog import RuleDoc, rule_docs
-from np2jax.report import file_place
+from np2jax.report.places import file_place
 
 if TYPE_CHECKING:
     from np2jax.report import RunReport

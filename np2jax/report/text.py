@@ -1,11 +1,11 @@
 """Text output for a terminal or a log: highlighted diffs, findings, errors, the summary table,
-and a progress bar on stderr for long runs."""
+and a progress bar on stderr for long runs (every phase of them)."""
 
 from __future__ import annotations
 
 import difflib
+import time
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -139,37 +139,98 @@ def print_report(console: Console, err_console: Console, report: RunReport, quie
         print_verify(console, report.verify, show_skipped=False, quiet=quiet)
 
 
+class RunProgress:
+    """np2jax.engine.Progress drawn on a terminal (stderr): the phase of the run (finding
+    files, reading, checking or converting, a pass again for cross-module rewrites, writing),
+    a bar, files done/total, the time taken and the time left. In a pass over the tree the
+    bar and the estimate follow the source's size, not the count of files: the biggest files
+    go first, and take longest. It appears as soon as a run is known to hold more than a
+    handful of files (while they are still being found, for a big tree) and is gone when the
+    run ends. It draws from the calling thread only (no refresh thread: workers are forked
+    from a process that runs one thread), at most every REFRESH_S seconds, and while waiting
+    for workers (tick)."""
+
+    REFRESH_S = 0.1
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.bar = None
+        self.task = None
+        self.description, self.total, self.size, self.completed = "", None, None, 0
+        self.drawn_at = 0.0
+
+    def phase(self, description: str, total: int | None = None, size: int | None = None) -> None:
+        self.description, self.total, self.completed = description, total, 0
+        self.size = size if size else None  # an empty pass counts in files
+        if self.bar is None:
+            if total is not None and total >= PROGRESS_MIN_FILES:
+                self._show()
+            return
+        self.bar.remove_task(self.task)  # a new task: its own start time, its own estimate
+        self._add_task()
+        self._draw(force=True)
+
+    def advance(self, steps: int = 1, size: int = 0) -> None:
+        self.completed += steps
+        if self.bar is None:
+            if self.total is None and self.completed >= PROGRESS_MIN_FILES:
+                self._show()  # files still being found: enough of them for a bar
+            return
+        self.bar.update(self.task, advance=size if self.size else steps, files=self._files())
+        self._draw(force=self.completed == self.total)  # a phase's end is always shown
+
+    def tick(self) -> None:
+        if self.bar is not None:
+            self._draw()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+    def _files(self) -> str:
+        total = "?" if self.total is None else str(self.total)
+        return f"{self.completed:>{len(total)}}/{total}"
+
+    def _add_task(self) -> None:
+        self.task = self.bar.add_task(self.description, files=self._files(),
+                                      total=self.size or self.total,
+                                      completed=0 if self.size else self.completed)
+
+    def _show(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            TextColumn("{task.fields[files]}", style="progress.download"),
+                            TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                            console=self.console, transient=True, auto_refresh=False,
+                            redirect_stdout=False, redirect_stderr=False)
+        self.bar.start()
+        self._add_task()
+        self._draw(force=True)
+
+    def _draw(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if force or now - self.drawn_at >= self.REFRESH_S:
+            self.drawn_at = now
+            self.bar.refresh()
+
+
 @contextmanager
-def file_progress(console: Console, enabled: bool):
-    """Yields the on_file callback for api.check_paths/convert_paths: a transient progress bar
-    on `console` (stderr) once a run has more than a handful of files; None when disabled or
-    when the console is not a terminal."""
+def run_progress(console: Console, enabled: bool):
+    """Yields the progress to give api.check_paths/convert_paths: a RunProgress on a terminal
+    `console` (stderr), None when disabled or when the console is not a terminal."""
     if not enabled or not console.is_terminal:
         yield None
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console, transient=True)
-    task = None
-
-    def on_file(path: Path, total: int) -> None:
-        nonlocal task
-        if total < PROGRESS_MIN_FILES:
-            return
-        if task is None:
-            progress.start()
-            task = progress.add_task("np2jax", total=total)
-        progress.update(task, advance=1, description=Path(path).name)
-
+    progress = RunProgress(console)
     try:
-        yield on_file
+        yield progress
     finally:
-        if task is not None:
-            progress.stop()
+        progress.close()
