@@ -58,6 +58,7 @@ def apply_fixes(analysis: ModuleAnalysis, reports: list[Report], x64: bool) -> c
     for report in reports:
         fixes[report.node].append(report.fix)
         needed.extend(report.imports)
+    x64 = x64 and not sets_x64(module)
     if x64:
         needed.append(("jax", None))
     bindings = _numpy_import_bindings(analysis)
@@ -254,11 +255,23 @@ def add_imports(module: cst.Module, needed: list[tuple[str, str | None]],
     return module.with_changes(body=[*new_head, *body[len(head):]])
 
 
+def sets_x64(module: cst.Module) -> bool:
+    """Whether a statement of the module body calls `<...>config.update("jax_enable_x64",
+    ...)`, either way: the user's own choice of precision is kept, and never said twice."""
+    lines = (line for line in module.body if isinstance(line, cst.SimpleStatementLine))
+    for statement in (s for line in lines for s in line.body if isinstance(s, cst.Expr)):
+        call = statement.value
+        if (isinstance(call, cst.Call) and call.args
+                and code_of(call.func).endswith("config.update")
+                and isinstance(call.args[0].value, cst.SimpleString)
+                and call.args[0].value.evaluated_value == "jax_enable_x64"):
+            return True
+    return False
+
+
 def add_x64_line(module: cst.Module) -> cst.Module:
     """Put `jax.config.update("jax_enable_x64", True)` right after the leading imports,
     before any array is made."""
-    if X64_LINE in module.code:
-        return module
     body = list(module.body)
     first = next((i for i, s in enumerate(body) if _is_import_line(s)), 0)
     end = first

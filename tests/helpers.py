@@ -147,3 +147,8 @@ def run_in_pty(args, cwd: Path, *, stop_when=None, timeout: float = 120.0, colum
             os.waitpid(pid, 0)
         os.close(fd)
     return chunks
+
+
+# The head of a module converted in the default 64-bit mode: `import jax` for the config line
+# that follows the imports (tests/test_precision.py says where it goes and when).
+X64_IMPORTS = 'import jax\nimport jax.numpy as jnp\njax.config.update("jax_enable_x64", True)\n'

@@ -20,7 +20,8 @@ import np2jax.engine
 from helpers import invoke
 
 GOOD = "import numpy as np\ny = np.sum([1, 2])\n"
-GOOD_CONVERTED = "import jax.numpy as jnp\n\ny = jnp.sum(jnp.array([1, 2]))\n"
+GOOD_CONVERTED = ('import jax\nimport jax.numpy as jnp\njax.config.update("jax_enable_x64", True)\n\n'
+                  "y = jnp.sum(jnp.array([1, 2]))\n")
 
 
 def cli(*args, timeout=120):

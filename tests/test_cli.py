@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 from np2jax.catalog import rule_docs
 from np2jax.cli import app
 
+from helpers import X64_IMPORTS
+
 runner = CliRunner()
 INPLACE = "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n"  # convert fixes it; check reports it
 LEFT = "import numpy as np\ndef f(x):\n    x[0] = 1.0\n    return x\n"  # into a parameter: left, reported
@@ -92,10 +94,10 @@ def test_usage_errors_exit_2(tmp_path):
 
 def test_select_and_ignore(tmp_path):
     source = write(tmp_path / "a.py", INPLACE + "y = np.zeros(3, dtype=np.float64)\n")
-    assert "NJ401" in invoke("check", source).output
-    only = invoke("check", source, "--select", "NJ4")
+    assert "NJ401" in invoke("check", source, "--x32").output  # NJ401 is the 32-bit mode's
+    only = invoke("check", source, "--x32", "--select", "NJ4")
     assert "NJ401" in only.output and "NJ201 " not in only.output
-    assert invoke("check", source, "--ignore", "NJ201,NJ401").exit_code == 0
+    assert invoke("check", source, "--x32", "--ignore", "NJ201,NJ401").exit_code == 0
 
 
 def test_config_from_nearest_pyproject_and_flags_override(tmp_path):
@@ -133,7 +135,7 @@ def test_convert_out_keeps_relative_paths_and_skips_other_files(tmp_path):
     out = tmp_path / "out"
     result = invoke("convert", tmp_path / "src", "--out", out)
     assert result.exit_code == 0, result.output
-    assert (out / "pkg" / "a.py").read_text() == "import jax.numpy as jnp\n\ny = jnp.sum(jnp.array([1, 2]))\n"
+    assert (out / "pkg" / "a.py").read_text() == X64_IMPORTS + "\ny = jnp.sum(jnp.array([1, 2]))\n"
     assert (out / "b.py").read_text() == "print('no numpy here')\n"
     assert not (out / "data.txt").exists()
     invoke("convert", tmp_path / "src", "--out", out, "--copy-other")
@@ -252,7 +254,7 @@ def test_convert_diff_with_out_prints_the_diff_and_writes_the_tree(tmp_path):
     source = write(tmp_path / "src" / "a.py", CLEAN)
     result = invoke("convert", tmp_path / "src", "--out", tmp_path / "out", "--diff")
     assert "+y = jnp.sum(jnp.array([1, 2]))" in result.output
-    assert (tmp_path / "out" / "a.py").read_text().startswith("import jax.numpy as jnp")
+    assert (tmp_path / "out" / "a.py").read_text().startswith(X64_IMPORTS)
     assert source.read_text() == CLEAN
     assert invoke("convert", source, "--in-place", "--diff").exit_code == 2
 
@@ -292,7 +294,7 @@ def test_convert_dash_keeps_the_encoding_and_gives_back_what_it_cannot_convert(t
     result = invoke_stdin(latin.encode("latin-1"), "convert", "-", "-q")
     assert result.exit_code == 0
     assert result.stdout_bytes.decode("latin-1") == latin.replace(
-        "import numpy as np\n", "import jax.numpy as jnp\n\n").replace(
+        "import numpy as np\n", X64_IMPORTS + "\n").replace(
         "np.sum([1, 2])", "jnp.sum(jnp.array([1, 2]))")
     broken = b"import numpy as np\nx = (\n"
     failed = invoke_stdin(broken, "convert", "-", "--stdin-filename", "pkg/mod.py")
@@ -305,7 +307,7 @@ def test_convert_dash_diff_and_json(tmp_path):
     assert diff.exit_code == 0
     assert diff.stdout.startswith("--- a/-\n+++ b/-\n") and "+y = jnp.sum(jnp.array([1, 2]))" in diff.stdout
     report = invoke_stdin(INPLACE.encode(), "convert", "-", "--format", "json")
-    assert report.stdout.startswith("import jax.numpy as jnp")
+    assert report.stdout.startswith(X64_IMPORTS)
     assert json.loads(report.stderr)["summary"] == {"converted": 1, "unchanged": 0, "failed": 0}
 
 
@@ -445,7 +447,7 @@ def test_convert_html_says_where_the_report_went(tmp_path):
     assert json.loads(machine.stdout)["summary"]["converted"] == 1  # stdout stays JSON
     assert f"HTML report written to {report}" in machine.stderr
     piped = invoke_stdin(CLEAN.encode(), "convert", "-", "--html", report)
-    assert piped.stdout.startswith("import jax.numpy") and "HTML report" in piped.stderr
+    assert piped.stdout.startswith(X64_IMPORTS) and "HTML report" in piped.stderr
     (tmp_path / "taken").mkdir()
     failed = invoke("convert", source, "--diff", "--html", tmp_path / "taken")
     assert failed.exit_code == 2 and "HTML report written" not in failed.output

@@ -1,4 +1,8 @@
-"""The conversion engine through its Python API: what it rewrites, what it leaves, and why."""
+"""The conversion engine through its Python API: what it rewrites, what it leaves, and why.
+
+These tests convert in the 32-bit mode (X32) unless they say otherwise: the 64-bit default
+adds its `jax.config.update("jax_enable_x64", True)` line to every converted module, which
+tests/test_precision.py covers and which would only repeat itself in every expected text."""
 
 from __future__ import annotations
 
@@ -10,8 +14,11 @@ from np2jax.api import Config, convert_source
 from np2jax.files import SourceError
 
 
+X32 = Config(x64=False)
+
+
 def convert(source: str, **config):
-    return convert_source(textwrap.dedent(source).lstrip("\n"), Config(**config))
+    return convert_source(textwrap.dedent(source).lstrip("\n"), Config(**{"x64": False, **config}))
 
 
 def converted(source: str, **config) -> str:
@@ -89,9 +96,9 @@ CONVERSIONS = {
 @pytest.mark.parametrize("name", sorted(CONVERSIONS))
 def test_conversion(name):
     source, expected = CONVERSIONS[name]
-    result = convert_source(source)
+    result = convert_source(source, X32)
     assert result.converted == expected
-    assert convert_source(expected).converted == expected  # idempotent
+    assert convert_source(expected, X32).converted == expected  # idempotent
 
 
 @pytest.mark.parametrize("source", [
@@ -101,7 +108,7 @@ def test_conversion(name):
     "import jax.numpy as jnp\ny = jnp.sum(jnp.ones(3))\n",
 ])
 def test_code_that_is_not_numpy_is_left_alone(source):
-    result = convert_source(source)
+    result = convert_source(source, X32)
     assert result.converted == source
     assert result.findings == []
 
@@ -135,14 +142,14 @@ def test_names_jax_lacks_stay_numpy_and_are_reported():
 @pytest.mark.parametrize("call", ["np.isscalar(y)", "np.vectorize(abs)(y)",
                                   "np.apply_along_axis(sum, 0, y)"])
 def test_names_whose_jax_version_answers_differently_stay_numpy(call):
-    result = convert_source(f"import numpy as np\ny = np.ones(2)\nr = {call}\n")
+    result = convert_source(f"import numpy as np\ny = np.ones(2)\nr = {call}\n", X32)
     assert f"r = {call}" in result.converted
     assert [f.code for f in result.findings] == ["NJ102"]
 
 
 def test_unsupported_keyword_keeps_the_call_on_numpy():
     source = "import numpy as np\nr = np.round(np.ones(2), decimals=1, casting='unsafe')\n"
-    result = convert_source(source)
+    result = convert_source(source, X32)
     assert "np.round(" in result.converted
     assert [f.code for f in result.findings] == ["NJ102"]
 
@@ -296,13 +303,13 @@ def test_rounding_to_decimals_is_reported_unless_x64():
 def test_shape_work_inside_converted_calls_is_idempotent():
     once = converted("import numpy as np\nx = np.ones(4)\nz = np.zeros(np.prod(x.shape))\n")
     assert "jnp.zeros(np.prod(x.shape))" in once
-    assert convert_source(once).converted == once
+    assert convert_source(once, X32).converted == once
 
 
 def test_annotations_are_left_alone():
     source = ("import numpy as np\nimport numpy.typing as npt\n\n"
               "def f(x: npt.NDArray[np.float64]) -> np.ndarray:\n    return np.sum(x)\n")
-    result = convert_source(source)
+    result = convert_source(source, X32)
     assert "def f(x: npt.NDArray[np.float64]) -> np.ndarray:" in result.converted
     assert "return jnp.sum(jnp.asarray(x))" in result.converted  # x may be a list (NJ111, info)
     assert result.findings == []
@@ -347,7 +354,7 @@ IN_PLACE_CONVERSIONS = {
 @pytest.mark.parametrize("name", sorted(IN_PLACE_CONVERSIONS))
 def test_in_place_writes_on_private_arrays_convert(name):
     source, expected = IN_PLACE_CONVERSIONS[name]
-    result = convert_source("import numpy as np\n" + source)
+    result = convert_source("import numpy as np\n" + source, X32)
     assert result.converted == "import jax.numpy as jnp\n\n" + expected
     assert result.findings == []
 
@@ -355,7 +362,7 @@ def test_in_place_writes_on_private_arrays_convert(name):
 @pytest.mark.parametrize("dynamic", ['exec("x = 1")', 'globals()["x"] = 1', 'setattr(obj, "x", 1)'])
 def test_code_the_analysis_cannot_see_through_is_reported_not_guessed(dynamic):
     source = f"import numpy as np\nobj = None\ndef f():\n    x = np.zeros(3)\n    {dynamic}\n    x[0] = 1.0\n    return x\n"
-    result = convert_source(source)
+    result = convert_source(source, X32)
     assert "x[0] = 1.0" in result.converted
     assert any(f.code == "NJ201" and "through which the array may be changed unseen" in f.message
                for f in result.findings)
@@ -365,6 +372,6 @@ def test_a_finding_about_a_conversion_goes_when_the_conversion_is_suppressed():
     source = "import numpy as np\nrng = np.random.default_rng()\nx = rng.normal(size=3)\n"
     assert "NJ302" in codes(source)  # converted with an explicit seed: says so
     suppressed = source.replace("size=3)", "size=3)  # np2jax: ignore[NJ302]")
-    result = convert_source(suppressed)
+    result = convert_source(suppressed, X32)
     assert "default_rng()" in result.converted
     assert not any("jax.random.key(0)" in f.message for f in result.findings)

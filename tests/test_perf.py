@@ -28,6 +28,7 @@ CALLER = ("import numpy as np\nfrom pkg.mod_a import normalize\n\n\ndef main():\
           "    x = np.ones(3)\n    normalize(x)\n    return x\n")
 PLAIN = "def add(a, b):\n    return a + b\n"
 LISTS = "import numpy as np\n\n\ndef main():\n    return np.sum([1, 2]) + np.float64(3)\n"
+X32 = Config(x64=False)  # NJ401 (np.float64 above) is the 32-bit mode's rule
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
@@ -158,11 +159,11 @@ def test_a_worker_that_dies_costs_only_its_own_file(tmp_path, monkeypatch, forke
 
     monkeypatch.setattr(pipeline, "process", dying)
     pkg = _tree(tmp_path, {"lists.py": LISTS, "plain.py": PLAIN, "other.py": LISTS.replace("sum", "prod")})
-    run = check_paths([pkg], Config(cache=False), jobs=2)
+    run = check_paths([pkg], Config(cache=False, x64=False), jobs=2)
     assert len(run.errors) == 1 and str(run.errors[0]).startswith(
         f"{pkg / 'lists.py'}: internal error (the worker process processing it died)")
     assert sorted(Path(r.path).name for r in run.files) == ["__init__.py", "other.py", "plain.py"]
-    assert {p.code for p in run.problems} == {"NJ110", "NJ401"}  # other.py's
+    assert {p.code for p in run.problems} == {"NJ110", "NJ401"}  # other.py's (NJ401: 32-bit)
 
 
 def test_a_cache_hit_processes_nothing_and_gives_the_same_result(tmp_path, cache_dir, computed):
@@ -178,21 +179,23 @@ def test_a_cache_hit_processes_nothing_and_gives_the_same_result(tmp_path, cache
 
 def test_changed_content_is_processed_again(tmp_path, cache_dir, computed):
     pkg = _tree(tmp_path, {"lists.py": LISTS, "plain.py": PLAIN})
-    check_paths([pkg], Config(), jobs=1)
+    check_paths([pkg], X32, jobs=1)
     (pkg / "lists.py").write_text(LISTS.replace("np.sum([1, 2])", "np.sum(np.ones(2))"))
     computed.clear()
-    run = check_paths([pkg], Config(), jobs=1)
+    run = check_paths([pkg], X32, jobs=1)
     assert "lists.py" in computed
     assert [p.code for p in run.problems] == ["NJ401"]  # the list argument (NJ110) is gone
 
 
 def test_changed_configuration_is_processed_again(tmp_path, cache_dir, computed):
     pkg = _tree(tmp_path, {"lists.py": LISTS})
-    codes = {p.code for p in check_paths([pkg], Config(), jobs=1).problems}
+    codes = {p.code for p in check_paths([pkg], X32, jobs=1).problems}
     assert codes == {"NJ110", "NJ401"}
     computed.clear()
-    run = check_paths([pkg], Config(ignore=("NJ110",)), jobs=1)
+    run = check_paths([pkg], Config(ignore=("NJ110",), x64=False), jobs=1)
     assert "lists.py" in computed and {p.code for p in run.problems} == {"NJ401"}
+    converted = convert_paths([pkg], X32, jobs=1)
+    assert "jax_enable_x64" not in converted.files[-1].converted
     computed.clear()
     converted = convert_paths([pkg], Config(x64=True), jobs=1)
     assert "lists.py" in computed and "jax_enable_x64" in converted.files[-1].converted

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, X64_IMPORTS
 
 pytestmark = pytest.mark.slow
 
@@ -87,10 +87,11 @@ def test_check_hook_fails_naming_the_file_and_fix_hook_converts(tmp_path, env):
     assert "clean.py" not in check
     assert "files were modified by this hook" in fix
     assert (project / "fixable.py").read_text() == \
-        "import jax.numpy as jnp\n\nz = jnp.sum(jnp.array([1, 2]))\n"
+        X64_IMPORTS + "\nz = jnp.sum(jnp.array([1, 2]))\n"
     notebook = json.loads((project / "analysis.ipynb").read_text())
     assert notebook["cells"][0]["source"] == [
-        "import jax.numpy as jnp\n", "\n", "%matplotlib inline\n", "v = jnp.sum(jnp.array([1, 2]))"]
+        *X64_IMPORTS.splitlines(keepends=True), "\n", "%matplotlib inline\n",
+        "v = jnp.sum(jnp.array([1, 2]))"]
     assert (project / "with_finding.py").read_text() == WITH_FINDING.replace(
-        "import numpy as np", "import jax.numpy as jnp").replace("np.zeros", "jnp.zeros")
+        "import numpy as np\n", X64_IMPORTS).replace("np.zeros", "jnp.zeros")
     assert (project / "clean.py").read_text() == CLEAN

@@ -26,7 +26,8 @@ from np2jax.report.text import finding_text, print_findings
 MUTATOR = "import numpy as np\n\n\ndef normalize(v):\n    v /= v.sum()\n"
 CALLER = ("import numpy as np\nfrom pkg.mod_a import normalize\n\n\ndef main():\n"
           "    x = np.ones(3)\n    normalize(x)\n    return x\n")
-LISTS = "import numpy as np\n\n\ndef main():\n    return np.sum([1, 2]) + np.float64(3)\n"
+LISTS = ("import numpy as np\n\n\ndef main():\n"
+         "    return np.sum([1, 2]) + np.float64(3) + np.isscalar(2)\n")  # NJ102 stays
 BROKEN = "import numpy as np\nx = (\n"
 NOTEBOOK = json.dumps({"cells": [{"cell_type": "code", "execution_count": 1, "metadata": {},
                                   "outputs": [], "source": "import numpy as np\nnp.sum([1, 2])\n"}],
