@@ -125,17 +125,19 @@ class Collector(Walker):
         qualname = numpy_qualname(names)
         if qualname is None:
             return
-        target, target_parent = node, parent
+        target, target_parent, full_name = node, parent, None
         if qualname:
             known = longest_known(qualname)
             drop = qualname.count(".") - known.count(".")
             if drop < len(chain):  # `from numpy import unknown_name` has no shorter node
+                if drop:
+                    full_name = qualname
                 target, qualname = chain[drop], known
                 if drop:  # the walk has not reached it yet: its parent is the chain's
                     target_parent = chain[drop - 1]
         if isinstance(target_parent, cst.Param):
             return
-        ref = ApiRef(target, qualname, api_table().get(qualname))
+        ref = ApiRef(target, qualname, api_table().get(qualname), full_name=full_name)
         if isinstance(target_parent, cst.Call) and target_parent.func is target:
             ref.call = target_parent
             self.ref_by_call[target_parent] = ref

@@ -73,6 +73,9 @@ class ApiRef:
     node: cst.BaseExpression
     qualname: str  # the longest name known to the table, e.g. "numpy.linalg.norm"
     entry: dict | None
+    # the whole dotted name written, when the table knows only a prefix of it
+    # (`scipy.spatial.distance.cdist`, of which the table knows `scipy.spatial`)
+    full_name: str | None = None
     call: cst.Call | None = None  # the call whose function this reference is
     arguments: list[Argument] = field(default_factory=list)
     keep: str | None = None  # None: convert to `jax_path`; else why it stays on NumPy

@@ -4,6 +4,7 @@ or keep it on NumPy and why (a KEEP_* reason of np2jax.analysis.facts)."""
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -130,8 +131,8 @@ def plan(ref: ApiRef, parents: dict, collector: "Collector") -> None:
     if qualname in policy["differs"]:
         ref.keep, ref.detail = KEEP_DIFFERS, policy["differs"][qualname]
         return
-    if qualname in policy["in_place_functions"]:  # called, or taken as a value
-        ref.keep = KEEP_IN_PLACE_FUNCTION
+    if qualname in policy["in_place_functions"] or _writes_in_place(ref, policy):
+        ref.keep = KEEP_IN_PLACE_FUNCTION  # called, or taken as a value
         return
     parent = parents.get(ref.node)
     if entry is not None and entry.get("kind") == "ufunc":
@@ -144,6 +145,9 @@ def plan(ref: ApiRef, parents: dict, collector: "Collector") -> None:
             return
     if entry is None or entry.get("jax") is None:
         ref.keep = KEEP_MISSING
+        return
+    if _beyond_the_table(ref):  # scipy.spatial.distance.cdist: JAX's scipy.spatial has no distance
+        ref.keep, ref.detail = KEEP_MISSING, ref.full_name
         return
     if entry.get("kind") == "module" and not isinstance(parent, cst.Attribute):
         ref.keep = KEEP_MODULE_VALUE
@@ -161,12 +165,88 @@ def plan(ref: ApiRef, parents: dict, collector: "Collector") -> None:
             if unsupported is not None:
                 ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, unsupported
                 return
+        unproven = _value_not_proven(ref, policy)
+        if unproven is not None:
+            ref.keep, ref.detail = KEEP_DIFFERS, unproven
+            return
         if ref.out_arg is not None:  # the out rule may still convert it: see release_out_calls
             ref.keep, ref.detail = KEEP_OUT, code_of(ref.out_arg.value)
             return
         if _feeds_shape(ref.call, parents, collector) and all(
                 _is_static(a.value) for a in ref.call.args):
             ref.keep = KEEP_STATIC
+
+
+def _beyond_the_table(ref: ApiRef) -> bool:
+    """A dotted name longer than what the table knows: `scipy.spatial.distance.cdist` (of
+    which the table knows the module `scipy.spatial`), `np.new_function`. Its JAX path, the
+    known prefix's counterpart with the rest appended, is not known to exist. (An attribute
+    of a known function, `np.sum.__name__`, is the function's.)"""
+    if not ref.full_name:
+        return False
+    tail = ref.full_name[len(ref.qualname) + 1:].split(".")
+    if (ref.entry or {}).get("kind") in ("module", "class"):
+        return True
+    return not (tail[0].startswith("__") and tail[0].endswith("__"))
+
+
+DEFAULT = "<default>"  # policy.toml [same_only_for]: the parameter left out
+
+
+def _literal(node: cst.BaseExpression):
+    """The value of a literal argument (`"wrap"`, `2`, `-1.5`, `True`), else _UNREAD."""
+    try:
+        return ast.literal_eval(code_of(node))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _UNREAD
+
+
+_UNREAD = object()
+
+
+def _value_not_proven(ref: ApiRef, policy: dict) -> str | None:
+    """policy.toml [same_only_for]: why this call's value of a parameter is not one shown to
+    compute NumPy's result in JAX (tests/test_api_arguments.py runs both), or None."""
+    proven = policy["same_only_for"].get(ref.qualname)
+    if proven is None:
+        return None
+    given = {a.name: a.arg.value for a in ref.arguments if a.name is not None}
+    short = ref.qualname.rsplit(".", 1)[-1]
+    library = "SciPy" if ref.qualname.startswith("scipy") else "NumPy"
+    for parameter, values in proven.items():
+        spelled = ["left out" if v == DEFAULT else repr(v) for v in values]
+        allowed = " or ".join([", ".join(spelled[:-1]), spelled[-1]] if len(spelled) > 1 else spelled)
+        said = f"JAX's `{short}` computes {library}'s result only with `{parameter}` {allowed}"
+        if parameter not in given:
+            if DEFAULT not in values:
+                return f"`{parameter}` is left to {library}'s default; {said}"
+            continue
+        written = f"`{parameter}={code_of(given[parameter])}`"
+        value = _literal(given[parameter])
+        if value is _UNREAD:
+            return f"{written} is not a value np2jax can read; {said}"
+        if not any(_same_literal(value, v) for v in values if v != DEFAULT):
+            return f"{written}: {said}"
+    return None
+
+
+def _same_literal(value, listed) -> bool:
+    """`2` and `2.0` are one value; `True` and `1` are not (TOML keeps the two apart)."""
+    if isinstance(value, bool) or isinstance(listed, bool):
+        return value is listed
+    return type(value) in (int, float) and type(listed) in (int, float) and value == listed \
+        or type(value) is type(listed) and value == listed
+
+
+def _writes_in_place(ref: ApiRef, policy: dict) -> bool:
+    """policy.toml [in_place_unless_true]: `np.nan_to_num(x, copy=False)` writes into `x`
+    (a value np2jax cannot read may be False)."""
+    parameter = policy["in_place_unless_true"].get(ref.qualname)
+    if parameter is None or ref.call is None or ref.entry is None:
+        return False
+    bound = bind_arguments(ref.call, ref.entry, ref.qualname)
+    given = next((a.arg.value for a in bound if a.name == parameter), None)
+    return given is not None and _literal(given) is not True
 
 
 def _unsupported_data(argument: Argument, policy: dict, ref: ApiRef) -> str | None:

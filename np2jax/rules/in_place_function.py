@@ -63,6 +63,14 @@ def _inplace_function(qualname: str, call: cst.Call, jnp: str):
             repeated = updates.jnp_call(jnp, "resize", cast(target, values), updates.attr(target, "shape"))
             return target, updates.jnp_call(jnp, "where", array_literal(mask, jnp), repeated, target)
         return build, None
+    if qualname == "numpy.nan_to_num" and len(positional) <= 2 and set(rest) <= {
+            "copy", "nan", "posinf", "neginf"}:
+        def build(new_call):  # the copy argument goes: JAX's result is always new
+            target = new_call.args[0].value
+            keywords = {a.keyword.value: a.value for a in new_call.args[1:]
+                        if a.keyword is not None and a.keyword.value != "copy"}
+            return target, updates.jnp_call(jnp, "nan_to_num", target, **keywords)
+        return build, None
     if qualname == "numpy.put_along_axis":
         return None, "its indices may repeat, and JAX does not define which value it keeps"
     return None, "this form of the call is not rewritten"

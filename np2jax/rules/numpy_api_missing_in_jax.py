@@ -45,6 +45,8 @@ class NumpyApiMissingInJax(Rule):
             if why is None:
                 continue
             name = ref.qualname or code_of(ref.node)
+            if ref.keep == facts.KEEP_MISSING and ref.detail:  # scipy.spatial.distance.cdist
+                name = ref.detail
             yield self.report(ref.node, name=code_of(ref.node),
                               reason=why.format(name=name, detail=ref.detail))
         yield from self._missing_attributes()
