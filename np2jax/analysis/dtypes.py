@@ -47,6 +47,7 @@ _SAME_AS_FIRST = {"abs", "absolute", "negative", "sort", "flip", "roll", "transp
                   "maximum", "minimum", "diff", "concatenate", "stack", "vstack", "hstack",
                   "tile", "repeat", "where", "cummax", "unique", "take", "diag", "triu", "tril",
                   "pad", "atleast_1d", "atleast_2d", "asarray", "array", "ascontiguousarray"}
+_FLOAT_CONSTANTS = {"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma"}
 _ACCUMULATE = {"sum", "prod", "cumsum", "cumprod", "nansum", "nanprod", "trace"}
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
@@ -156,6 +157,9 @@ class Dtypes:
             return "float"
         if isinstance(node, cst.Imaginary):
             return "complex"
+        ref = self.flow.collector.ref_by_node.get(node)
+        if ref is not None and ref.qualname in _FLOAT_CONSTANTS:
+            return "float"  # np.pi is a Python float
         if isinstance(node, cst.Name):
             if node.value in ("True", "False"):
                 return "bool"
@@ -274,11 +278,21 @@ class Dtypes:
             return "bool"
         if name in ("round", "around", "floor", "ceil", "rint", "trunc"):
             return first if first not in ("int", "float") else None
+        if name in ("maximum", "minimum", "fmax", "fmin") and len(positional) == 2:
+            return self._strong(promote(first, self.dtype_of(positional[1], depth + 1)))
+        if name == "where" and len(positional) == 3:
+            return self._strong(promote(self.dtype_of(positional[1], depth + 1),
+                                        self.dtype_of(positional[2], depth + 1)))
         if name in _SAME_AS_FIRST:
             if name in ("maximum", "minimum", "where", "concatenate", "stack", "vstack", "hstack"):
                 return None  # several operands: promoted together (not followed)
             return first if first not in ("int", "float") else None
         return None
+
+    @staticmethod
+    def _strong(dtype: str | None) -> str | None:
+        """Two Python numbers give a NumPy scalar of the default type, not a weak one."""
+        return {"int": "int64", "float": "float64", "complex": "complex128"}.get(dtype or "", dtype)
 
     def _literal_array(self, literal, depth: int) -> str | None:
         found = set()
