@@ -1,0 +1,72 @@
+"""NJ404 caught-index-error.
+
+An array read inside a try whose except catches IndexError: JAX clamps an out-of-bounds
+index instead of raising, so the handler never runs.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.rules.base import Rule
+from np2jax.syntax import code_of
+
+# What an `except` must name to catch the IndexError NumPy raises for an out-of-bounds index.
+CATCHES_INDEX_ERROR = frozenset({"IndexError", "LookupError"})
+# Functions that raise IndexError in NumPy for an index out of bounds (JAX fills or clamps).
+INDEXING_FUNCTIONS = frozenset({"numpy.take", "numpy.take_along_axis", "numpy.choose"})
+
+
+def _catches_index_error(handler: cst.ExceptHandler) -> bool:
+    kind = handler.type
+    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else \
+        [kind] if kind is not None else []
+    return any(code_of(n).rsplit(".", 1)[-1] in CATCHES_INDEX_ERROR for n in names)
+
+
+class CaughtIndexError(Rule):
+    code = "NJ404"
+
+    def run(self):
+        """Each read of a JAX array (once converted: the finding stands only if that
+        conversion happened) by subscript, `np.take` or `.take`, in the body of a `try`
+        one of whose handlers catches IndexError or LookupError; functions defined inside
+        the body run elsewhere and are not searched."""
+        flow = self.analysis.dataflow
+        for statement in self.analysis.nodes(cst.Try):
+            if not any(_catches_index_error(h) for h in statement.handlers):
+                continue
+            for read, array in self._reads(statement.body):
+                if flow.jax_typed(array):
+                    yield self.report(read, requires=flow.jax_refs(array),
+                                      read=code_of(read))
+
+    def _reads(self, body: cst.CSTNode):
+        """(read, the array read) in `body`, outside nested functions, classes and lambdas."""
+        found = []
+
+        class Reads(cst.CSTVisitor):
+            def visit_FunctionDef(self, node):
+                return False
+
+            def visit_ClassDef(self, node):
+                return False
+
+            def visit_Lambda(self, node):
+                return False
+
+            def visit_Subscript(self, node):
+                if not all(isinstance(e.slice, cst.Slice) for e in node.slice):
+                    found.append((node, node.value))  # a slice never raises: NumPy clips it
+
+            def visit_Call(visitor, node):
+                ref = self.analysis.ref_of_call(node)
+                if ref is not None and ref.qualname in INDEXING_FUNCTIONS and node.args \
+                        and not node.args[0].star:
+                    found.append((node, node.args[0].value))
+                elif ref is None and isinstance(node.func, cst.Attribute) \
+                        and node.func.attr.value == "take":
+                    found.append((node, node.func.value))
+
+        body.visit(Reads())
+        return found
