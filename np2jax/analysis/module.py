@@ -88,6 +88,17 @@ class ModuleAnalysis:
         """Whether a name or a dotted name refers to NumPy or SciPy (or may)."""
         return self.dataflow.collector.is_api(node)
 
+    def under_errstate(self, node: cst.CSTNode) -> bool:
+        """Whether a node runs inside `with np.errstate(...)`: the code expects NaN,
+        infinities or a division by zero there (and JAX ignores errstate)."""
+        while node is not None:
+            if isinstance(node, cst.With) and any(
+                    isinstance(item.item, cst.Call) and (ref := self.ref_of_call(item.item))
+                    is not None and ref.qualname == "numpy.errstate" for item in node.items):
+                return True
+            node = self.parents.get(node)
+        return False
+
     def write_plan(self, statement: cst.CSTNode) -> WritePlan:
         """How a statement that writes through subscripts becomes functional, or why not."""
         if statement not in self._write_plans:

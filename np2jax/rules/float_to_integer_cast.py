@@ -73,7 +73,7 @@ class FloatToIntegerCast(Rule):
         bound = self._bound(data)
         if bound is not None and (bound == 0 or low < 0 and bound < high):
             return False  # every value fits: `np.zeros_like(x)`, `12000 * np.sin(t)` to int16
-        return _narrow(target) or self._under_errstate(call)
+        return _narrow(target) or self.analysis.under_errstate(call)
 
     def _bound(self, node: cst.BaseExpression) -> float | None:
         """A bound on the magnitude of the values, where the expression shows one: literals,
@@ -106,16 +106,6 @@ class FloatToIntegerCast(Rule):
         if ref is not None:
             return ref.qualname == "numpy.clip"
         return isinstance(data.func, cst.Attribute) and data.func.attr.value == "clip"
-
-    def _under_errstate(self, node: cst.CSTNode) -> bool:
-        parents = self.analysis.parents
-        while node is not None:
-            if isinstance(node, cst.With) and any(
-                    isinstance(item.item, cst.Call) and (ref := self.analysis.ref_of_call(item.item))
-                    is not None and ref.qualname == "numpy.errstate" for item in node.items):
-                return True
-            node = parents.get(node)
-        return False
 
     def _report(self, node, spelled: str, source: str, target: str, requires):
         return self.report(node, requires=requires, spelled=spelled, dtype=source, target=target,
