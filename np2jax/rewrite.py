@@ -13,6 +13,8 @@ statements that open the module, so it is given those alone.
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from collections import defaultdict
 
 import libcst as cst
@@ -70,7 +72,8 @@ def apply_fixes(analysis: ModuleAnalysis, reports: list[Report], x64: bool) -> c
     new_module = module.visit(applier)
     moved: dict = {}
     new_module = add_imports(new_module, needed, moved)
-    referenced = _still_referenced(bindings, fixes, applier.rewritten, analysis.parents)
+    referenced = _still_referenced(bindings, fixes, applier.rewritten, analysis.parents,
+                                   names_in_code_strings(analysis))
     holding = {t: applier.rewritten[t] for t in tracked if t in applier.rewritten}
     holding = {t: moved.get(new, new) for t, new in holding.items()}
     new_module = _drop_unused(new_module, referenced, holding)
@@ -124,10 +127,12 @@ class _NamesUsed(cst.CSTVisitor):
         return False
 
 
-def _still_referenced(bindings: dict, fixes: dict, rewritten: dict, parents: dict) -> dict:
+def _still_referenced(bindings: dict, fixes: dict, rewritten: dict, parents: dict,
+                      in_code_strings: frozenset[str] = frozenset()) -> dict:
     """Whether each import binding is still used after the rewrite. A reference outside
     every rewritten node survives; one inside may not, so the replacements are searched
-    for the name instead (by name, not by scope: at worst an unused import is kept)."""
+    for the name instead (by name, not by scope: at worst an unused import is kept). A name
+    that code given as a string to eval, exec or timeit may read is used too."""
     outermost = [node for node in fixes if not any(a in fixes for a in _ancestors(node, parents))]
     visitor = _NamesUsed()
     for node in outermost:
@@ -139,10 +144,43 @@ def _still_referenced(bindings: dict, fixes: dict, rewritten: dict, parents: dic
             result.visit(visitor)
     referenced = {}
     for (statement, name), references in bindings.items():
-        referenced[(statement, name)] = name.split(".")[0] in visitor.names or any(
+        referenced[(statement, name)] = name.split(".")[0] in visitor.names | in_code_strings or any(
             access.node not in fixes and not any(a in fixes for a in _ancestors(access.node, parents))
             for access in references)
     return referenced
+
+
+# Calls that run code given as a string: eval, exec, compile, timeit.timeit/repeat/Timer.
+CODE_STRING_CALLS = frozenset({"eval", "exec", "compile", "timeit", "repeat", "Timer"})
+
+
+def names_in_code_strings(analysis: ModuleAnalysis) -> frozenset[str]:
+    """The names code held by a string may read, in a module that runs code given as a
+    string: `timeit.timeit("np.sum(x)", globals=globals())` still needs `np` once `np` is
+    gone from the code around it. Every string literal of such a module is read (the code
+    may be bound to a name first); one that is not Python code names nothing."""
+    def called(call: cst.Call) -> str | None:
+        func = call.func
+        return func.value if isinstance(func, cst.Name) else \
+            func.attr.value if isinstance(func, cst.Attribute) else None
+
+    if not any(called(call) in CODE_STRING_CALLS for call in analysis.nodes(cst.Call)):
+        return frozenset()
+    names: set[str] = set()
+    for kind in (cst.SimpleString, cst.ConcatenatedString):
+        for node in analysis.nodes(kind):
+            text = node.evaluated_value
+            if isinstance(text, str) and any(c in text for c in ".(["):
+                names |= _names_read(text)
+    return frozenset(names)
+
+
+def _names_read(code: str) -> set[str]:
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
 
 
 def _drop_unused(module: cst.Module, referenced: dict, rewritten: dict) -> cst.Module:

@@ -195,3 +195,29 @@ def test_table_is_not_stale(table, tmp_path):
     out = tmp_path / "numpy_jax.json"
     apigen.main(["--out", str(out)])
     assert out.read_text() == TABLE_PATH.read_text(), "regenerate: python -m np2jax.apigen"
+
+
+def test_every_rewritten_path_resolves_with_the_import_the_rewrite_adds(entries):
+    """Each JAX path a reference is rewritten to, in a fresh interpreter that has run only
+    the import the rewrite adds for it (one interpreter per import: a module imported for
+    another path must not hide a missing one)."""
+    import subprocess
+    import sys
+    from collections import defaultdict
+
+    from np2jax.rules.numpy_reference import jax_expression
+
+    by_import = defaultdict(list)
+    for entry in entries.values():
+        path = entry.get("jax")
+        if path and entry["kind"] != "module":
+            text, (module, alias) = jax_expression(path, "jnp")
+            by_import[(module, alias)].append(text)
+    for (module, alias), texts in sorted(by_import.items(), key=lambda item: str(item[0])):
+        statement = f"import {module} as {alias}" if alias else f"import {module}"
+        script = (f"{statement}\nmissing = []\nfor text in {sorted(set(texts))!r}:\n"
+                  "    try:\n        eval(text)\n    except AttributeError:\n"
+                  "        missing.append(text)\nprint(missing)\n")
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip() == "[]", f"after `{statement}`: {run.stdout.strip()}"

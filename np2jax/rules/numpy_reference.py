@@ -5,19 +5,32 @@ A NumPy or SciPy name that JAX provides is rewritten to jax.numpy / jax.scipy.
 
 from __future__ import annotations
 
+from functools import cache
+
 import libcst as cst
 
-from np2jax.catalog import api_policy
+from np2jax.catalog import api_policy, api_table
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
+
+
+@cache
+def _jax_modules() -> frozenset[str]:
+    """The JAX modules of the API table: jax.scipy.signal, jax.scipy.spatial.transform..."""
+    return frozenset(entry["jax"] for entry in api_table().values()
+                     if entry.get("kind") == "module" and entry.get("jax"))
 
 
 def jax_expression(jax_path: str, jnp_alias: str) -> tuple[str, tuple[str, str | None]]:
     """The source text naming `jax_path` and the import it needs."""
     if jax_path == "jax.numpy" or jax_path.startswith("jax.numpy."):
         return jnp_alias + jax_path[len("jax.numpy"):], ("jax.numpy", jnp_alias)
-    # jax.scipy.<module>.<name>: spelled in full, importing the submodule.
+    # jax.scipy.<module>.<name>: spelled in full, importing the deepest module that holds
+    # the name (`import jax.scipy.spatial` does not load jax.scipy.spatial.transform).
     parts = jax_path.split(".")
+    for end in range(len(parts) - 1, 2, -1):
+        if ".".join(parts[:end]) in _jax_modules():
+            return jax_path, (".".join(parts[:end]), None)
     return jax_path, (".".join(parts[:3]), None)
 
 
