@@ -32,6 +32,7 @@ class Collector(Walker):
         self.scopes = scopes  # libcst's ScopeProvider
         self._import_roots = getattr(scopes, "import_roots", None)
         self._qualified_names: dict[cst.CSTNode, set] = {}
+        self._python_names: dict[cst.CSTNode, set] = {}  # qualified_names, builtins included
         self.context = context
         self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
         policy = api_policy()
@@ -301,6 +302,27 @@ class Collector(Walker):
             index = element.slice
             if isinstance(index, cst.Index) and isinstance(index.value, cst.List):
                 self.list_indices.append(index.value)
+
+    def qualified_names(self, node) -> set[str]:
+        """The names libcst's scopes give a name or a dotted name, builtins included:
+        `Counter` after `from collections import Counter` is {"collections.Counter"}, `set`
+        bound nowhere in the module {"builtins.set"}, a parameter named `set` something else.
+        Empty where the module runs exec/globals()... (a name there can change unseen)."""
+        found = self._python_names.get(node)
+        if found is None:
+            scope = self.scopes.get(node)
+            found = set() if scope is None or self.dynamic_scopes else {
+                name.name for name in scope.get_qualified_names_for(node)}
+            self._python_names[node] = found
+        return set(found)
+
+    def may_name(self, node, names: frozenset) -> bool:
+        """A quick test before qualified_names: whether `node` (a name or a dotted name) is
+        spelled as one of `names` (its last part), or is a name an import binds (an alias)."""
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in names
+        return isinstance(node, cst.Name) and (node.value in names or self._import_roots is None
+                                               or node.value in self._import_roots)
 
     def is_api(self, node) -> bool:
         """Whether a node names NumPy or SciPy (or may: an ambiguous name counts)."""

@@ -99,6 +99,16 @@ class ModuleAnalysis:
             node = self.parents.get(node)
         return False
 
+    def qualified_names(self, node: cst.CSTNode, spelled: frozenset | None = None) -> set[str]:
+        """What a name or a dotted name refers to, builtins included ("builtins.set",
+        "collections.Counter"); empty when unknown (Collector.qualified_names). With
+        `spelled`, asked only of a node spelled as one of those names (its last part) or
+        bound by an import: empty for the others, which are quicker to rule out."""
+        collector = self.dataflow.collector
+        if spelled is not None and not collector.may_name(node, spelled):
+            return set()
+        return collector.qualified_names(node)
+
     def write_plan(self, statement: cst.CSTNode) -> WritePlan:
         """How a statement that writes through subscripts becomes functional, or why not."""
         if statement not in self._write_plans:

@@ -182,6 +182,29 @@ class Values:
                 return False
         return True
 
+    def container_type(self, expr: cst.BaseExpression) -> str | None:
+        """The Python container class a name holds, where every binding of it makes the same
+        one: "builtins.dict" (`{}`, `{k: v}`, a dict comprehension, `dict(...)`),
+        "builtins.set" (`{1, 2}`, a set comprehension, `set(...)`), "builtins.frozenset",
+        "collections.Counter", "collections.defaultdict", "collections.OrderedDict"; else None
+        (a parameter, a value of another kind, bindings that differ)."""
+        if not isinstance(expr, cst.Name):
+            return None
+        values, _ = self.name_values(expr)
+        kinds = {self._container_of(value) for value, _ in values}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _container_of(self, value) -> str | None:
+        if isinstance(value, (cst.Dict, cst.DictComp)):
+            return "builtins.dict"
+        if isinstance(value, (cst.Set, cst.SetComp)):
+            return "builtins.set"
+        if isinstance(value, cst.Call) and self.collector.may_name(value.func, _CONTAINER_NAMES):
+            names = self.collector.qualified_names(value.func)
+            if len(names) == 1 and (name := names.pop()) in CONTAINER_CLASSES:
+                return name
+        return None
+
     def enclosing(self, node, kinds: tuple[type, ...]):
         """The nearest ancestor of `node` of one of `kinds`, or None."""
         node = self.parents.get(node)
@@ -412,6 +435,13 @@ class Values:
         return True
 
 
+# the classes whose instances hash their keys or members
+CONTAINER_CLASSES = frozenset({"builtins.dict", "builtins.set", "builtins.frozenset",
+                               "collections.Counter", "collections.defaultdict",
+                               "collections.OrderedDict"})
+_CONTAINER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in CONTAINER_CLASSES)
+
+
 def _part_of(value, name: str) -> bool:
     """`name[...]`: a part of what the name holds (a list's slice is a list)."""
     return isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) \
@@ -531,6 +561,13 @@ class _JaxTyping:
             if function is not None:
                 return self._all(flow.function_returns(function) or ())
             func = value.func
+            if isinstance(func, cst.Name) and func.value == "sum" and value.args \
+                    and flow.collector.qualified_names(func) == {"builtins.sum"}:
+                # sum(x), sum(x[i:] * w[i] for i in ...): Python's + of JAX arrays
+                summed = value.args[0].value
+                if isinstance(summed, (cst.GeneratorExp, cst.ListComp)):
+                    summed = summed.elt
+                return self.of(summed)
             if isinstance(func, cst.Attribute) and func.attr.value not in flow.sequence_methods:
                 return self.of(func.value)
             return no
