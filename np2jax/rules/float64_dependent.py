@@ -3,8 +3,9 @@
 In the 32-bit mode (--x32), code whose results depend on 64-bit types, which JAX then makes
 32-bit: wide dtypes, rounding to decimals, integers beyond int32, dtype comparisons,
 tolerances below float32's precision, float constants beyond float32's exact integers
-(epoch seconds, Julian dates), the limits `finfo` gives, and sums and products of integer
-data (int32 overflows past 2**31 where NumPy's int64 does not).
+(epoch seconds, Julian dates), the limits `finfo` gives, sums and products of integer data
+and integer data scaled by large constants (int32 overflows past 2**31 where NumPy's int64
+does not), and linear solves (float32's digits go to an ill-conditioned matrix).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from np2jax.syntax import code_of
 INT32_LIMIT = 2**31
 FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tolerances vanish
 FLOAT32_OFFSET = 2**20  # float32 steps here are 1/8: times and dates lose their fractions
+SCALE = 2**16  # integer data times this passes 2**31 once the data passes 32768
 ACCUMULATING = frozenset({"sum", "prod", "cumsum", "cumprod", "dot", "matmul", "trace",
                           "nansum", "nanprod", "nancumsum", "nancumprod", "einsum"})
 _FOLDED = {cst.Power: lambda a, b: a ** b, cst.LeftShift: lambda a, b: a << b,
@@ -64,6 +66,18 @@ class Float64Dependent(Rule):
                                          "value its steps are "
                                          f"{2.0 ** (int(abs(number)).bit_length() - 24):g}, so "
                                          "offsets and differences from it lose precision")
+        for operation in self._scaled_integers():
+            yield self.report(operation, spelled=code_of(operation),
+                              reason="integer data scaled by a large constant passes 2**31, "
+                                     "where JAX's int32 wraps and NumPy's int64 does not "
+                                     "(microseconds of a day, byte offsets)")
+        solves = frozenset(api_policy()["precision"]["linear_solves"])
+        for ref in self.analysis.refs:
+            if ref.call is not None and ref.converted and ref.qualname in solves:
+                yield self.report(ref.call, spelled=code_of(ref.node) + "(...)",
+                                  reason="float32 gives a linear solve about 7 significant "
+                                         "digits, and an ill-conditioned matrix (normal "
+                                         "equations, a Vandermonde matrix) takes most of them")
         for call in self.analysis.nodes(cst.Call):
             func = call.func
             name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
@@ -89,6 +103,24 @@ class Float64Dependent(Rule):
                               reason=f"it accumulates {dtypes[0] if dtypes[0] != 'int' else 'integer'} "
                                      "data, which JAX sums in int32, wrapping past 2**31, "
                                      "where NumPy uses int64")
+
+    def _scaled_integers(self):
+        """`x * 1_000_000` (either side) where `x` is a JAX array once converted, of integer
+        data or of unknown type: the constant at least 2**16, so that data past 32768 passes
+        2**31 (plain Python integers never wrap)."""
+        dtype_of = self.analysis.dtypes.dtype_of
+        jax_typed = self.analysis.dataflow.jax_typed
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            if not isinstance(operation.operator, cst.Multiply):
+                continue
+            for constant, data in ((operation.left, operation.right),
+                                   (operation.right, operation.left)):
+                if isinstance(constant, cst.Integer) and not isinstance(data, cst.Integer) \
+                        and SCALE <= int(constant.value.replace("_", ""), 0) < INT32_LIMIT:
+                    dtype = dtype_of(data)
+                    if (dtype is None or is_integer(dtype)) and jax_typed(data):
+                        yield operation
+                    break
 
     def _wide_dtypes(self):
         """np.float64, np.int64... anywhere, and `float`, `int`, `complex`, "float64"... where a
