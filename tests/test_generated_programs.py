@@ -5,7 +5,9 @@ A hypothesis strategy writes small modules from the patterns of NUMPY_TO_JAX.md:
 creation (np.arange/zeros/ones/linspace), in-place writes of every kind (x[i] = v, slices,
 masks, augmented ops, fancy indices with repeats, out=, sort/fill, np.add.at, np.copyto),
 aliases and views (b = a, b = a[1:], b = a.T, np.asarray(a)), lists as arguments,
-functions that change their argument, loops over range and if/else on scalars. Each
+functions that change their argument, loops over range and if/else on scalars, and the
+integer widths and casts NumPy and JAX treat differently (a uint8 cast that may leave the
+range, int32 cumsum, int16 mean, int8 division, int64 past 2**31). Each
 program is `def main(): ... return {...}` returning every array it made. Some programs keep
 every array private (np2jax must convert them), others alias (np2jax must refuse them).
 
@@ -154,7 +156,9 @@ def programs(draw, private_only: bool = False):
             body.append(f"{indent}{name}({x})")
 
     def reads(indent, x):
-        kind = draw(st.sampled_from(["sum_list", "max_tuple", "arith", "maximum_list"]))
+        kind = draw(st.sampled_from(["sum_list", "max_tuple", "arith", "maximum_list",
+                                     "cast_u8", "cast_clipped", "int32_cumsum", "int16_mean",
+                                     "int8_divide", "scaled_int"]))
         y = new_name()
         n = lengths[x]
         if kind == "sum_list":
@@ -164,6 +168,18 @@ def programs(draw, private_only: bool = False):
         elif kind == "maximum_list":
             values = ", ".join(draw(st.sampled_from(SCALARS)) for _ in range(n))
             body.append(f"{indent}{y} = np.maximum({x}, [{values}])")
+        elif kind == "cast_u8":  # may leave 0..255: NumPy wraps, JAX saturates (NJ403)
+            body.append(f"{indent}{y} = ({x} * 90.0 + 100.0).astype(np.uint8)")
+        elif kind == "cast_clipped":  # in range: the same bytes
+            body.append(f"{indent}{y} = np.clip({x} * 90.0 + 100.0, 0, 255).astype(np.uint8)")
+        elif kind == "int32_cumsum":  # NumPy accumulates in int64 (NJ402)
+            body.append(f"{indent}{y} = np.cumsum(({x} * 1000).astype(np.int32))")
+        elif kind == "int16_mean":  # NumPy's mean of int16 is float64 (NJ402)
+            body.append(f"{indent}{y} = {x} * 0 + np.mean({x}.astype(np.int16) * 3)")
+        elif kind == "int8_divide":  # int8 / int: float64 in NumPy, float32 in JAX (NJ402)
+            body.append(f"{indent}{y} = {x}.astype(np.int8) / 7 + {x}")
+        elif kind == "scaled_int":  # past 2**31 in int64
+            body.append(f"{indent}{y} = ({x}.astype(np.int64) + 5) * 1_000_000_000")
         else:
             body.append(f"{indent}{y} = {x} * {scalar()} + 1")
         lengths[y] = n

@@ -65,12 +65,39 @@ class FloatToIntegerCast(Rule):
             if self._suspect(ref.call, data.value, source, target_dtype):
                 yield self._report(ref.call, code_of(ref.node), source, target_dtype, (ref.node,))
 
-    def _suspect(self, call: cst.Call, data: cst.BaseExpression, source: str | None,
+        for node, array, value, combined in self._writes():
+            source, target_dtype = dtypes.dtype_of(value), dtypes.dtype_of(array)
+            data = None if combined else value  # `a[i] += v` stores a + v: no bound on it
+            if self._suspect(node, data, source, target_dtype) and flow.jax_typed(array):
+                yield self._report(node, code_of(node).strip().splitlines()[0], source,
+                                   target_dtype, flow.jax_refs(array))
+
+    def _writes(self):
+        """(node, array, value, combined) for each write of a value into an array element:
+        `a[i] = v`, `a[i] += v` and `np.add.at(a, i, v)` (combined: the array's own value is
+        computed with `v` before the cast back to the array's dtype)."""
+        for statement in self.analysis.nodes(cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Subscript):
+                    yield statement, target.target.value, statement.value, False
+        for statement in self.analysis.nodes(cst.AugAssign):
+            if isinstance(statement.target, cst.Subscript):
+                yield statement, statement.target.value, statement.value, True
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "at" \
+                    and self.analysis.names_numpy(func.value) and len(call.args) >= 3 \
+                    and not any(a.star or a.keyword for a in call.args[:3]):
+                yield call, call.args[0].value, call.args[2].value, True
+
+    def _suspect(self, call: cst.CSTNode, data: cst.BaseExpression | None, source: str | None,
                  target: str | None) -> bool:
-        if not (_is_float(source) and _is_integer(target)) or self._clipped(data):
+        if not (_is_float(source) and _is_integer(target)) or data is not None and self._clipped(data):
+            return False
+        if data is not None and _literal_within(data, *_range(target)):
             return False
         low, high = _range(target)
-        bound = self._bound(data)
+        bound = self._bound(data) if data is not None else None
         if bound is not None and (bound == 0 or low < 0 and bound < high):
             return False  # every value fits: `np.zeros_like(x)`, `12000 * np.sin(t)` to int16
         return _narrow(target) or self.analysis.under_errstate(call)
@@ -110,6 +137,14 @@ class FloatToIntegerCast(Rule):
     def _report(self, node, spelled: str, source: str, target: str, requires):
         return self.report(node, requires=requires, spelled=spelled, dtype=source, target=target,
                            low=str(_range(target)[0]), high=str(_range(target)[1]))
+
+
+def _literal_within(node: cst.BaseExpression, low: int, high: int) -> bool:
+    """A number written in the code (`0.5`, `-3.0`) that the integer type holds."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node, sign = node.expression, -1
+    return isinstance(node, (cst.Integer, cst.Float)) and low <= sign * node.evaluated_value <= high
 
 
 def _range(dtype: str) -> tuple[int, int]:
