@@ -150,5 +150,5 @@ def run_in_pty(args, cwd: Path, *, stop_when=None, timeout: float = 120.0, colum
 
 
 # The head of a module converted in the default 64-bit mode: `import jax` for the config line
-# that follows the imports (tests/test_precision.py says where it goes and when).
+# that follows the imports (tests/rules/test_precision.py says where it goes and when).
 X64_IMPORTS = 'import jax\nimport jax.numpy as jnp\njax.config.update("jax_enable_x64", True)\n'

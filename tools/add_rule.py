@@ -11,7 +11,7 @@ writes
     fixtures/integer-overflow-in-sum/first_case.in.py and .out.py
 and rewrites docs/rules.md. Nothing else needs editing: rules, docs and fixtures are found
 by name. Then fill in the three (CONTRIBUTING.md, "Adding a rule") and run
-`python -m pytest tests/rules tests/test_fixtures.py -k integer-overflow-in-sum`.
+`python -m pytest tests/rules tests/rules/test_fixtures.py -k integer-overflow-in-sum`.
 """
 
 from __future__ import annotations

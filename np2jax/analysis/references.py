@@ -206,7 +206,7 @@ _UNREAD = object()
 
 def _value_not_proven(ref: ApiRef, policy: dict) -> str | None:
     """policy.toml [same_only_for]: why this call's value of a parameter is not one shown to
-    compute NumPy's result in JAX (tests/test_api_arguments.py runs both), or None."""
+    compute NumPy's result in JAX (tests/rules/test_api_arguments.py runs both), or None."""
     proven = policy["same_only_for"].get(ref.qualname)
     if proven is None:
         return None

@@ -3,7 +3,7 @@
 np2jax.jit tags each rewrite and loop verdict with a kind (np2jax.jit.RewriteKind, whose
 values the rules spell: a rule module must not import np2jax.jit, which a check without
 --jit never loads); a rule reports the kinds in its `kinds`. Each kind is reported by one
-rule (tests/test_jit.py checks it).
+rule (tests/jit/test_jit.py checks it).
 """
 
 from __future__ import annotations

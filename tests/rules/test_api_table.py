@@ -16,7 +16,7 @@ import scipy
 
 from np2jax import apigen
 
-TABLE_PATH = Path(__file__).parents[1] / "rules" / "api" / "numpy_jax.json"
+TABLE_PATH = Path(__file__).parents[2] / "rules" / "api" / "numpy_jax.json"
 _MISSING = object()
 
 

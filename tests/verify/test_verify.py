@@ -25,7 +25,7 @@ from np2jax.verify import (Tolerance, VerifyOptions, compare_trees, compare_valu
 from np2jax.verify.core import VerifyUsageError
 from np2jax.verify.stats import ks_2samp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _write(folder: Path, name: str, source: str) -> Path:

@@ -1,7 +1,7 @@
 """Bad input through the real command line: every bad file is one error line naming it, the
 run exits 2 (README: unreadable, undecodable, unparsable or unwritable files), the rest of
 the batch is still processed, the bad file's bytes are unchanged, and no traceback reaches
-the user. Cases already covered by tests/test_cli.py are not repeated here."""
+the user. Cases already covered by tests/cli/test_cli.py are not repeated here."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from np2jax.config import Config
 from np2jax.files import SourceError, discover, is_notebook, read_source
 from np2jax.tree import Tree
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

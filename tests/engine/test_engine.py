@@ -2,7 +2,7 @@
 
 These tests convert in the 32-bit mode (X32) unless they say otherwise: the 64-bit default
 adds its `jax.config.update("jax_enable_x64", True)` line to every converted module, which
-tests/test_precision.py covers and which would only repeat itself in every expected text."""
+tests/rules/test_precision.py covers and which would only repeat itself in every expected text."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ every array private (np2jax must convert them), others alias (np2jax must refuse
 CI runs 300 derandomized examples per test. `--long` (or NP2JAX_LONG=1) raises that to 5000
 (and NP2JAX_EXAMPLES=N to any N), for a long hunt:
 
-    python -m pytest -q tests/test_generated_programs.py --long -s
+    python -m pytest -q tests/rules/test_generated_programs.py --long -s
 
 With -s, the equal-results test prints its tallies (converted without findings / with
 findings / unchanged, and how the programs with findings ran).
