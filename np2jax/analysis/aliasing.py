@@ -267,6 +267,8 @@ class Aliasing(Values):
         if isinstance(value, cst.Call):
             if _may_not_copy(value):
                 return False  # astype(..., copy=False), np.array(b, copy=None): maybe b itself
+            if value in self.collector.jax_calls:
+                return True  # a jax.numpy function: JAX arrays are never views of another
             ref = self.collector.ref_by_call.get(value)
             if ref is not None:
                 if ref.qualname in self.view_functions:

@@ -268,8 +268,8 @@ class Collector(Walker):
         for name in self._names_of(func):
             if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
                 self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
-        if not isinstance(func, cst.Attribute):
-            return
+        if not isinstance(func, cst.Attribute) or node in self.jax_calls:
+            return  # jnp.clip(x, 0, 1) is a function of JAX's, not the method x.clip(0, 1, out)
         if func.attr.value == "shuffle" and not self.is_api(func.value):
             self.shuffle_calls.append(node)
         method = func.attr.value

@@ -375,3 +375,15 @@ def test_a_finding_about_a_conversion_goes_when_the_conversion_is_suppressed():
     result = convert_source(suppressed, X32)
     assert "default_rng()" in result.converted
     assert not any("jax.random.key(0)" in f.message for f in result.findings)
+
+
+def test_code_that_is_already_jax_gets_no_numpy_findings():
+    """In a module importing both NumPy and jax.numpy, jnp's functions are JAX's:
+    `jnp.clip(x, 0.0, 1.0)` passes no `out`, and `k /= s` of a fresh `jnp.ones` array has
+    nothing that could see the change (issue 20, item 3)."""
+    source = ("import numpy as np\nimport jax.numpy as jnp\n\nx = jnp.linspace(0.0, 2.0, 5)\n"
+              "y = jnp.clip(x, 0.0, 1.0)\nk = jnp.ones((5, 5))\nk /= jnp.sum(k)\n"
+              "z = np.zeros(3)\n")
+    result = convert_source(source, X32)
+    assert result.findings == []
+    assert "y = jnp.clip(x, 0.0, 1.0)" in result.converted
