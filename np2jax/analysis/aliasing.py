@@ -22,6 +22,10 @@ from np2jax.analysis.values import Values
 from np2jax.syntax import code_of
 
 
+# Calls making a NumPy random state, whose draw methods return new arrays.
+RANDOM_STATE_MAKERS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState",
+                                 "numpy.random.Generator"})
+
 class Aliasing(Values):
     """Privacy proofs: an array no other name, view or object can see."""
 
@@ -276,11 +280,23 @@ class Aliasing(Values):
                 return True
             if isinstance(value.func, cst.Attribute) and value.func.attr.value in self.fresh_methods:
                 return True
+            if isinstance(value.func, cst.Attribute) and self._draws(value.func):
+                return True  # rng.normal(...): a new array of draws
             if isinstance(value.func, cst.Attribute) and ref is None:
                 return self._fresh(value.func.value)  # np.arange(9).reshape(3, 3): a view of a temporary
             if isinstance(value.func, cst.Name) and value.func.value in SCALAR_CALLS | CONTAINER_CALLS:
                 return True
         return False
+
+    def _draws(self, method: cst.Attribute) -> bool:
+        """`rng.normal` where every value `rng` takes is a NumPy random generator or state:
+        its draws are new arrays (its `shuffle` works in place and returns None)."""
+        if not isinstance(method.value, cst.Name) or method.attr.value in ("shuffle", "bit_generator"):
+            return False
+        values, aug_values = self.name_values(method.value)
+        return bool(values) and not aug_values and all(
+            isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
+            and ref.qualname in RANDOM_STATE_MAKERS for v, _statement in values)
 
     def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> str | None:
         """An expression through which the array of `name` may be kept by someone else

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Callable, ClassVar, Iterable
@@ -73,14 +74,29 @@ class Rule:
 
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
                report_if_unfixed: bool = True, key: tuple | None = None, **fields) -> Report:
-        message = self.doc().message.format(**fields)
+        message = one_line(self.doc().message.format(**fields))
         if isinstance(requires, cst.CSTNode):
             requires = (requires,)
         unfixed = None
         if fix is not None and "outcome" in fields:
-            unfixed = self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED})
+            unfixed = one_line(self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED}))
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
                       report_if_unfixed, unfixed, key)
+
+
+QUOTED_CODE_LIMIT = 60  # characters of code quoted in a message, beyond which it is cut
+
+
+def one_line(message: str) -> str:
+    """A finding is one line: code quoted in it (between backticks) loses its line breaks
+    and indentation and, past QUOTED_CODE_LIMIT characters, its middle (`f(a, ... z)`)."""
+    def shorten(match: re.Match) -> str:
+        code = " ".join(match.group(1).split())
+        if len(code) > QUOTED_CODE_LIMIT:
+            code = code[:QUOTED_CODE_LIMIT - 16] + " ... " + code[-11:]
+        return f"`{code}`"
+
+    return " ".join(re.sub(r"`([^`]*)`", shorten, message).split())
 
 
 @cache

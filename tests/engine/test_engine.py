@@ -387,3 +387,26 @@ def test_code_that_is_already_jax_gets_no_numpy_findings():
     result = convert_source(source, X32)
     assert result.findings == []
     assert "y = jnp.clip(x, 0.0, 1.0)" in result.converted
+
+
+def test_a_finding_is_one_line_and_quotes_long_code_shortened():
+    """Code quoted in a message loses its line breaks, and its middle past 60 characters
+    (issue 20, item 4): a finding on a multi-line expression stays one line."""
+    from np2jax.rules.base import QUOTED_CODE_LIMIT, one_line
+
+    source = ("import numpy as np\nx = np.linspace(0.0, 4.0, 5)\nlevels = (x * 90.0\n"
+              "          + 100.0\n          + np.sin(x) * 30.0 + np.cos(x) * 12.5).astype(np.uint8)\n")
+    (finding,) = [f for f in convert_source(source).findings if f.code == "NJ403"]
+    assert "\n" not in finding.message
+    quoted = finding.message.split("`")[1]
+    assert len(quoted) <= QUOTED_CODE_LIMIT and quoted.startswith("(x * 90.0 + 100.0") and " ... " in quoted
+    assert one_line("`a`  and\n `b\n  + c`") == "`a` and `b + c`"
+
+
+def test_a_draw_from_a_numpy_generator_is_a_new_array():
+    """`rng.normal(...)` is fresh: a write into it is not said to share memory with the
+    draw (issue 20, item 4); the draw stays NumPy, so the write stays as it was."""
+    source = ("import numpy as np\nrng = np.random.default_rng(0)\nnoise = rng.normal(size=4)\n"
+              "noise[0] = 0.0\n")
+    (finding,) = [f for f in convert_source(source, X32).findings if f.code == "NJ201"]
+    assert "share memory" not in finding.message and "may not hold a JAX array" in finding.message
