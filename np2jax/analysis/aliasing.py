@@ -11,6 +11,7 @@ from np2jax.analysis.facts import (
     CONTAINER,
     CONTAINER_CALLS,
     DYNAMIC_CALLS,
+    GENERATOR_FACTORIES,
     KEEP_OUT,
     PURE_BUILTINS,
     SCALAR,
@@ -21,10 +22,6 @@ from np2jax.analysis.facts import (
 from np2jax.analysis.values import Values
 from np2jax.syntax import code_of
 
-
-# Calls making a NumPy random state, whose draw methods return new arrays.
-RANDOM_STATE_MAKERS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState",
-                                 "numpy.random.Generator"})
 
 class Aliasing(Values):
     """Privacy proofs: an array no other name, view or object can see."""
@@ -296,7 +293,7 @@ class Aliasing(Values):
         values, aug_values = self.name_values(method.value)
         return bool(values) and not aug_values and all(
             isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
-            and ref.qualname in RANDOM_STATE_MAKERS for v, _statement in values)
+            and ref.qualname in GENERATOR_FACTORIES for v, _statement in values)
 
     def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> str | None:
         """An expression through which the array of `name` may be kept by someone else

@@ -26,6 +26,9 @@ KEEP_DIFFERS = "differs"  # JAX has the name but answers differently (policy.tom
 KEEP_NO_METHOD = "no-method"  # np.sin.reduce: JAX's sin is a plain function
 KEEP_BOUND_TO_NAME = "bound-to-name"  # add = np.add: later uses (.at, out=) cannot be checked
 
+# Calls making a NumPy random generator or state: its draws are new arrays.
+GENERATOR_FACTORIES = ("numpy.random.default_rng", "numpy.random.RandomState")
+
 # Operators NumPy applies elementwise (not `is`, `in`), and the operands np2jax may wrap.
 ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                            cst.Equal, cst.NotEqual)

@@ -19,19 +19,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
+from np2jax.analysis.facts import GENERATOR_FACTORIES
+from np2jax.catalog import catalog_dir, tomllib
 from np2jax.syntax import code_of, is_none
 from np2jax.syntax.walk import fresh_name, names_in
 
-if TYPE_CHECKING:
-    from np2jax.analysis.module import ModuleAnalysis
-from np2jax.catalog import catalog_dir, tomllib
 
-GENERATOR_FACTORIES = ("numpy.random.default_rng", "numpy.random.RandomState")
+class ModuleFacts(Protocol):
+    """What this module reads of np2jax.analysis.module.ModuleAnalysis (the facade, which
+    imports this module and hands itself in)."""
+
+    module: cst.Module
+    parents: dict
+    refs: list
+    dataflow: Any
+
+
 # numpy.random names that are not the global state's functions
 NOT_GLOBAL = frozenset({"default_rng", "RandomState", "Generator", "PCG64", "PCG64DXSM",
                         "MT19937", "Philox", "SFC64", "SeedSequence", "BitGenerator"})
@@ -83,14 +91,14 @@ class RandomState:
         return list(dict.fromkeys(d.function for d in self.draws if d.function is not None))
 
 
-def find_random_states(analysis: ModuleAnalysis) -> list[RandomState]:
+def find_random_states(analysis: ModuleFacts) -> list[RandomState]:
     """The module's random states, each with its draws and why it is refused (None: it
     converts). Memoised by the facade: ModuleAnalysis.random_states."""
     return _Finder(analysis).states()
 
 
 class _Finder:
-    def __init__(self, analysis: ModuleAnalysis) -> None:
+    def __init__(self, analysis: ModuleFacts) -> None:
         self.analysis = analysis
         self.flow = analysis.dataflow
         self.parents = analysis.parents

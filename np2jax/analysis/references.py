@@ -5,7 +5,7 @@ or keep it on NumPy and why (a KEEP_* reason of np2jax.analysis.facts)."""
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import libcst as cst
 from libcst.metadata import QualifiedNameSource
@@ -35,8 +35,14 @@ from np2jax.analysis.facts import (
 from np2jax.catalog import api_policy, api_table
 from np2jax.syntax import code_of, is_none
 
-if TYPE_CHECKING:
-    from np2jax.analysis.collect import Collector
+
+class CallIndex(Protocol):
+    """What the planning reads of the collector (np2jax.analysis.collect, which imports
+    this module): the reference each call calls, and the jax.numpy calls."""
+
+    ref_by_call: dict
+    jax_calls: dict
+
 
 def numpy_qualname(names) -> str | None:
     """The single NumPy/SciPy name a node refers to, or None (not NumPy, or ambiguous)."""
@@ -112,7 +118,7 @@ def _checked(arg: cst.Arg, param: dict) -> Argument:
 
 
 
-def plan(ref: ApiRef, parents: dict, collector: "Collector") -> None:
+def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
     """Decide whether `ref` converts to JAX, and if not, why."""
     policy = api_policy()
     qualname, entry = ref.qualname, ref.entry
@@ -319,7 +325,7 @@ def _is_static(node: cst.BaseExpression) -> bool:
     return False
 
 
-def _feeds_shape(call: cst.Call, parents: dict, collector: "Collector") -> bool:
+def _feeds_shape(call: cst.Call, parents: dict, collector: CallIndex) -> bool:
     """Whether the value of `call` is used as (part of) a shape: reshape/range/int arguments,
     or the shape argument of a NumPy call."""
     node: cst.CSTNode = call

@@ -9,15 +9,28 @@ write computed. NJ201, NJ202, NJ208 and --jit read the plans.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import libcst as cst
 
 from np2jax.analysis.shapes import same_shape
 from np2jax.syntax import code_of, updates
 
-if TYPE_CHECKING:
-    from np2jax.analysis.module import ModuleAnalysis
+
+
+class ModuleFacts(Protocol):
+    """What this module reads of np2jax.analysis.module.ModuleAnalysis (the facade, which
+    imports this module and hands itself in)."""
+
+    module: cst.Module
+    parents: dict
+    dataflow: Any
+    jnp_alias: str
+    bound_names: set
+    shapes: Any
+
+    def ref_of_call(self, call: cst.Call) -> Any: ...
+
 
 
 @dataclass
@@ -59,7 +72,7 @@ def _temporary(analysis, stem: str, taken: set) -> str:
     return name
 
 
-def plan_write(analysis: ModuleAnalysis, statement) -> WritePlan:
+def plan_write(analysis: ModuleFacts, statement) -> WritePlan:
     """The plan for an Assign or AugAssign whose targets include subscripts (the facade
     memoises it: ModuleAnalysis.write_plan)."""
     dataflow = analysis.dataflow
