@@ -20,7 +20,7 @@ from np2jax.files import is_notebook
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 CONTEXT_LINES = 3  # unchanged lines shown around each change in a diff
 NUMPY_COLOR, JAX_FIRST_COLOR, JAX_COLOR = "#4c72b0", "#f2b880", "#dd8452"
-VERDICT_CLASSES = {"equal": "good", "stochastic-equal": "good", "differs": "bad",
+VERDICT_CLASSES = {"equal": "good", "stochastic-equal": "good", "unclean": "bad", "differs": "bad",
                    "error": "bad", "skipped": "muted"}
 
 STYLE = """

@@ -113,6 +113,27 @@ def accumulated(dtype: str | None) -> str | None:
     return dtype
 
 
+def stored(target: str | None, operator: str | None, operand: str | None) -> str | None:
+    """The dtype of what `x[i] (op)= v` computes before storing it into x (of dtype `target`):
+    the operand itself for `=`, else the operation's result."""
+    if operator is None:
+        return operand
+    if operator in ("/=", "divide"):
+        return true_division(target, operand)
+    if operator in ("+=", "-=", "*=", "//=", "%=", "**=", "add", "subtract", "multiply",
+                    "power", "min", "max"):
+        return promote(target, operand)
+    return None
+
+
+def needs_cast(target: str | None, value: str | None) -> bool:
+    """Whether a value of dtype `value` stored into an array of dtype `target` changes (float
+    into integers, float64 into float32): NumPy casts what it stores; JAX's `.at[]` is handed
+    the value and refuses to cast it unsafely (a FutureWarning today, an error in later
+    releases). False where the code does not show either dtype."""
+    return target in DTYPES and value is not None and promote(target, value) != target
+
+
 def is_integer(dtype: str | None) -> bool:
     return dtype == "int" or (dtype in DTYPES and DTYPES[dtype][0] in "bui" and dtype != "bool")
 
@@ -243,6 +264,8 @@ class Dtypes:
 
     def _numpy_function(self, name, positional, keyword, depth) -> str | None:
         first = self.dtype_of(positional[0], depth + 1) if positional else None
+        if name in SPELLINGS and len(name) > 2:
+            return SPELLINGS[name]  # np.float64(x), np.uint8(x): a scalar of that type
         if name in _FILLED:
             return "float64"
         if name in ("zeros_like", "ones_like", "empty_like", "full_like", "copy"):

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import libcst as cst
 
+from np2jax.analysis.dtypes import needs_cast, stored
 from np2jax.analysis.shapes import same_shape
 from np2jax.syntax import code_of, updates
 
@@ -28,6 +29,7 @@ class ModuleFacts(Protocol):
     jnp_alias: str
     bound_names: set
     shapes: Any
+    dtypes: Any
 
     def ref_of_call(self, call: cst.Call) -> Any: ...
 
@@ -96,6 +98,8 @@ def _form(analysis, statement, target: cst.Subscript, base, index, value, operat
     kind = dataflow.index_kind(flat)
     uniform = dataflow.is_scalar(value)
     if kind == "basic":
+        if _stores_other_dtype(analysis, base, value, operator):
+            return ("set-cast" if operator is None else "set-op-cast"), None
         if operator is None:
             return "set", None
         return ("at-" + updates.AT_METHODS[operator] if operator in updates.AT_METHODS
@@ -111,6 +115,17 @@ def _form(analysis, statement, target: cst.Subscript, base, index, value, operat
         return ("set" if operator is None else "set-op"), None
     return None, ("the index may repeat, and JAX does not define which value `.at[].set` "
                   "keeps where NumPy keeps the last")
+
+
+def _stores_other_dtype(analysis, base, value, operator) -> bool:
+    """Whether the value a write stores has a dtype the array's cannot hold safely (float
+    into integers, float64 into float32), as far as the code shows. NumPy computes the stored
+    value (`a[i] + 2.5`) and casts it into the array; JAX's `.at[]` is handed the operand
+    instead and warns that it cannot cast it safely (a FutureWarning: an error in later
+    releases). The rewrite then computes and casts as NumPy does."""
+    dtypes = analysis.dtypes
+    target = dtypes.dtype_of(base)
+    return needs_cast(target, stored(target, operator, dtypes.dtype_of(value)))
 
 
 def _list_names(dataflow, index, jnp: str, updated_index) -> list:
@@ -133,6 +148,12 @@ def _new_value(form: str, base, index, value, operator, target, jnp: str):
     if form == "set-op":
         return updates.at_update(base, index, "set",
                                  updates.binary(updates.read(base, index, jnp), operator, value), jnp)
+    if form == "set-cast":  # jnp.asarray: the value may be a Python number
+        return updates.at_update(base, index, "set", updates.jnp_call(
+            jnp, "asarray", value, dtype=updates.attr(base, "dtype")), jnp)
+    if form == "set-op-cast":
+        return updates.at_update(base, index, "set", _keep_dtype(
+            updates.binary(updates.read(base, index, jnp), operator, value), base), jnp)
     if form.startswith("at-"):
         return updates.at_update(base, index, form[3:], value, jnp)
     mask = index[0].slice.value
@@ -189,7 +210,7 @@ def _unselected(value, mask):
 
 
 def _keep_dtype(value, base):
-    return updates.call(updates.attr(value, "astype"), updates.attr(base, "dtype"))
+    return updates.call(updates.attr(updates.parenthesized(value), "astype"), updates.attr(base, "dtype"))
 
 
 def _describe(form: str) -> str:

@@ -11,6 +11,7 @@ from functools import partial
 import libcst as cst
 
 from np2jax.analysis import facts
+from np2jax.analysis.dtypes import needs_cast, stored
 from np2jax.rules._in_place import array_literal, left_because, rewritten_as, statement_fix
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
@@ -47,6 +48,10 @@ class UfuncAt(Rule):
                 yield self.report(call, ufunc=code_of(ref.node), outcome=left_because(
                     f"`{code_of(ref.node)}.at` with these arguments has no `.at[]` counterpart"))
                 continue
+            cast = self._cast_per_update(args[0].value, args[2].value, method)
+            if cast is not None:
+                yield self.report(call, ufunc=code_of(ref.node), outcome=left_because(cast))
+                continue
             index = args[1].value
             values, _ = self.analysis.dataflow.values_of(index) if isinstance(index, cst.Name) else (None, None)
             list_name = bool(values) and all(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values)
@@ -58,3 +63,15 @@ class UfuncAt(Rule):
                 yield self.report(line, fix=fix, imports=[("jax.numpy", jnp)], requires=requires,
                                   ufunc=code_of(ref.node),
                                   outcome=rewritten_as(f"`.at[...].{method}(...)`"))
+
+    def _cast_per_update(self, target, values, method: str) -> str | None:
+        """NumPy casts each update back into the array's dtype before the next one at the same
+        index (an integer array gets -3 + 0.7 -> -2, then -2 + 0.7 -> -1); JAX's `.at[]`
+        casts the values first (-3 + 0 + 0: -3)."""
+        dtypes = self.analysis.dtypes
+        array, value = dtypes.dtype_of(target), dtypes.dtype_of(values)
+        if not needs_cast(array, stored(array, method, value)):
+            return None
+        return (f"`{code_of(target)}` holds {array} and the update computes {stored(array, method, value)}: "
+                "NumPy casts the result back after each update at an index, where JAX's `.at[]` "
+                "casts the values first")

@@ -10,7 +10,7 @@ The spec (JSON): path, mode ("call" or "script"), call (a function name), repeat
 memory_bytes, sys_path (folders put first on the import path), result (the pickle to write).
 
 The pickle: {"ok": True, "tree": ENCODED, "stochastic": {...}, "timings": {...}, "jax": bool,
-"x64": bool, "platforms": [...]} or {"ok": False, "stage": "import|call|encode",
+"x64": bool, "platforms": [...], "warnings": ["FutureWarning: ...", ...]} or {"ok": False, "stage": "import|call|encode",
 "error": "Type: one line", "memory": bool}. ENCODED is a tagged tuple tree (see _encode).
 """
 
@@ -19,6 +19,7 @@ import os
 import pickle
 import sys
 import time
+import warnings
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
@@ -198,6 +199,37 @@ def _keep_32_bits():
     jax.config.update = update_but_x64
 
 
+_FUTURE_BREAKS = (FutureWarning, DeprecationWarning)  # what a later release turns into errors
+_MAX_WARNINGS = 10
+
+
+class _Warnings:
+    """The deprecation and future warnings the import and the first call raise, each once
+    ("Category: first line of the message"), while the program's own filters still apply to
+    every other warning."""
+
+    def __init__(self):
+        self.found = []
+        self._context = warnings.catch_warnings(record=True)
+
+    def __enter__(self):
+        self._caught = self._context.__enter__()
+        for category in _FUTURE_BREAKS:
+            warnings.simplefilter("always", category)
+        return self
+
+    def __exit__(self, *exc_info):
+        self._context.__exit__(*exc_info)
+        for caught in self._caught:
+            if issubclass(caught.category, _FUTURE_BREAKS):
+                text = f"{caught.category.__name__}: {str(caught.message).strip().splitlines()[0][:300]}"
+                if text not in self.found and len(self.found) < _MAX_WARNINGS:
+                    self.found.append(text)
+            else:  # not ours to keep: shown as the program's filters say
+                warnings.showwarning(caught.message, caught.category, caught.filename, caught.lineno)
+        return False
+
+
 def _load_module(path):
     import importlib.util
 
@@ -239,6 +271,7 @@ def main(spec_path):
     import runpy
 
     stochastic = {}
+    seen = _Warnings()
     if mode == "script":
         def run_once():
             namespace = runpy.run_path(path, run_name="__main__")
@@ -249,7 +282,8 @@ def main(spec_path):
     else:
         before = time.perf_counter()
         try:
-            module = _load_module(path)
+            with seen:
+                module = _load_module(path)
         except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
             return fail("import", exc)
         import_s = time.perf_counter() - before
@@ -265,8 +299,9 @@ def main(spec_path):
     times = []
     try:
         before = time.perf_counter()
-        result = run_once()
-        _block(result)
+        with _Warnings() as first_call:
+            result = run_once()
+            _block(result)
         first = time.perf_counter() - before
     except BaseException as exc:  # noqa: BLE001
         return fail("call", exc)
@@ -278,7 +313,8 @@ def main(spec_path):
     payload = {"ok": True, "tree": encoded, "import_s": import_s,
                "stochastic": {str(k): float(v) for k, v in stochastic.items()
                               if isinstance(v, (int, float))},
-               "jax": jax is not None, "x64": False, "platforms": []}
+               "jax": jax is not None, "x64": False, "platforms": [],
+               "warnings": seen.found + [w for w in first_call.found if w not in seen.found]}
     if jax is not None:
         try:
             payload["x64"] = bool(jax.config.jax_enable_x64)

@@ -109,6 +109,10 @@ def print_verify(console: Console, run: VerifyRun, title: str = "np2jax verify",
         elif result.verdict == "differs":
             for problem in result.problems():
                 console.print(f"{result.label}: differs: {problem}", markup=False, soft_wrap=True)
+        elif result.verdict == "unclean":
+            for warning in result.warnings:
+                console.print(f"{result.label}: unclean: the converted program warns, and a later "
+                              f"JAX release may refuse it: {warning}", markup=False, soft_wrap=True)
         elif result.verdict == "skipped" and show_skipped and result.error:
             console.print(f"{result.label}: skipped: {result.error}", markup=False, soft_wrap=True)
         for device, trial in result.x32.items():

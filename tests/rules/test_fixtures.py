@@ -6,6 +6,9 @@ both run: the .in.py under NumPy and the .out.py under JAX give equal results wh
 header says `# verdict: equal` (the default), and do not when it says `# verdict: fails`
 (which is only allowed for a case that expects a finding: never silently wrong).
 
+The converted side must also run clean: a FutureWarning or DeprecationWarning (JAX's notice that
+a later release refuses the code, such as `.at[].add(2.5)` into an integer array) fails the case.
+
 Outputs drawn from random numbers cannot agree exactly: a fixture names them in
 `STOCHASTIC = {name: tolerance}` (as the verifier's programs do), and those are compared by
 the verifier's statistics (moments within the tolerance, and a two-sample KS test over the
@@ -15,6 +18,8 @@ same numbers run to run.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import pytest
 
@@ -55,6 +60,18 @@ def test_conversion_is_idempotent(case):
     assert convert_source(text, _config(case.read_text())).converted == text
 
 
+def _run_converted(path):
+    """main() of a converted fixture, which must raise no warning of what JAX will refuse."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FutureWarning)
+        warnings.simplefilter("always", DeprecationWarning)
+        result = run_main(path)
+    breaking = [f"{w.category.__name__}: {w.message}" for w in caught
+                if issubclass(w.category, (FutureWarning, DeprecationWarning))]
+    assert not breaking, breaking
+    return result
+
+
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_both_versions_run_and_agree(case):
     text = case.read_text()
@@ -65,10 +82,10 @@ def test_both_versions_run_and_agree(case):
         stochastic = _stochastic(text)
         if stochastic:
             problems = [o.problem() or o.note for o in compare_trees(
-                reference, run_main(_out(case)), stochastic=stochastic) if not o.equal]
+                reference, _run_converted(_out(case)), stochastic=stochastic) if not o.equal]
             assert not problems, problems
             return
-        assert compare_values("main()", reference, run_main(_out(case))) is None
+        assert compare_values("main()", reference, _run_converted(_out(case))) is None
         return
     assert _expected_codes(text), "a case whose conversion fails must expect a finding"
     try:

@@ -191,6 +191,37 @@ CASES = {
         def scale():
             return 3.0
         """),
+    # equal outputs, but JAX warns that a later release refuses the scatter: unclean
+    "warns.py": ("""
+        import numpy as np
+
+        def main():
+            a = np.arange(-5, 5)
+            a[1] += 2.5
+            return {"a": a}
+        """, """
+        import jax
+        import jax.numpy as jnp
+        jax.config.update("jax_enable_x64", True)
+
+        def main():
+            a = jnp.arange(-5, 5)
+            return {"a": a.at[1].add(2.5)}
+        """),
+    # a warning the original raises too is the program's own: equal
+    "warns_both.py": ("""
+        import warnings
+
+        def main():
+            warnings.warn("old API", DeprecationWarning)
+            return {"n": 1}
+        """, """
+        import warnings
+
+        def main():
+            warnings.warn("old API", DeprecationWarning)
+            return {"n": 1}
+        """),
     "tests/test_skipped.py": ("""
         def test_nothing():
             pass
@@ -232,7 +263,8 @@ def test_json_schema(tree_json):
     assert payload["devices"] == ["cpu"]
     for result in results.values():
         assert {"original", "converted", "verdict", "outputs", "timings", "error"} <= set(result)
-        assert result["verdict"] in ("equal", "stochastic-equal", "differs", "error", "skipped")
+        assert result["verdict"] in ("equal", "stochastic-equal", "unclean", "differs", "error",
+                                     "skipped")
         assert set(result["timings"]) == {"numpy", "jax"}
         for output in result["outputs"]:
             assert {"name", "shape", "dtype_original", "dtype_converted", "max_abs_err",
@@ -279,6 +311,16 @@ def test_errors_are_verdicts_with_one_line(tree_json):
     crashed = tree_json[0]["crash.py"]
     assert crashed["verdict"] == "error"
     assert crashed["error"].startswith("converted on cpu: killed by SIGABRT")
+
+
+def test_warnings_a_later_jax_turns_into_errors_make_a_run_unclean(tree_json):
+    warns = tree_json[0]["warns.py"]
+    assert warns["verdict"] == "unclean", warns
+    assert all(o["equal"] for o in warns["outputs"])
+    assert len(warns["warnings"]) == 1
+    assert warns["warnings"][0].startswith("FutureWarning: scatter inputs have incompatible types")
+    both = tree_json[0]["warns_both.py"]
+    assert both["verdict"] == "equal" and both["warnings"] == []
 
 
 def test_random_outputs_by_statistics(tree_json):
