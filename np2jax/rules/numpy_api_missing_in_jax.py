@@ -42,6 +42,9 @@ class NumpyApiMissingInJax(Rule):
                     why = ("a class deriving from `{name}` stays a NumPy array: converted "
                            "functions return JAX arrays, which cannot be viewed as it "
                            "(`.view(cls)`) or subclassed")
+                else:  # type(x) is np.ndarray, a dict of types, a default argument
+                    why = ("a JAX array's type is not `{name}`, so a comparison with it would "
+                           "change its answer")
             if why is None:
                 continue
             name = ref.qualname or code_of(ref.node)
@@ -60,10 +63,16 @@ class NumpyApiMissingInJax(Rule):
         here or in the caller), the attribute does not exist."""
         if not self.analysis.uses_numpy:
             return
-        for attribute in api_policy()["missing_array_attributes"]:
+        policy = api_policy()
+        on_arrays = policy.get("missing_array_attributes_on_arrays", [])
+        for attribute in policy["missing_array_attributes"] + on_arrays:
             for node in self.analysis.attribute_loads(attribute):
                 receiver = node.value
                 if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+                    continue
+                if attribute in on_arrays and not (
+                        self.analysis.dataflow.kind_of(receiver) == facts.ARRAY
+                        or self.analysis.dataflow.jax_typed(receiver)):
                     continue
                 parent = self.analysis.parents.get(node)
                 if isinstance(parent, cst.AssignTarget) or (

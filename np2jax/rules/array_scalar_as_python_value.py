@@ -1,0 +1,120 @@
+"""NJ114 array-scalar-as-python-value.
+
+A value that NumPy gives as a scalar (np.float64 is a Python float) but JAX as a 0-d array,
+checked with isinstance(v, float) or handed to json: the answer changes or json raises.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.rules.base import Rule
+from np2jax.syntax import code_of
+
+# Types a NumPy scalar is an instance of and a 0-d JAX array is not: np.float64 derives from
+# float and np.complex128 from complex, and NumPy registers its scalars with the numbers ABCs.
+# (np.int64 is no int: `isinstance(v, int)` is False on both sides.)
+PYTHON_TYPES = frozenset({"builtins.float", "builtins.complex", "numbers.Number", "numbers.Real",
+                          "numbers.Complex", "numbers.Integral", "numbers.Rational"})
+_SPELLED = frozenset({"float", "complex", "Number", "Real", "Complex", "Integral", "Rational"})
+JSON_WRITERS = frozenset({"json.dumps", "json.dump"})
+NUMPY_TYPES = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number", "numpy.floating",
+                         "numpy.integer", "numpy.inexact", "numpy.float64", "numpy.complexfloating"})
+
+_TYPE_CHECK = ("is {kind} for a NumPy scalar such as `x.mean()` (NumPy's {why}) but not for the "
+               "0-d JAX array the converted code gives there, so it would change its answer; "
+               "test `jnp.ndim({subject}) == 0`, or take `float({subject})` first")
+_JSON = ("is given `{value}`, a NumPy scalar or array that becomes a JAX array, which json "
+         "cannot write (NumPy's float64 scalars are floats): pass `{value}.tolist()` or "
+         "`float({value})`")
+
+
+class ArrayScalarAsPythonValue(Rule):
+    code = "NJ114"
+
+    def run(self):
+        """isinstance(v, float) and `type(v) is float` where v is a JAX array once converted,
+        or where the same function tells NumPy values apart by type (isinstance(v,
+        np.ndarray) beside it: a helper that turns results into Python values); json.dump(s)
+        of a value, or of a literal container holding one, that is a JAX array once converted."""
+        for call in self.analysis.nodes(cst.Call):
+            if isinstance(call.func, cst.Name) and call.func.value == "isinstance" \
+                    and len(call.args) == 2 and not any(a.keyword or a.star for a in call.args):
+                yield from self._type_check(call, call.args[0].value, call.args[1].value)
+            elif self.analysis.qualified_names(call.func) & JSON_WRITERS and call.args:
+                yield from self._json(call, call.args[0].value)
+        for comparison in self.analysis.nodes(cst.Comparison):
+            left = comparison.left
+            if isinstance(left, cst.Call) and isinstance(left.func, cst.Name) \
+                    and left.func.value == "type" and len(left.args) == 1 \
+                    and len(comparison.comparisons) == 1 and isinstance(
+                        comparison.comparisons[0].operator, (cst.Is, cst.Equal, cst.IsNot, cst.NotEqual)):
+                yield from self._type_check(comparison, left.args[0].value,
+                                            comparison.comparisons[0].comparator, exact=True)
+
+    def _type_check(self, check, subject, types, exact: bool = False):
+        names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+        found = [q for n in names for q in self.analysis.qualified_names(n, _SPELLED)
+                 if q in PYTHON_TYPES]
+        if not found or (exact and found[0] != "builtins.float" and found[0] != "builtins.complex"):
+            return
+        flow = self.analysis.dataflow
+        if flow.jax_typed(subject):
+            requires = flow.jax_refs(subject)
+        elif self._told_apart_from_numpy(check, subject):
+            requires = ()
+        else:
+            return
+        kind = found[0].rsplit(".", 1)[-1]
+        why = f"float64 derives from {kind}" if kind in ("float", "complex") else \
+            f"scalars are registered as numbers.{kind}"
+        yield self.report(check, requires=requires, code=code_of(check),
+                          reason=_TYPE_CHECK.format(kind="True" if not exact else "True",
+                                                    why=why, subject=code_of(subject)))
+
+    def _told_apart_from_numpy(self, check, subject) -> bool:
+        """The function around `check` also asks whether the same value is a NumPy type."""
+        scope = self._function(check)
+        text = code_of(subject)
+        for call in self.analysis.nodes(cst.Call):
+            if not (isinstance(call.func, cst.Name) and call.func.value == "isinstance"
+                    and len(call.args) == 2 and code_of(call.args[0].value) == text
+                    and self._function(call) is scope):
+                continue
+            types = call.args[1].value
+            names = [e.value for e in types.elements] if isinstance(types, cst.Tuple) else [types]
+            if any(q in NUMPY_TYPES for n in names for q in self.analysis.qualified_names(n)):
+                return True
+        return False
+
+    def _function(self, node):
+        parent = self.analysis.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            parent = self.analysis.parents.get(parent)
+        return parent
+
+    def _json(self, call, value):
+        flow = self.analysis.dataflow
+        for leaf in self._leaves(value):
+            if flow.jax_typed(leaf):
+                yield self.report(call, requires=flow.jax_refs(leaf), code=code_of(call.func),
+                                  reason=_JSON.format(value=code_of(leaf)))
+                return
+
+    def _leaves(self, value, depth: int = 0):
+        """The value, and what a literal container (or a name bound once to one) holds."""
+        if depth > 4:
+            return
+        if isinstance(value, cst.Name):
+            values, aug_values = self.analysis.dataflow.values_of(value)
+            if len(values) == 1 and not aug_values and isinstance(values[0][0], (cst.Dict, cst.List, cst.Tuple)):
+                value = values[0][0]
+        if isinstance(value, cst.Dict):
+            for element in value.elements:
+                if isinstance(element, cst.DictElement):
+                    yield from self._leaves(element.value, depth + 1)
+        elif isinstance(value, (cst.List, cst.Tuple)):
+            for element in value.elements:
+                yield from self._leaves(element.value, depth + 1)
+        else:
+            yield value
