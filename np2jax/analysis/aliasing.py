@@ -202,6 +202,8 @@ class Aliasing(Values):
         values = self.collector.bindings.get((scope, name), [])
         if self.kind_of(target, node) in (SCALAR, CONTAINER):
             return None  # numbers are immutable; containers are not arrays
+        if self.never_numpy(target):
+            return None  # code already JAX: `a op= v` rebinds, as it did before
         for value, statement in values:
             if value == "param" and statement in self.fresh_params:
                 continue  # its function is rewritten to return it (NJ209)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.references import bind_arguments as bind_api_arguments
+from np2jax.catalog import api_table
 from np2jax.jit.checker import CallSite, TraceCheckerBase
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, UNKNOWN
 from np2jax.jit.masks import selection_count, selection_reduction, size_hint
@@ -32,6 +34,9 @@ ARRAY_METHODS = frozenset({
     "all", "conj", "conjugate", "round", "swapaxes", "dot", "clip", "ptp", "trace",
     "diagonal",
 })
+# The updates of `x.at[i]` (code already converted, or written by hand).
+AT_UPDATES = frozenset({"set", "add", "subtract", "multiply", "divide", "power", "min", "max",
+                        "get", "apply"})
 ARRAY_ARGUMENT_METHODS = frozenset({"dot", "clip"})
 HOST_METHODS = frozenset({"item", "tolist", "tobytes", "tofile", "__array__", "nonzero"})
 # Builtins that take Python values and give one (host conversions when given an array).
@@ -56,11 +61,16 @@ class CallChecks(TraceCheckerBase):
         func = node.func
         if ref is not None:
             return self.api_call(node, ref)
+        jax_name = self.m.analysis.dataflow.collector.jax_calls.get(node)
+        if jax_name is not None:
+            return self.jax_call(node, jax_name)
         if isinstance(func, cst.Name):
             name = func.value
             if name not in self.env and name not in self.bound:
                 if name in self.m.functions:
                     return self.user_call(node, name)
+                if name in self.m.jitted:
+                    return self.jitted_call(node, name)
                 if name in STATIC_BUILTINS or name in ("len", "abs", "print"):
                     return self.builtin_call(node, name)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) \
@@ -77,6 +87,18 @@ class CallChecks(TraceCheckerBase):
                               f"cannot become a lax.scan history: "
                               f"{self.histories.refused[func.value.value]}")
             return UNKNOWN
+        if isinstance(func, cst.Attribute) and func.attr.value in AT_UPDATES \
+                and isinstance(func.value, cst.Subscript) \
+                and isinstance(func.value.value, cst.Attribute) \
+                and func.value.value.attr.value == "at" \
+                and self.expr(func.value.value.value) in MAY_BE_ARRAY:
+            # x.at[i].set(v) (code already converted): the index as a read's, the values
+            self.index(func.value)
+            for arg in node.args:
+                if arg.keyword is not None or arg.star:
+                    self.refuse(node, f"`{code_of(node)}` passes keywords or `*args` to `.at`")
+                self.expr(arg.value)
+            return ARRAY
         if isinstance(func, cst.Attribute):
             receiver = self.expr(func.value)
             method = func.attr.value
@@ -117,6 +139,48 @@ class CallChecks(TraceCheckerBase):
                                                          "be a Python value,"))
         if short in STATIC_RESULTS:  # a shape, a dtype, a flag: Python values even for tracers
             return STATIC
+        return ARRAY
+
+    def jax_call(self, node: cst.Call, qualname: str) -> str:
+        """A jax.numpy call (code already converted): the API table's roles of NumPy's
+        function of the same name say which arguments may be arrays."""
+        short = qualname.rsplit(".", 1)[-1]
+        if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
+            self.refuse(node, size_hint(code_of(node.func)))
+        entry = api_table().get(qualname)
+        roles = {} if entry is None else {
+            id(a.arg): a.role for a in bind_api_arguments(node, entry, qualname)}
+        if qualname == "numpy.array":  # jnp.array(x) of an array (a stacked history): a copy
+            roles.update({id(a): "array" for a in node.args[:1]
+                          if self.expr(a.value) in MAY_BE_ARRAY})
+        for arg in node.args:
+            if arg.star:
+                self.refuse(node, f"it passes `{arg.star}{code_of(arg.value)}` to "
+                                  f"`{code_of(node.func)}`")
+            if roles.get(id(arg)) in ("array", "arrays"):
+                self.expr(arg.value)
+            else:
+                self.need_static(arg.value, f"the argument `{code_of(arg.value)}` of "
+                                            f"`{code_of(node.func)}`, which must be a Python "
+                                            "value,")
+        return STATIC if short in STATIC_RESULTS else ARRAY
+
+    def jitted_call(self, node: cst.Call, name: str) -> str:
+        """A call of a function of this file already compiled with jax.jit: its static
+        arguments must be Python values, the others may be arrays."""
+        function = next(s for s in self.m.analysis.module.body
+                        if isinstance(s, cst.FunctionDef) and s.name.value == name)
+        kinds = [self.expr(a.value) for a in node.args]
+        passed, problem = bind_arguments(node, function, kinds)
+        if problem is not None:
+            self.refuse(node, problem)
+        for param, kind in passed.items():
+            if param in self.m.jitted[name] and kind not in PYTHON:
+                self.refuse(node, f"`{code_of(node)}` passes an array for `{param}`, a static "
+                                  f"argument of `{name}`")
+            elif param not in self.m.jitted[name] and kind not in (ARRAY, STATIC):
+                self.refuse(node, f"`{code_of(node)}` passes a value the analysis cannot "
+                                  f"classify for `{param}`")
         return ARRAY
 
     def method_call(self, node: cst.Call, method: str) -> str:

@@ -36,6 +36,9 @@ class JitModule:
     compiled: set = field(default_factory=set)  # current candidates
     histories: dict = field(default_factory=dict)  # FunctionDef -> Histories, found once
     sites: dict = field(default_factory=dict)  # callee name -> [CallSite] of the last pass
+    # module functions already decorated with jax.jit (code np2jax or its user wrote):
+    # name -> their static_argnames
+    jitted: dict = field(default_factory=dict)
 
     def histories_of(self, function: cst.FunctionDef | None) -> Histories:
         """The lists the loops of `function` collect (np2jax.jit.scan), found once."""

@@ -105,8 +105,11 @@ class ExpressionChecks(TraceCheckerBase):
             return self.env.get(name)  # None: not known yet (settling) or unbound
         if name in ("True", "False", "None"):
             return STATIC
-        if name in self.m.functions:
+        if name in self.m.functions or name in self.m.jitted:
             return STATIC  # a function: hashable, usable as a static argument
+        if name in self.m.analysis.dataflow.collector.jax_numpy_aliases \
+                and "jax.numpy" in self.m.analysis.qualified_names(node):
+            return STATIC  # jax.numpy itself (`jnp.float64`, `jnp.pi`): already JAX
         if name in self.m.globals:
             return self.m.globals[name]
         if name in BUILTIN_TYPES and self.m.analysis.dataflow.name_bindings(node)[0] is None:

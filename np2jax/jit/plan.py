@@ -49,10 +49,11 @@ def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
 
 
 def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
-    candidates, refused = _candidates(analysis)
+    candidates, refused, jitted = _candidates(analysis)
     m = JitModule(analysis, candidates,
                   refs_by_node={ref.node: ref for ref in analysis.refs},
-                  refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None})
+                  refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None},
+                  jitted=jitted)
     once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
         - declared_globals(analysis.module) - set(candidates)
     m.globals = _module_globals(m, once)
@@ -89,21 +90,27 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
 # --- the candidates and the module's constants ------------------------------------------
 
 
-def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict]:
-    """Module-level functions that could be compiled, and why the others are not."""
+def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
+    """Module-level functions that could be compiled, why the others are not, and those
+    already compiled (decorated with jax.jit: nothing to report, their static_argnames)."""
     module = analysis.module
     counts = _binding_counts(module)
     declared_global = declared_globals(module)
-    candidates, refused = {}, {}
+    candidates, refused, jitted = {}, {}, {}
     for statement in module.body:
         if not isinstance(statement, cst.FunctionDef):
             continue
         name = statement.name.value
         why = None
+        static = _jit_decoration(analysis, statement)
+        if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
+            jitted[name] = static
+            continue
         if statement.asynchronous is not None:
             why = "it is asynchronous"
         elif statement.decorators:
-            why = "it is decorated"
+            why = (f"it is decorated (`@{code_of(statement.decorators[0].decorator)}`), and "
+                   "the analysis does not follow decorators other than jax.jit")
         elif counts.get(name, 0) != 1 or name in declared_global:
             why = f"the name `{name}` is bound more than once in the module"
         elif isinstance(statement.params.star_arg, cst.Param) or statement.params.star_kwarg:
@@ -117,7 +124,34 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict]:
             candidates[name] = statement
         else:
             refused[name] = (statement, why)
-    return candidates, refused
+    return candidates, refused, jitted
+
+
+def _jit_decoration(analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple | None:
+    """The static_argnames of a function whose one decorator is `jax.jit` or
+    `functools.partial(jax.jit, static_argnames=(...))` (what NJ501 writes); None otherwise."""
+    if len(function.decorators) != 1:
+        return None
+    decorator = function.decorators[0].decorator
+    if "jax.jit" in analysis.qualified_names(decorator):
+        return ()
+    if not (isinstance(decorator, cst.Call) and decorator.args
+            and "functools.partial" in analysis.qualified_names(decorator.func)
+            and decorator.args[0].keyword is None
+            and "jax.jit" in analysis.qualified_names(decorator.args[0].value)):
+        return None
+    static: list = []
+    for arg in decorator.args[1:]:
+        if arg.keyword is None or arg.keyword.value != "static_argnames":
+            return None
+        value = arg.value
+        elements = value.elements if isinstance(value, (cst.Tuple, cst.List)) else [value]
+        for element in elements:
+            node = getattr(element, "value", element)
+            if not isinstance(node, cst.SimpleString):
+                return None
+            static.append(node.evaluated_value)
+    return tuple(static)
 
 
 def _binding_counts(module: cst.Module) -> dict:
