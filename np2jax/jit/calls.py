@@ -114,7 +114,9 @@ class CallChecks(TraceCheckerBase):
         for arg in node.args:
             self.expr(arg.value)
         self.refuse(node, f"it calls `{code_of(func)}`, which cannot be traced (not NumPy, "
-                          "not a compiled function of this file)")
+                          "not a compiled function of this file)",
+                    "call it outside the function and pass its result as an argument, or "
+                    "make it a function of this file the analysis can compile")
         return UNKNOWN
 
     def api_call(self, node: cst.Call, ref) -> str:
@@ -190,7 +192,8 @@ class CallChecks(TraceCheckerBase):
             return UNKNOWN
         if method not in ARRAY_METHODS:
             self.refuse(node, f"it calls the method `.{method}()`, which the analysis does "
-                              "not follow")
+                              "not follow", f"call NumPy's function of that name instead "
+                                            f"of `.{method}()`, where there is one")
             return UNKNOWN
         for arg in node.args:
             if method in ARRAY_ARGUMENT_METHODS:
@@ -203,7 +206,8 @@ class CallChecks(TraceCheckerBase):
         if name == "print":
             for arg in node.args:
                 self.expr(arg.value)
-            self.refuse(node, "it prints (under jit a print runs once, while compiling)")
+            self.refuse(node, f"`{code_of(node)}` prints (under jit a print runs once, "
+                              "while compiling)", "print outside the function, on its result")
             return STATIC
         if name == "len":
             if selection_count(self, node):  # len(x[m]) / n: jnp.count_nonzero(m) / n
@@ -232,7 +236,8 @@ class CallChecks(TraceCheckerBase):
         if self.record:
             self.calls.append(CallSite(name, node, passed, problem))
         if name not in self.m.compiled:
-            self.refuse(node, f"it calls `{name}`, which is left uncompiled")
+            self.refuse(node, f"it calls `{name}`, which is left uncompiled",
+                        f"`{name}`'s own finding says why")
             return UNKNOWN
         if self.record:  # traced inline: it must be compiled too (its rewrites applied)
             self.requires.append(function)
@@ -256,8 +261,10 @@ class CallChecks(TraceCheckerBase):
             kinds.append("text" if literal else self.expr(arg.value))
         if not any(k in MAY_BE_ARRAY for k in kinds) or \
                 any(k not in MAY_BE_ARRAY and k != "text" for k in kinds):
-            self.refuse(node, "it prints Python values (under jit a print runs once, while "
-                              "compiling)")
+            self.refuse(node, f"`{code_of(node)}` prints Python values (under jit a print "
+                              "runs once, while compiling)",
+                        "print them outside the function, or print arrays only (those "
+                        "become jax.debug.print)")
         if self.record:
             self.rewrites.append(Rewrite(RewriteKind.DEBUG_PRINT, node, debug_print,
                                          code_of(node)))

@@ -62,6 +62,7 @@ class CallSite:
 class Violation:
     node: cst.CSTNode
     reason: str
+    hint: str = ""  # what the user can change, said after the line
 
 
 class Stop(Exception):
@@ -115,9 +116,9 @@ class TraceCheckerBase:
         finally:
             self.check = check
 
-    def refuse(self, node: cst.CSTNode, reason: str) -> None:
+    def refuse(self, node: cst.CSTNode, reason: str, hint: str = "") -> None:
         if self.check and self.record:
-            self.violation = Violation(node, reason)
+            self.violation = Violation(node, reason, hint)
             raise Stop
 
     def need_static(self, node: cst.BaseExpression, what: str) -> str:

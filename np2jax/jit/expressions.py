@@ -96,7 +96,8 @@ class ExpressionChecks(TraceCheckerBase):
         if isinstance(node, cst.Lambda):
             self.refuse(node, "it makes a lambda, whose calls the analysis does not follow")
             return UNKNOWN
-        self.refuse(node, f"it uses `{code_of(node)}`, which the analysis does not follow")
+        self.refuse(node, f"it uses `{code_of(node)}`, which the analysis does not follow",
+                    "compute it outside the function and pass the result as an argument")
         return UNKNOWN
 
     def name(self, node: cst.Name) -> str:
@@ -114,7 +115,9 @@ class ExpressionChecks(TraceCheckerBase):
             return self.m.globals[name]
         if name in BUILTIN_TYPES and self.m.analysis.dataflow.name_bindings(node)[0] is None:
             return STATIC  # the builtin type, bound nowhere in the file (`.astype(int)`)
-        self.refuse(node, f"it reads `{name}`, a global the analysis cannot follow")
+        self.refuse(node, f"it reads `{name}`, a global the analysis cannot follow",
+                    f"pass `{name}` as an argument, or bind it once at module level to a "
+                    "number, a string, a tuple or a NumPy array")
         return UNKNOWN
 
     def attribute(self, node: cst.Attribute) -> str:
