@@ -25,6 +25,10 @@ from np2jax.catalog import api_policy
 from np2jax.syntax import argument_for
 
 
+# jax modules whose functions return JAX arrays (not jax.device_get, which gives NumPy's)
+JAX_ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
+
+
 class Values:
     """Facts about values, read from the collector's bindings and the scopes."""
 
@@ -326,7 +330,8 @@ class Values:
             if value in self.collector.jax_calls:
                 return True
             func = value.func
-            if any(name.startswith("jax.") for name in self.collector.qualified_names(func)):
+            if any(name.startswith(JAX_ARRAY_MODULES)
+                   for name in self.collector.qualified_names(func)):
                 return True  # jax.lax.while_loop(...), jax.random.normal(key, ...)
             if isinstance(func, cst.Attribute) and func.attr.value not in (
                     "item", "tolist", "tobytes", "__array__"):
