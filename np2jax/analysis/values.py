@@ -354,10 +354,15 @@ class Values:
             return True
         if not isinstance(value, cst.Name):
             return False
-        values, _ = self.name_values(value)
-        return bool(values) and all(
-            (not isinstance(v, str) and self.value_kind(v) == SCALAR)
-            or self._binding_already_jax(v, statement, 5, frozenset()) for v, statement in values)
+        values, aug_values = self.name_values(value)
+        if not values or not all(
+                (not isinstance(v, str) and self.value_kind(v) == SCALAR)
+                or self._binding_already_jax(v, statement, 5, frozenset())
+                for v, statement in values):
+            return False
+        # `total = 0; total += g` with g a NumPy array makes total one (then changed in place)
+        return all(self.already_jax(v) or self.value_kind(v) == SCALAR
+                   or (isinstance(v, cst.Name) and self.kind_of(v) == SCALAR) for v in aug_values)
 
     def _binding_already_jax(self, value, statement, depth: int, seen: frozenset) -> bool:
         if value == "param":
