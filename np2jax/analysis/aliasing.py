@@ -202,6 +202,8 @@ class Aliasing(Values):
         values = self.collector.bindings.get((scope, name), [])
         if self.kind_of(target, node) in (SCALAR, CONTAINER):
             return None  # numbers are immutable; containers are not arrays
+        if self.never_numpy(target):
+            return None  # code already JAX: `a op= v` rebinds, as it did before
         for value, statement in values:
             if value == "param" and statement in self.fresh_params:
                 continue  # its function is rewritten to return it (NJ209)
@@ -216,7 +218,9 @@ class Aliasing(Values):
                 return f"`{name}` may share memory with `{bound}`"
         if isinstance(scope, GlobalScope):
             for _child_access in self._accesses_from_nested_scopes(scope, name):
-                return f"`{name}` is a module global read by functions"
+                return (f"`{name}` is a module global read by functions, which may keep the "
+                        f"array under another name; if none does, write `{rebinding(node)}`: "
+                        "the functions then read the new array, as they do in NumPy")
         escape = self._escape(scope, name, node)
         if escape is not None:
             return f"`{name}` is also reachable through `{escape}`"
@@ -411,3 +415,14 @@ def _catches(handler: cst.ExceptHandler, name: str) -> bool:
         return True
     types = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
     return any((code_of(t).split(".")[-1]) in _INDEX_ERROR_BASES for t in types)
+
+
+def rebinding(node: cst.AugAssign) -> str:
+    """`a += v` spelled as the rebinding JAX makes of it: `a = a + v`."""
+    operator = code_of(node.operator).strip()[:-1]
+    value = code_of(node.value).strip()
+    if isinstance(node.value, (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison,
+                               cst.IfExp, cst.Lambda, cst.NamedExpr)) and not node.value.lpar:
+        value = f"({value})"
+    target = code_of(node.target).strip()
+    return f"{target} = {target} {operator} {value}"

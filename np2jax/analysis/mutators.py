@@ -83,7 +83,8 @@ class Dataflow(Aliasing):
                     other.add(value.value)
         mutated = [name for name in writes if not all(
             isinstance(w, cst.AugAssign) and isinstance(w.target, cst.Name) and
-            self.kind_of(w.target) in (SCALAR, CONTAINER) for w in writes[name])]
+            (self.kind_of(w.target) in (SCALAR, CONTAINER) or self.never_numpy(w.target))
+            for w in writes[name])]
         if not mutated and not other:
             return None
         param = by_name[mutated[0]] if mutated else by_name[sorted(other)[0]]

@@ -143,19 +143,19 @@ class _Finder:
         if len(assignments) != 1:
             state.refused = f"`{target.value}` is bound more than once"
             return state
+        reasons = []  # every reason at once, not one per run
         for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
             use = access.node
             attribute = self.parents.get(use)
             call_ = self.parents.get(attribute)
             if not (isinstance(attribute, cst.Attribute) and attribute.value is use
                     and isinstance(call_, cst.Call) and call_.func is attribute):
-                state.refused = (f"`{target.value}` is used other than by calling its methods "
-                                 "(passed to a function or stored), and threading a key there is not done")
-                return state
-            reason = self._add_draw(state, call_, attribute.attr.value)
-            if reason is not None:
-                state.refused = reason
-                return state
+                reasons.append(f"`{target.value}` is used other than by calling its methods "
+                               "(passed to a function or stored), and threading a key there is "
+                               "not done")
+                continue
+            reasons.append(self._add_draw(state, call_, attribute.attr.value))
+        state.refused = _all_of(reasons)
         return state
 
     def _global(self) -> RandomState | None:
@@ -187,18 +187,19 @@ class _Finder:
             if not self._top_level(state.binding, state.scope):
                 state.refused = "np.random.seed is not called by a plain statement of its function or module body"
                 return state
+        reasons = []  # every reason at once, not one per run
         for ref in refs:
             if ref.qualname == "numpy.random.seed":
                 continue
             if ref.qualname == "numpy.random" or ref.call is None:
-                state.refused = f"`{code_of(ref.node)}` is used other than by calling it"
-                return state
+                reasons.append(f"`{code_of(ref.node)}` is used other than by calling it")
+                continue
             if state.scope is None:
                 state.scope = self.scopes.get(ref.node)
-            reason = self._add_draw(state, ref.call, ref.qualname.split(".")[-1])
-            if reason is not None:
-                state.refused = reason
-                return state
+            reasons.append(self._add_draw(state, ref.call, ref.qualname.split(".")[-1]))
+        state.refused = _all_of(reasons)
+        if state.refused is not None:
+            return state
         if state.binding is None and state.draws:
             first = min(state.draws, key=lambda d: self.flow.start(d.call))
             state.anchor = self._top_statement(first.call, state.scope)
@@ -376,6 +377,12 @@ class _Finder:
 
 
 # --- binding arguments and building the JAX expression --------------------------------------
+
+
+def _all_of(reasons: list) -> str | None:
+    """The reasons given (None: none), each once, in order, as one."""
+    given = list(dict.fromkeys(r for r in reasons if r is not None))
+    return "; ".join(given) if given else None
 
 
 def bind(call: cst.Call, entry: dict):

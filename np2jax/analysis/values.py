@@ -25,6 +25,10 @@ from np2jax.catalog import api_policy
 from np2jax.syntax import argument_for
 
 
+# jax modules whose functions return JAX arrays (not jax.device_get, which gives NumPy's)
+JAX_ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
+
+
 class Values:
     """Facts about values, read from the collector's bindings and the scopes."""
 
@@ -304,6 +308,115 @@ class Values:
         if not passed or any(a is None for a in passed):
             return None
         return passed
+
+    def already_jax(self, value, depth: int = 6, _seen: frozenset = frozenset()) -> bool:
+        """Whether `value` is a JAX array (or a tuple of them) in the source as written, code
+        already converted: a jax.numpy call, `x.at[i].set(v)`, another call of `jax` (a
+        lax loop), arithmetic, a method or an index of one, a name every binding of which is
+        one, a parameter of a function compiled with jax.jit or passed only to jax.lax, or
+        one every caller passes one for. NumPy's in-place semantics never reach such a
+        value, before or after the conversion (the conversion does not make it JAX)."""
+        if depth <= 0 or value is None:
+            return False
+        if isinstance(value, cst.Name):
+            scope, values, _ = self.name_bindings(value)
+            key = (id(scope), value.value)
+            if key in _seen:
+                return True  # `x = x.at[i].set(v)`: JAX if its other bindings are
+            return bool(values) and all(
+                self._binding_already_jax(v, statement, depth - 1, _seen | {key})
+                for v, statement in values)
+        if isinstance(value, cst.Call):
+            if value in self.collector.jax_calls:
+                return True
+            func = value.func
+            if any(name.startswith(JAX_ARRAY_MODULES)
+                   for name in self.collector.qualified_names(func)):
+                return True  # jax.lax.while_loop(...), jax.random.normal(key, ...)
+            if isinstance(func, cst.Attribute) and func.attr.value not in (
+                    "item", "tolist", "tobytes", "__array__"):
+                return self.already_jax(func.value, depth, _seen)  # x.sum(), x.at[i].set(v)
+            function = self.module_function(value)  # p = normalize(p): what it returns
+            returns = self.function_returns(function) if function is not None else None
+            return bool(returns) and all(self.already_jax(r, depth - 1, _seen) for r in returns)
+        if isinstance(value, (cst.Subscript, cst.Attribute)):
+            return self.already_jax(value.value, depth, _seen)
+        if isinstance(value, cst.BinaryOperation):
+            return self.already_jax(value.left, depth, _seen) or self.already_jax(value.right, depth, _seen)
+        if isinstance(value, cst.UnaryOperation):
+            return self.already_jax(value.expression, depth, _seen)
+        return False
+
+    def never_numpy(self, value) -> bool:
+        """Whether `value` is a JAX array (already_jax) or a Python number, or a name bound
+        only to those: NumPy's in-place semantics never reach it."""
+        if self.already_jax(value) or self.value_kind(value) == SCALAR:
+            return True
+        if not isinstance(value, cst.Name):
+            return False
+        values, aug_values = self.name_values(value)
+        if not values or not all(
+                (not isinstance(v, str) and self.value_kind(v) == SCALAR)
+                or self._binding_already_jax(v, statement, 5, frozenset())
+                for v, statement in values):
+            return False
+        # `total = 0; total += g` with g a NumPy array makes total one (then changed in place)
+        return all(self.already_jax(v) or self.value_kind(v) == SCALAR
+                   or (isinstance(v, cst.Name) and self.kind_of(v) == SCALAR) for v in aug_values)
+
+    def _binding_already_jax(self, value, statement, depth: int, seen: frozenset) -> bool:
+        if value == "param":
+            return self._param_already_jax(statement, depth, seen)
+        if isinstance(value, str):  # unpacked (`i, x = carry`) or a loop's target
+            if isinstance(statement, cst.Assign):
+                return self.already_jax(statement.value, depth, seen)
+            if isinstance(statement, cst.For):
+                return self.already_jax(statement.iter, depth, seen)
+            return False
+        return self.already_jax(value, depth, seen)
+
+    def _param_already_jax(self, param, depth: int, seen: frozenset = frozenset()) -> bool:
+        function = self.parents.get(self.parents.get(param))
+        if not isinstance(param, cst.Param) or not isinstance(function, cst.FunctionDef):
+            return False
+        if any(self._jit_decorator(d.decorator) for d in function.decorators):
+            return True  # jax.jit passes tracers: the caller's array is never changed
+        scope = self.scopes.get(function)
+        name = function.name.value
+        if scope is not None and not isinstance(scope, GlobalScope) \
+                and not self.collector.dynamic_scopes and name in scope.assignments \
+                and len(scope.assignments[name]) == 1:
+            (assignment,) = scope.assignments[name]
+            accesses = list(assignment.references)
+            if accesses and all(self._passed_to_lax(access.node)
+                                or self._called_with_jax(access.node, function, param)
+                                for access in accesses):
+                return True  # a lax.while_loop body: called by JAX with tracers
+        passed = self.passed_arguments(param)
+        return bool(passed) and all(self.already_jax(a, depth - 1, seen) for a in passed)
+
+    def _called_with_jax(self, node, function: cst.FunctionDef, param: cst.Param) -> bool:
+        """`body(0, total)`: a direct call passing a JAX array or a Python number."""
+        call = self.parents.get(node)
+        if not isinstance(call, cst.Call) or call.func is not node or param.star:
+            return False
+        positional = [*function.params.posonly_params, *function.params.params]
+        position = positional.index(param) if param in positional else None
+        argument = argument_for(call, position, param.name.value)
+        return argument is not None and self.never_numpy(argument)
+
+    def _jit_decorator(self, decorator) -> bool:
+        """`@jax.jit` or `@functools.partial(jax.jit, ...)`."""
+        if isinstance(decorator, cst.Call):
+            return "functools.partial" in self.collector.qualified_names(decorator.func) \
+                and bool(decorator.args) and self._jit_decorator(decorator.args[0].value)
+        return "jax.jit" in self.collector.qualified_names(decorator)
+
+    def _passed_to_lax(self, node) -> bool:
+        arg = self.parents.get(node)
+        call = self.parents.get(arg)
+        return isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and any(
+            name.startswith("jax.lax.") for name in self.collector.qualified_names(call.func))
 
     def module_function(self, call: cst.Call) -> cst.FunctionDef | None:
         """The function a call `f(...)` calls when `f` is a plain function of this module,

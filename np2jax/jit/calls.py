@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.references import bind_arguments as bind_api_arguments
+from np2jax.catalog import api_table
 from np2jax.jit.checker import CallSite, TraceCheckerBase
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, UNKNOWN
 from np2jax.jit.masks import selection_count, selection_reduction, size_hint
@@ -32,6 +34,9 @@ ARRAY_METHODS = frozenset({
     "all", "conj", "conjugate", "round", "swapaxes", "dot", "clip", "ptp", "trace",
     "diagonal",
 })
+# The updates of `x.at[i]` (code already converted, or written by hand).
+AT_UPDATES = frozenset({"set", "add", "subtract", "multiply", "divide", "power", "min", "max",
+                        "get", "apply"})
 ARRAY_ARGUMENT_METHODS = frozenset({"dot", "clip"})
 HOST_METHODS = frozenset({"item", "tolist", "tobytes", "tofile", "__array__", "nonzero"})
 # Builtins that take Python values and give one (host conversions when given an array).
@@ -56,11 +61,16 @@ class CallChecks(TraceCheckerBase):
         func = node.func
         if ref is not None:
             return self.api_call(node, ref)
+        jax_name = self.m.analysis.dataflow.collector.jax_calls.get(node)
+        if jax_name is not None:
+            return self.jax_call(node, jax_name)
         if isinstance(func, cst.Name):
             name = func.value
             if name not in self.env and name not in self.bound:
                 if name in self.m.functions:
                     return self.user_call(node, name)
+                if name in self.m.jitted:
+                    return self.jitted_call(node, name)
                 if name in STATIC_BUILTINS or name in ("len", "abs", "print"):
                     return self.builtin_call(node, name)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) \
@@ -77,6 +87,18 @@ class CallChecks(TraceCheckerBase):
                               f"cannot become a lax.scan history: "
                               f"{self.histories.refused[func.value.value]}")
             return UNKNOWN
+        if isinstance(func, cst.Attribute) and func.attr.value in AT_UPDATES \
+                and isinstance(func.value, cst.Subscript) \
+                and isinstance(func.value.value, cst.Attribute) \
+                and func.value.value.attr.value == "at" \
+                and self.expr(func.value.value.value) in MAY_BE_ARRAY:
+            # x.at[i].set(v) (code already converted): the index as a read's, the values
+            self.index(func.value)
+            for arg in node.args:
+                if arg.keyword is not None or arg.star:
+                    self.refuse(node, f"`{code_of(node)}` passes keywords or `*args` to `.at`")
+                self.expr(arg.value)
+            return ARRAY
         if isinstance(func, cst.Attribute):
             receiver = self.expr(func.value)
             method = func.attr.value
@@ -92,7 +114,9 @@ class CallChecks(TraceCheckerBase):
         for arg in node.args:
             self.expr(arg.value)
         self.refuse(node, f"it calls `{code_of(func)}`, which cannot be traced (not NumPy, "
-                          "not a compiled function of this file)")
+                          "not a compiled function of this file)",
+                    "call it outside the function and pass its result as an argument, or "
+                    "make it a function of this file the analysis can compile")
         return UNKNOWN
 
     def api_call(self, node: cst.Call, ref) -> str:
@@ -119,6 +143,48 @@ class CallChecks(TraceCheckerBase):
             return STATIC
         return ARRAY
 
+    def jax_call(self, node: cst.Call, qualname: str) -> str:
+        """A jax.numpy call (code already converted): the API table's roles of NumPy's
+        function of the same name say which arguments may be arrays."""
+        short = qualname.rsplit(".", 1)[-1]
+        if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
+            self.refuse(node, size_hint(code_of(node.func)))
+        entry = api_table().get(qualname)
+        roles = {} if entry is None else {
+            id(a.arg): a.role for a in bind_api_arguments(node, entry, qualname)}
+        if qualname == "numpy.array":  # jnp.array(x) of an array (a stacked history): a copy
+            roles.update({id(a): "array" for a in node.args[:1]
+                          if self.expr(a.value) in MAY_BE_ARRAY})
+        for arg in node.args:
+            if arg.star:
+                self.refuse(node, f"it passes `{arg.star}{code_of(arg.value)}` to "
+                                  f"`{code_of(node.func)}`")
+            if roles.get(id(arg)) in ("array", "arrays"):
+                self.expr(arg.value)
+            else:
+                self.need_static(arg.value, f"the argument `{code_of(arg.value)}` of "
+                                            f"`{code_of(node.func)}`, which must be a Python "
+                                            "value,")
+        return STATIC if short in STATIC_RESULTS else ARRAY
+
+    def jitted_call(self, node: cst.Call, name: str) -> str:
+        """A call of a function of this file already compiled with jax.jit: its static
+        arguments must be Python values, the others may be arrays."""
+        function = next(s for s in self.m.analysis.module.body
+                        if isinstance(s, cst.FunctionDef) and s.name.value == name)
+        kinds = [self.expr(a.value) for a in node.args]
+        passed, problem = bind_arguments(node, function, kinds)
+        if problem is not None:
+            self.refuse(node, problem)
+        for param, kind in passed.items():
+            if param in self.m.jitted[name] and kind not in PYTHON:
+                self.refuse(node, f"`{code_of(node)}` passes an array for `{param}`, a static "
+                                  f"argument of `{name}`")
+            elif param not in self.m.jitted[name] and kind not in (ARRAY, STATIC):
+                self.refuse(node, f"`{code_of(node)}` passes a value the analysis cannot "
+                                  f"classify for `{param}`")
+        return ARRAY
+
     def method_call(self, node: cst.Call, method: str) -> str:
         if method in HOST_METHODS:
             self.refuse(node, f"`.{method}()` copies an array to the host, which a tracer "
@@ -126,7 +192,8 @@ class CallChecks(TraceCheckerBase):
             return UNKNOWN
         if method not in ARRAY_METHODS:
             self.refuse(node, f"it calls the method `.{method}()`, which the analysis does "
-                              "not follow")
+                              "not follow", f"call NumPy's function of that name instead "
+                                            f"of `.{method}()`, where there is one")
             return UNKNOWN
         for arg in node.args:
             if method in ARRAY_ARGUMENT_METHODS:
@@ -139,7 +206,8 @@ class CallChecks(TraceCheckerBase):
         if name == "print":
             for arg in node.args:
                 self.expr(arg.value)
-            self.refuse(node, "it prints (under jit a print runs once, while compiling)")
+            self.refuse(node, f"`{code_of(node)}` prints (under jit a print runs once, "
+                              "while compiling)", "print outside the function, on its result")
             return STATIC
         if name == "len":
             if selection_count(self, node):  # len(x[m]) / n: jnp.count_nonzero(m) / n
@@ -168,7 +236,8 @@ class CallChecks(TraceCheckerBase):
         if self.record:
             self.calls.append(CallSite(name, node, passed, problem))
         if name not in self.m.compiled:
-            self.refuse(node, f"it calls `{name}`, which is left uncompiled")
+            self.refuse(node, f"it calls `{name}`, which is left uncompiled",
+                        f"`{name}`'s own finding says why")
             return UNKNOWN
         if self.record:  # traced inline: it must be compiled too (its rewrites applied)
             self.requires.append(function)
@@ -192,8 +261,10 @@ class CallChecks(TraceCheckerBase):
             kinds.append("text" if literal else self.expr(arg.value))
         if not any(k in MAY_BE_ARRAY for k in kinds) or \
                 any(k not in MAY_BE_ARRAY and k != "text" for k in kinds):
-            self.refuse(node, "it prints Python values (under jit a print runs once, while "
-                              "compiling)")
+            self.refuse(node, f"`{code_of(node)}` prints Python values (under jit a print "
+                              "runs once, while compiling)",
+                        "print them outside the function, or print arrays only (those "
+                        "become jax.debug.print)")
         if self.record:
             self.rewrites.append(Rewrite(RewriteKind.DEBUG_PRINT, node, debug_print,
                                          code_of(node)))

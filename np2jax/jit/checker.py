@@ -36,6 +36,9 @@ class JitModule:
     compiled: set = field(default_factory=set)  # current candidates
     histories: dict = field(default_factory=dict)  # FunctionDef -> Histories, found once
     sites: dict = field(default_factory=dict)  # callee name -> [CallSite] of the last pass
+    # module functions already decorated with jax.jit (code np2jax or its user wrote):
+    # name -> their static_argnames
+    jitted: dict = field(default_factory=dict)
 
     def histories_of(self, function: cst.FunctionDef | None) -> Histories:
         """The lists the loops of `function` collect (np2jax.jit.scan), found once."""
@@ -59,6 +62,7 @@ class CallSite:
 class Violation:
     node: cst.CSTNode
     reason: str
+    hint: str = ""  # what the user can change, said after the line
 
 
 class Stop(Exception):
@@ -112,9 +116,9 @@ class TraceCheckerBase:
         finally:
             self.check = check
 
-    def refuse(self, node: cst.CSTNode, reason: str) -> None:
+    def refuse(self, node: cst.CSTNode, reason: str, hint: str = "") -> None:
         if self.check and self.record:
-            self.violation = Violation(node, reason)
+            self.violation = Violation(node, reason, hint)
             raise Stop
 
     def need_static(self, node: cst.BaseExpression, what: str) -> str:

@@ -96,7 +96,8 @@ class ExpressionChecks(TraceCheckerBase):
         if isinstance(node, cst.Lambda):
             self.refuse(node, "it makes a lambda, whose calls the analysis does not follow")
             return UNKNOWN
-        self.refuse(node, f"it uses `{code_of(node)}`, which the analysis does not follow")
+        self.refuse(node, f"it uses `{code_of(node)}`, which the analysis does not follow",
+                    "compute it outside the function and pass the result as an argument")
         return UNKNOWN
 
     def name(self, node: cst.Name) -> str:
@@ -105,13 +106,18 @@ class ExpressionChecks(TraceCheckerBase):
             return self.env.get(name)  # None: not known yet (settling) or unbound
         if name in ("True", "False", "None"):
             return STATIC
-        if name in self.m.functions:
+        if name in self.m.functions or name in self.m.jitted:
             return STATIC  # a function: hashable, usable as a static argument
+        if name in self.m.analysis.dataflow.collector.jax_numpy_aliases \
+                and "jax.numpy" in self.m.analysis.qualified_names(node):
+            return STATIC  # jax.numpy itself (`jnp.float64`, `jnp.pi`): already JAX
         if name in self.m.globals:
             return self.m.globals[name]
         if name in BUILTIN_TYPES and self.m.analysis.dataflow.name_bindings(node)[0] is None:
             return STATIC  # the builtin type, bound nowhere in the file (`.astype(int)`)
-        self.refuse(node, f"it reads `{name}`, a global the analysis cannot follow")
+        self.refuse(node, f"it reads `{name}`, a global the analysis cannot follow",
+                    f"pass `{name}` as an argument, or bind it once at module level to a "
+                    "number, a string, a tuple or a NumPy array")
         return UNKNOWN
 
     def attribute(self, node: cst.Attribute) -> str:

@@ -21,7 +21,7 @@ from np2jax.jit.checker import JitModule, Stop
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
 from np2jax.jit.names import declared_globals, module_bindings, parameters
 from np2jax.jit.traceable import TraceChecker
-from np2jax.syntax import code_of
+from np2jax.syntax import argument_for, code_of
 from np2jax.syntax.walk import walk
 
 
@@ -49,10 +49,11 @@ def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
 
 
 def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
-    candidates, refused = _candidates(analysis)
+    candidates, refused, jitted = _candidates(analysis)
     m = JitModule(analysis, candidates,
                   refs_by_node={ref.node: ref for ref in analysis.refs},
-                  refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None})
+                  refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None},
+                  jitted=jitted)
     once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
         - declared_globals(analysis.module) - set(candidates)
     m.globals = _module_globals(m, once)
@@ -89,35 +90,71 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
 # --- the candidates and the module's constants ------------------------------------------
 
 
-def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict]:
-    """Module-level functions that could be compiled, and why the others are not."""
+def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
+    """Module-level functions that could be compiled, why the others are not, and those
+    already compiled (decorated with jax.jit: nothing to report, their static_argnames)."""
     module = analysis.module
     counts = _binding_counts(module)
     declared_global = declared_globals(module)
-    candidates, refused = {}, {}
+    candidates, refused, jitted = {}, {}, {}
     for statement in module.body:
         if not isinstance(statement, cst.FunctionDef):
             continue
         name = statement.name.value
         why = None
+        static = _jit_decoration(analysis, statement)
+        if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
+            jitted[name] = static
+            continue
         if statement.asynchronous is not None:
-            why = "it is asynchronous"
+            why = "it is asynchronous (jax.jit compiles plain functions)"
         elif statement.decorators:
-            why = "it is decorated"
+            why = (f"it is decorated (`@{code_of(statement.decorators[0].decorator)}`), and "
+                   "the analysis does not follow decorators other than jax.jit")
         elif counts.get(name, 0) != 1 or name in declared_global:
-            why = f"the name `{name}` is bound more than once in the module"
+            why = (f"the name `{name}` is bound more than once in the module: give each "
+                   "function its own name")
         elif isinstance(statement.params.star_arg, cst.Param) or statement.params.star_kwarg:
-            why = "it takes `*args` or `**kwargs`"
+            why = ("it takes `*args` or `**kwargs`, whose values the calls cannot show: name "
+                   "its parameters")
         elif name in analysis.context.external_names:
             why = (f"another file of the tree uses the name `{name}`, and calls from other "
-                   "files are not checked")
+                   "files are not checked: decorate it with jax.jit yourself if they pass "
+                   "arrays, or hashable values for the arguments marked static")
         elif _yields(statement):
-            why = "it is a generator"
+            why = "it is a generator (it yields): return an array instead"
         if why is None:
             candidates[name] = statement
         else:
             refused[name] = (statement, why)
-    return candidates, refused
+    return candidates, refused, jitted
+
+
+def _jit_decoration(analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple | None:
+    """The static_argnames of a function whose one decorator is `jax.jit` or
+    `functools.partial(jax.jit, static_argnames=(...))` (what NJ501 writes); None otherwise."""
+    if len(function.decorators) != 1:
+        return None
+    decorator = function.decorators[0].decorator
+    if "jax.jit" in analysis.qualified_names(decorator):
+        return ()
+    if not (isinstance(decorator, cst.Call) and decorator.args
+            and "functools.partial" in analysis.qualified_names(decorator.func)
+            and decorator.args[0].keyword is None
+            and "jax.jit" in analysis.qualified_names(decorator.args[0].value)):
+        return None
+    static: list = []
+    for arg in decorator.args[1:]:
+        if arg.keyword is None or arg.keyword.value != "static_argnames":
+            return None
+        value = arg.value
+        elements = value.elements if isinstance(value, (cst.Tuple, cst.List)) else [value]
+        for element in elements:
+            node = getattr(element, "value", element)
+            if not isinstance(node, cst.SimpleString):
+                return None
+            static.append(node.evaluated_value)
+    return tuple(static)
 
 
 def _binding_counts(module: cst.Module) -> dict:
@@ -263,43 +300,100 @@ def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
     entry = not sites and not parameters(function)
     if not sites and not entry:
         return JitPlan(function, False, "no call in this file shows what it is called with "
-                                        "(arrays, or lists, strings and other Python values)")
+                                        "(arrays, or lists, strings and other Python values): "
+                                        "call it in this file (from main(), say) with the "
+                                        "values it takes, or decorate it with jax.jit yourself")
     for param in parameters(function):
         pname = param.name.value
         kind = passed.get(pname)
         if kind in (MIXED, UNKNOWN, LIST):
-            what = {MIXED: "both arrays and Python values",
-                    LIST: "a Python list or dict (not hashable, not an array)",
-                    UNKNOWN: "a value the analysis cannot classify"}[kind]
-            return JitPlan(function, False, f"its calls pass {what} for `{pname}`")
+            return JitPlan(function, False, _passed_reason(m, function, param, kind, sites))
         if param.default is not None and _default_class(param.default) == UNKNOWN and (
                 kind is None or passed.get(f"__omitted__{pname}")):
-            return JitPlan(function, False, f"the default of `{pname}` is not a plain constant")
+            line = m.analysis.position(param.default)[0]
+            return JitPlan(function, False, f"the default of `{pname}`, "
+                                            f"`{code_of(param.default).strip()}` on line {line}, "
+                                            "is not a plain constant: make it a number, a "
+                                            "string, True, False or None, or pass the value at "
+                                            "every call")
     classes = _param_classes(function, passed)
     checker = TraceChecker(m, function, classes, check=True)
     checker.run(function.body)
     if checker.violation is not None:
         line = m.analysis.position(checker.violation.node)[0]
-        return JitPlan(function, False, f"{checker.violation.reason} (line {line})")
+        hint = checker.violation.hint
+        return JitPlan(function, False, f"{checker.violation.reason} (line {line})"
+                                        + (f": {hint}" if hint else ""))
     if not any(kind in MAY_BE_ARRAY for _, kind in checker.returns):
-        return JitPlan(function, False, "it returns no array")
+        shown = "; ".join(f"`{code_of(node).strip()}` on line {m.analysis.position(node)[0]}"
+                          for node, _ in checker.returns[:2])
+        return JitPlan(function, False, "it returns no array" + (
+            f" ({shown})" if shown else " (it has no `return`)") + ": jax.jit compiles "
+            "functions that compute arrays; one run for its effects stays eager")
     for node, kind in checker.returns:
         if entry and kind == MIXED:
             # uncalled here, so called from outside: a Python number it may return must
             # stay one, not come back from jax.jit as an array
-            return JitPlan(function, False, f"`{code_of(node).strip()}` may return Python "
-                                            "numbers, which jax.jit would turn into arrays")
+            return JitPlan(function, False, f"`{code_of(node).strip()}` on line "
+                                            f"{m.analysis.position(node)[0]} may return Python "
+                                            "numbers, which jax.jit would turn into arrays: "
+                                            "return arrays on every path (jnp.asarray(...))")
         if kind not in MAY_BE_ARRAY and not _returns_none(node):
             what = ("a Python value, which jax.jit would turn into an array" if kind == STATIC
                     else "a value the analysis cannot show to be arrays")
-            return JitPlan(function, False, f"`{code_of(node).strip()}` returns {what}")
+            return JitPlan(function, False, f"`{code_of(node).strip()}` on line "
+                                            f"{m.analysis.position(node)[0]} returns {what}: "
+                                            "return arrays (or tuples and dicts of arrays) only")
     if _falls_off_end(function) and any(not _returns_none(n) for n, _ in checker.returns):
-        return JitPlan(function, False, "some paths return an array and others None")
+        last = m.analysis.position(function.body.body[-1])[0]
+        return JitPlan(function, False, "some paths return an array and others None (they "
+                                        f"run past the last statement, line {last}): return "
+                                        "an array on every path")
     static = tuple(p.name.value for p in parameters(function)
                    if classes[p.name.value] == STATIC and p.name.value in passed
                    and passed[p.name.value] is not None)
     return JitPlan(function, True, static=static, requires=tuple(checker.requires),
                    rewrites=tuple(checker.rewrites), loops=tuple(checker.loops))
+
+
+def _passed_reason(m: JitModule, function: cst.FunctionDef, param: cst.Param, kind: str,
+                   sites: list) -> str:
+    """Why the calls' arguments for `param` leave the function eager: the call sites and
+    the values they pass, and what would make them classifiable."""
+    name = param.name.value
+    positional = [*function.params.posonly_params, *function.params.params]
+    position = positional.index(param) if param in positional else None
+
+    def shown(site, wanted) -> str:
+        value = argument_for(site.call, position, name)
+        line = m.analysis.position(site.call)[0]
+        spelled = f"`{code_of(value).strip()}`" if value is not None else "its default"
+        return f"{spelled} in `{code_of(site.call).strip()}` on line {line}"
+
+    def first(wanted):
+        return next((site for site in sites if site.passed.get(name) in wanted), None)
+
+    if kind == MIXED:
+        array, python = first((ARRAY,)), first((STATIC,))
+        if array is not None and python is not None:
+            return (f"its calls pass both arrays and Python values for `{name}`: an array, "
+                    f"{shown(array, ARRAY)}, and a Python value, {shown(python, STATIC)}; pass "
+                    "the same kind at every call (jnp.asarray(...) for the Python value)")
+        site = first((MIXED,))
+        return (f"its calls pass both arrays and Python values for `{name}`" + (
+            f": {shown(site, MIXED)} may be either" if site is not None else "") +
+            "; pass the same kind at every call (jnp.asarray(...) for the Python value)")
+    if kind == LIST:
+        site = first((LIST,))
+        return (f"its calls pass a Python list or dict (not hashable, not an array) for "
+                f"`{name}`" + (f": {shown(site, LIST)}" if site is not None else "") +
+                "; pass a tuple (a static argument) or an array (np.array(...)) instead")
+    site = first((UNKNOWN, None))
+    return (f"its calls pass a value the analysis cannot classify for `{name}`" + (
+        f": {shown(site, UNKNOWN)}" if site is not None else "") + "; it follows arrays (NumPy "
+        "results, and parameters every caller passes one for) and Python values (literals, "
+        "shapes, constants bound once at module level): compute the value from those, or "
+        "compile the caller too")
 
 
 def _returns_none(node: cst.Return) -> bool:
@@ -324,6 +418,8 @@ def _escapes(m: JitModule, function: cst.FunctionDef, sites: list) -> str | None
         if not (isinstance(parent, cst.Call) and parent.func is access.node
                 and id(parent) in calls):
             line = m.analysis.position(access.node)[0]
-            return (f"it is used as a value on line {line} (passed or stored), so its "
-                    "arguments cannot be checked")
+            use = parent if isinstance(parent, (cst.Call, cst.Assign, cst.Arg)) else access.node
+            return (f"it is used as a value on line {line} (`{code_of(use).strip()}`: passed or "
+                    "stored), so its arguments cannot be checked: call it directly, or "
+                    "decorate it with jax.jit yourself")
     return None

@@ -136,9 +136,12 @@ class NumpyRandomKeys(Rule):
                 count = "" if len(names) == 1 else f", {len(names) + 1}"
                 lines.append(f"{state.key}, {', '.join(names)} = jax.random.split({state.key}{count})")
             shuffle = any(d.shuffle for _, d in pairs)
+            # the split line belongs to the draws, each reported (and counted) at its call;
+            # the line that makes an unseeded module's key is a change of its own
             yield self.report(statement, fix=_prefixed(lines, shuffle), imports=imports,
                               requires=requires, name=code_of(pairs[0][1].call.func),
-                              outcome=CONVERTED)
+                              outcome=CONVERTED, listed=statement in anchors,
+                              report_if_unfixed=False)
         for statement, state in anchors.items():
             if statement not in by_statement:
                 yield self.report(statement, fix=_prefixed(

@@ -116,7 +116,7 @@ class ParameterAsArrayOperand(Rule):
         dataflow = self.analysis.dataflow
         name = operand.value if isinstance(operand, cst.Subscript) else operand
         if not isinstance(name, cst.Name) or not dataflow.may_hold_argument(name) \
-                or dataflow.jax_typed(name):
+                or dataflow.jax_typed(name) or dataflow.already_jax(name):
             return False
         return isinstance(operand, cst.Subscript) or self._used_as_sequence(name, array_arguments)
 
