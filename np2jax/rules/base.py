@@ -39,6 +39,9 @@ class Report:
     report_if_unfixed: bool = True
     unfixed_message: str | None = None  # the message when the fix is dropped
     key: tuple | None = None  # what the fix stands for across files (np2jax.tree checks it)
+    # the NumPy/SciPy call sites (Call nodes) the fix makes JAX code: the coverage figure
+    # (np2jax.findings.Coverage) counts them as moved when the fix is applied
+    moves: tuple[cst.CSTNode, ...] = ()
 
 
 class RuleContext:
@@ -73,7 +76,8 @@ class Rule:
         raise NotImplementedError
 
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
-               report_if_unfixed: bool = True, key: tuple | None = None, **fields) -> Report:
+               report_if_unfixed: bool = True, key: tuple | None = None, moves=(),
+               **fields) -> Report:
         message = one_line(self.doc().message.format(**fields))
         if isinstance(requires, cst.CSTNode):
             requires = (requires,)
@@ -81,7 +85,7 @@ class Rule:
         if fix is not None and "outcome" in fields:
             unfixed = one_line(self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED}))
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
-                      report_if_unfixed, unfixed, key)
+                      report_if_unfixed, unfixed, key, tuple(m for m in moves if m is not None))
 
 
 QUOTED_CODE_LIMIT = 60  # characters of code quoted in a message, beyond which it is cut
