@@ -62,12 +62,12 @@ class RunReport:
         if self.command == "convert":
             extra["changes"] = [c.as_dict() for c in self.changes]
         extra["summary"] = self.counts
-        if self.coverage is not None:
-            extra["coverage"] = coverage_json(self.coverage, self.file_coverage)
         if self.command == "convert":
             extra["written"] = [str(p) for p in self.written]
         if self.verify is not None:
             extra["verify"] = self.verify.as_dict()
+        if self.coverage is not None:  # the last key: keys are only ever added
+            extra["coverage"] = coverage_json(self.coverage, self.file_coverage)
         return extra
 
 
