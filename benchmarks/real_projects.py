@@ -26,6 +26,7 @@ Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--floa
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import json
 import os
@@ -225,10 +226,35 @@ def trace(project: Project, converted: dict, verified: dict, x64: bool) -> list[
             old_line = original_line(original_tree / project.package / relative, path, line)
             codes = findings.get((str(relative), old_line), [])
             where = f"{relative}:{old_line}"
-            cause = (f"{where} flagged {','.join(sorted(set(codes)))}" if codes
-                     else f"{where} UNTRACED") + f": {(change['message'] or '')[:90]}"
+            if codes:
+                cause = f"{where} flagged {','.join(sorted(set(codes)))}"
+            else:
+                earlier = findings_before(original_tree / project.package / relative, old_line,
+                                          str(relative), findings)
+                cause = f"{where} UNTRACED" + (f" (earlier in its function: {earlier})"
+                                               if earlier else "")
+            cause += f": {(change['message'] or '')[:90]}"
         traces.append((test, cause))
     return traces
+
+
+def findings_before(path: Path, line: int | None, relative: str, findings: dict) -> str:
+    """The findings on the lines of the function holding `line` before it (`NJ102 at :34`):
+    a hint for the reader, never counted as a trace (the failing line itself has none)."""
+    if line is None:
+        return ""
+    try:
+        tree = ast.parse(path.read_text("utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return ""
+    functions = [node for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    if not functions:
+        return ""
+    start = max(f.lineno for f in functions)  # the innermost
+    return ", ".join(f"{','.join(sorted(set(findings[(relative, n)])))} at :{n}"
+                     for n in range(start, line) if findings.get((relative, n)))
 
 
 def counts_cell(counts: dict) -> str:
