@@ -216,11 +216,12 @@ def trace(project: Project, converted: dict, verified: dict, x64: bool) -> list[
                    if Path(f).resolve().is_relative_to(package)
                    and not any(fnmatch(part, pattern) for pattern in project.exclude
                                for part in Path(f).resolve().relative_to(package).parts)]
-        if change["converted"] == "absent":
+        absent = change["converted"] == "absent"
+        if absent and not library:
             cause = "not collected: its module failed to import"
         elif not library:
             cause = "test code: " + (change["message"] or "")[:90]
-        else:
+        else:  # a test module that fails to import is traced through its import's frames
             path, line = library[-1]
             relative = path.relative_to(package)
             old_line = original_line(original_tree / project.package / relative, path, line)
@@ -234,6 +235,8 @@ def trace(project: Project, converted: dict, verified: dict, x64: bool) -> list[
                 cause = f"{where} UNTRACED" + (f" (earlier in its function: {earlier})"
                                                if earlier else "")
             cause += f": {(change['message'] or '')[:90]}"
+            if absent:
+                cause = "its module failed to import at " + cause
         traces.append((test, cause))
     return traces
 
