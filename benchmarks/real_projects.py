@@ -15,7 +15,10 @@ Not part of the test suite: it downloads pinned sdists (network) and runs whole 
    converted tree (native tracebacks), takes the deepest frame in the converted library,
    maps it back to the original line, and names the findings np2jax reported there
    ("test code" when no library frame is involved, "UNTRACED" when no finding is there);
-5. prints one table row and the traces (and writes the JSON reports under the work folder).
+5. prints one table row and the traces (and writes the JSON reports under the work folder);
+   the row has the coverage figure of the conversion (`moved to JAX`: the library's NumPy
+   call sites that became JAX code, np2jax.findings.Coverage) and the share of the tests
+   passing on NumPy that still pass on JAX.
 
 Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--float32]
 """
@@ -23,6 +26,7 @@ Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--floa
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import json
 import os
@@ -56,6 +60,11 @@ PROJECTS = [
     Project("transforms3d", "0.4.2", "transforms3d", ["transforms3d"]),
     Project("nolds", "0.2.1", "nolds", ["nolds/test_measures.py"]),
     Project("pyrr", "0.10.3", "pyrr", ["tests"]),
+    # finance: loan and cash-flow functions (npv, irr, pmt, ...); no dependency but NumPy
+    Project("numpy-financial", "1.0.0", "numpy_financial", ["numpy_financial"]),
+    # statistics: proper scoring rules of probabilistic forecasts (CRPS, Brier); NumPy and
+    # SciPy; numba is optional (without it, the NumPy code paths run: numba is not installed)
+    Project("properscoring", "0.1", "properscoring", ["properscoring"]),
     # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
     # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]
@@ -207,20 +216,48 @@ def trace(project: Project, converted: dict, verified: dict, x64: bool) -> list[
                    if Path(f).resolve().is_relative_to(package)
                    and not any(fnmatch(part, pattern) for pattern in project.exclude
                                for part in Path(f).resolve().relative_to(package).parts)]
-        if change["converted"] == "absent":
+        absent = change["converted"] == "absent"
+        if absent and not library:
             cause = "not collected: its module failed to import"
         elif not library:
             cause = "test code: " + (change["message"] or "")[:90]
-        else:
+        else:  # a test module that fails to import is traced through its import's frames
             path, line = library[-1]
             relative = path.relative_to(package)
             old_line = original_line(original_tree / project.package / relative, path, line)
             codes = findings.get((str(relative), old_line), [])
             where = f"{relative}:{old_line}"
-            cause = (f"{where} flagged {','.join(sorted(set(codes)))}" if codes
-                     else f"{where} UNTRACED") + f": {(change['message'] or '')[:90]}"
+            if codes:
+                cause = f"{where} flagged {','.join(sorted(set(codes)))}"
+            else:
+                earlier = findings_before(original_tree / project.package / relative, old_line,
+                                          str(relative), findings)
+                cause = f"{where} UNTRACED" + (f" (earlier in its function: {earlier})"
+                                               if earlier else "")
+            cause += f": {(change['message'] or '')[:90]}"
+            if absent:
+                cause = "its module failed to import at " + cause
         traces.append((test, cause))
     return traces
+
+
+def findings_before(path: Path, line: int | None, relative: str, findings: dict) -> str:
+    """The findings on the lines of the function holding `line` before it (`NJ102 at :34`):
+    a hint for the reader, never counted as a trace (the failing line itself has none)."""
+    if line is None:
+        return ""
+    try:
+        tree = ast.parse(path.read_text("utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return ""
+    functions = [node for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    if not functions:
+        return ""
+    start = max(f.lineno for f in functions)  # the innermost
+    return ", ".join(f"{','.join(sorted(set(findings[(relative, n)])))} at :{n}"
+                     for n in range(start, line) if findings.get((relative, n)))
 
 
 def counts_cell(counts: dict) -> str:
@@ -228,6 +265,35 @@ def counts_cell(counts: dict) -> str:
     failed = counts.get("failed", 0) + counts.get("error", 0)
     skipped = counts.get("skipped", 0)
     return f"{passed} / {failed}" + (f" ({skipped} skipped)" if skipped else "")
+
+
+def coverage_cell(coverage: dict | None) -> str:
+    """`moved of call sites (percent)`: the library's NumPy call sites now JAX code."""
+    if not coverage or not coverage["call_sites"]:
+        return "-"
+    from np2jax.findings import format_percent
+
+    percent = format_percent(100 * coverage["moved"] / coverage["call_sites"])
+    return f"{coverage['moved']} of {coverage['call_sites']} ({percent})"
+
+
+def still_passing_cell(before: dict, newly_failing: int) -> str:
+    """Of the tests that passed on NumPy, how many still pass on JAX (the goal: 90%)."""
+    passed = before.get("passed", 0)
+    if not passed:
+        return "-"
+    kept = passed - newly_failing
+    return f"{kept} of {passed} ({100 * kept / passed:.0f}%)"
+
+
+def cause_kind(cause: str) -> str:
+    """A trace's cause (trace()) as a column: flagged, test code or untraced (no finding on
+    the failing line, or a test module that no longer imports)."""
+    if cause.startswith("test code"):
+        return "test code"
+    if " flagged " in cause.split(": ", 1)[0]:
+        return "flagged"
+    return "untraced"
 
 
 def main() -> int:
@@ -239,9 +305,10 @@ def main() -> int:
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "sdists").mkdir(exist_ok=True)
-    print("| package | version | files | lines | rewrites | findings | x64 "
-          "| before pass / fail | after pass / fail | changed |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| package | version | files | lines | rewrites | findings | moved to JAX | x64 "
+          "| NumPy: pass / fail | JAX: pass / fail | still passing | changed | newly failing "
+          "| traced to a finding | test code | untraced |")
+    print("|" + "---|" * 16)
     for project in PROJECTS:
         if args.only and project.name not in args.only:
             continue
@@ -252,12 +319,17 @@ def main() -> int:
         verified = verify_project(project, converted, x64)["tests"]
         after = next(iter(verified["converted"].values()), {})
         changed = verified["changed"]
+        traces = trace(project, converted, verified, x64)
+        causes = Counter(cause_kind(cause) for _, cause in traces)
         print(f"| {project.name} | {project.version} | {converted['files']} "
               f"| {converted['lines']} | {len(report['changes'])} "
               f"| {sum(findings.values())} ({', '.join(f'{c} {n}' for c, n in sorted(findings.items()))}) "
+              f"| {coverage_cell(report.get('coverage'))} "
               f"| {'yes' if x64 else 'no'} | {counts_cell(verified['original']['counts'])} "
-              f"| {counts_cell(after.get('counts', {}))} | {len(changed)} |", flush=True)
-        traces = trace(project, converted, verified, x64)
+              f"| {counts_cell(after.get('counts', {}))} "
+              f"| {still_passing_cell(verified['original']['counts'], len(traces))} "
+              f"| {len(changed)} | {len(traces)} | {causes['flagged']} | {causes['test code']} "
+              f"| {causes['untraced']} |", flush=True)
         (args.work / project.name / "traces.json").write_text(json.dumps(traces, indent=1))
         for test, cause in traces:
             print(f"  {project.name}: {test}: {cause}", file=sys.stderr)

@@ -25,9 +25,9 @@ from np2jax.engine import (
     write_results,
 )
 from np2jax.files import InputFile, SourceError, SourceText, decode_source
-from np2jax.findings import FileResult, Finding
+from np2jax.findings import Coverage, FileResult, Finding
 
-__all__ = ["Config", "FileResult", "Finding", "Progress", "RunResult", "SourceError",
+__all__ = ["Config", "Coverage", "FileResult", "Finding", "Progress", "RunResult", "SourceError",
            "convert_source", "check_source", "convert_paths", "check_paths", "convert_stdin",
            "check_stdin"]
 
@@ -77,6 +77,11 @@ class RunResult:
         return {"converted": sum(r.changed for r in self.files),
                 "unchanged": sum(not r.changed for r in self.files),
                 "failed": len(self.errors)}
+
+    def coverage(self) -> Coverage:
+        """How much of the run's NumPy moved to JAX, all files together (each file's is
+        FileResult.coverage; check: what convert would move)."""
+        return sum((r.coverage for r in self.files), Coverage())
 
     def findings_by_code(self) -> Counter:
         return Counter(f.code for f in self.findings)

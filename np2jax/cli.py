@@ -198,7 +198,7 @@ def convert(
     emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=counts,
                    fixes=run.changes_by_code(), left=run.findings_by_code(),
                    changes=run.changes, written=run.written, diffs=diffs, verify=verified,
-                   out=out if run.written else None),
+                   out=out if run.written else None, **_coverage(run)),
          output_format.value, _wide_console(), _console(stderr=True), quiet)
     if html_written:
         _say_html_written(html, _console(stderr=output_format is not ReportFormat.text), quiet)
@@ -241,12 +241,18 @@ def _convert_stdin(stdin_filename, diff: bool, out, in_place: bool, copy_other: 
     err = _wide_console(stderr=True)
     emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=run.counts(),
                    fixes=run.changes_by_code(), left=run.findings_by_code(),
-                   changes=run.changes),
+                   changes=run.changes, **_coverage(run)),
          output_format.value, err, _console(stderr=True), quiet)
     if html_written:
         _say_html_written(html, _console(stderr=True), quiet)
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if run.findings and not exit_zero else EXIT_CLEAN))
+
+
+def _coverage(run) -> dict:
+    """RunReport's coverage fields: the run's total and each processed file's."""
+    return {"coverage": run.coverage(),
+            "file_coverage": [(r.path, r.coverage) for r in run.files]}
 
 
 def _write_html(path: Path, run, verified) -> bool:
@@ -378,7 +384,8 @@ def check(
         counts = {"checked": len(run.files), "failed": len(run.errors)}
         fixable = Counter(p.code for p in problems if p.fixable)
         emit(RunReport("check", findings=findings, errors=run.errors, counts=counts,
-                       fixes=fixable, left=run.findings_by_code(), fixes_label="convert fixes"),
+                       fixes=fixable, left=run.findings_by_code(), fixes_label="convert fixes",
+                       **_coverage(run)),
              output_format.value, _wide_console(), _console(stderr=True), quiet)
     raise typer.Exit(EXIT_ERROR if run.errors else
                      (EXIT_FINDINGS if problems and not exit_zero else EXIT_CLEAN))

@@ -53,6 +53,60 @@ class Finding:
         return f"{self.path}:cell {self.cell}" if self.cell is not None else self.path
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a file's NumPy moved to JAX: its NumPy/SciPy call sites (calls of a name
+    of numpy or scipy: `np.sum(x)`, `np.add.reduce(x)`, `np.random.default_rng(0)`,
+    `scipy.special.erf(x)`; not methods of arrays or generators, `x.sum()`, `rng.normal()`),
+    how many of them are JAX code after the conversion (check: would be), and how many of
+    the others np2jax keeps on NumPy on purpose, with no finding (I/O, printing, testing,
+    np.errstate, host-side shape arithmetic)."""
+
+    call_sites: int = 0
+    moved: int = 0
+    on_purpose: int = 0
+
+    def __add__(self, other: Coverage) -> Coverage:
+        return Coverage(self.call_sites + other.call_sites, self.moved + other.moved,
+                        self.on_purpose + other.on_purpose)
+
+    @property
+    def left(self) -> int:
+        """The call sites still on NumPy, on purpose or not."""
+        return self.call_sites - self.moved
+
+    @property
+    def percent(self) -> float | None:
+        """The share moved, in percent; None for a file without NumPy calls."""
+        return 100.0 * self.moved / self.call_sites if self.call_sites else None
+
+    def summary(self) -> str:
+        """`moved to JAX: 412 of 480 NumPy call sites (86%)`, and those kept on purpose."""
+        if not self.call_sites:
+            return "moved to JAX: no NumPy call sites"
+        kept = f"; {self.on_purpose} kept on NumPy on purpose" if self.on_purpose else ""
+        return (f"moved to JAX: {self.moved} of {self.call_sites} NumPy call sites "
+                f"({format_percent(self.percent)}){kept}")
+
+    def as_dict(self) -> dict:
+        percent = self.percent
+        return {"call_sites": self.call_sites, "moved": self.moved, "left": self.left,
+                "on_purpose": self.on_purpose,
+                "percent": None if percent is None else round(percent, 1)}
+
+    def row(self) -> list[int]:
+        return [self.call_sites, self.moved, self.on_purpose]
+
+
+def format_percent(percent: float) -> str:
+    """Whole percents, never rounded up to 100% nor down to 0% (99.6% is `99%`)."""
+    if 99 < percent < 100:
+        return "99%"
+    if 0 < percent < 1:
+        return "<1%"
+    return f"{round(percent)}%"
+
+
 @dataclass
 class FileResult:
     path: str
@@ -68,6 +122,7 @@ class FileResult:
     # the functions refused only because other files use them, which could be rewritten
     # together with their calls there (the tree decides: np2jax.engine.process_tree)
     exportable_mutators: dict = field(default_factory=dict)
+    coverage: Coverage = Coverage()  # how much of the file's NumPy moved to JAX
 
     @property
     def changed(self) -> bool:
@@ -80,7 +135,8 @@ class FileResult:
                 "findings": [f.row() for f in self.findings],
                 "changes": [c.row() for c in self.changes],
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
-                "mutators": self.mutators, "exportable_mutators": self.exportable_mutators}
+                "mutators": self.mutators, "exportable_mutators": self.exportable_mutators,
+                "coverage": self.coverage.row()}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -92,4 +148,5 @@ class FileResult:
                    tree_references=dict(data["tree_references"]),
                    mutators={k: tuple(v) for k, v in data["mutators"].items()},
                    exportable_mutators={k: tuple(v)
-                                        for k, v in data["exportable_mutators"].items()})
+                                        for k, v in data["exportable_mutators"].items()},
+                   coverage=Coverage(*data["coverage"]))

@@ -16,6 +16,7 @@ from html import escape
 from np2jax._version import __version__
 from np2jax.catalog import rule_docs
 from np2jax.files import is_notebook
+from np2jax.findings import format_percent
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 CONTEXT_LINES = 3  # unchanged lines shown around each change in a diff
@@ -151,6 +152,23 @@ def _by_rule_table(heading: str, counter, docs) -> str:
             f"<th class=\"num\">count</th></tr>{rows}</table></div>")
 
 
+def _coverage_card(coverage) -> str:
+    """The share of the NumPy call sites that moved to JAX (np2jax.findings.Coverage)."""
+    if not coverage.call_sites:
+        return _card("&ndash;", "no NumPy call sites", "muted")
+    label = (f"moved to JAX: {coverage.moved} of {coverage.call_sites} NumPy call sites"
+             + (f", {coverage.on_purpose} kept on NumPy on purpose" if coverage.on_purpose else ""))
+    return (f'<div class="card coverage" id="coverage"><div class="n">'
+            f"{format_percent(coverage.percent)}</div>"
+            f'<div class="label">{escape(label)}</div></div>')
+
+
+def _file_coverage(coverage) -> str:
+    if not coverage.call_sites:
+        return '<p class="note coverage">No NumPy call sites.</p>'
+    return f'<p class="note coverage">{escape(coverage.summary())}.</p>'
+
+
 def _summary(run, verified, docs) -> str:
     counts = run.counts()
     cards = [_card(counts["converted"], "files converted", "good"),
@@ -158,7 +176,8 @@ def _summary(run, verified, docs) -> str:
              _card(counts["failed"], "files failed", "bad" if counts["failed"] else "muted"),
              _card(len(run.changes), "rewrites"),
              _card(len(run.findings), "findings left for you",
-                   "bad" if run.findings else "good")]
+                   "bad" if run.findings else "good"),
+             _coverage_card(run.coverage())]
     if verified is not None:
         cards += [_card(n, f"verified {verdict}", VERDICT_CLASSES.get(verdict, ""))
                   for verdict, n in verified.counts().items()]
@@ -354,7 +373,8 @@ def _file_section(result, verdict, anchor: str, verify_ran: bool = False) -> str
     elif verdict is not None:
         badges.append(_verdict_badge(verdict.verdict))
     parts = [f'<section class="file" id="{anchor}">',
-             f"<h3>{escape(result.path)} {' '.join(badges)}</h3>"]
+             f"<h3>{escape(result.path)} {' '.join(badges)}</h3>",
+             _file_coverage(result.coverage)]
     if result.findings:
         parts.append(f"<h4>Left for you ({len(result.findings)})</h4>"
                      + _notes_table(result.findings, "findings", docs, anchor))

@@ -325,7 +325,8 @@ def process_notebook(text: str, config: Config, path: str = "<notebook>", rewrit
     return FileResult(path, text, converted,
                       findings=sorted(map(in_cell, result.findings)),
                       changes=sorted(map(in_cell, result.changes)),
-                      applied_keys=result.applied_keys, tree_references=result.tree_references)
+                      applied_keys=result.applied_keys, tree_references=result.tree_references,
+                      coverage=result.coverage)
 
 
 def _split(converted: str, joined: _Joined, path: str) -> dict[int, str]:

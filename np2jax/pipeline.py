@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from np2jax.config import Config
 from np2jax.files import SourceError, may_use_numpy
-from np2jax.findings import FileResult, Finding
+from np2jax.findings import Coverage, FileResult, Finding
 from np2jax.tree import ModuleContext
 
 if TYPE_CHECKING:
@@ -129,7 +129,23 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         tree_references=analysis.tree_references,
         mutators=_signatures(m for m in analysis.mutators if m.refused is None),
         exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
+        coverage=coverage(analysis, applied),
     )
+
+
+def coverage(analysis, applied: list[Report]) -> Coverage:
+    """The file's NumPy/SciPy call sites, how many of them the applied fixes make JAX code
+    (each fix names the call sites it moves: Report.moves), and how many of the others are
+    kept on NumPy on purpose, with no finding (I/O, printing, testing, np.errstate: by
+    design; host-side shape arithmetic: static). In check, `applied` is what convert would
+    apply."""
+    from np2jax.analysis.facts import KEEP_BY_DESIGN, KEEP_STATIC
+
+    sites = analysis.numpy_call_sites
+    moved = {call for report in applied for call in report.moves if call in sites}
+    on_purpose = sum(1 for call, ref in sites.items()
+                     if call not in moved and ref.keep in (KEEP_BY_DESIGN, KEEP_STATIC))
+    return Coverage(len(sites), len(moved), on_purpose)
 
 
 def _check_parses(converted: str, original: str, path: str) -> None:

@@ -30,7 +30,7 @@ from np2jax.analysis.facts import (
     SubscriptWrite,
 )
 from np2jax.analysis.randomness import RandomState, find_random_states
-from np2jax.analysis.references import plan
+from np2jax.analysis.references import call_site, plan
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
@@ -75,6 +75,17 @@ class ModuleAnalysis:
     def ref_of_call(self, call: cst.Call) -> ApiRef | None:
         """The NumPy/SciPy reference a call calls, if it calls one."""
         return self.dataflow.collector.ref_by_call.get(call)
+
+    @cached_property
+    def numpy_call_sites(self) -> dict[cst.Call, ApiRef]:
+        """Every call of a NumPy/SciPy name, with the reference it calls (call_site), in
+        the order of the walk: what the coverage figure counts."""
+        sites: dict[cst.Call, ApiRef] = {}
+        for ref in self.refs:
+            call = call_site(ref, self.parents)
+            if call is not None:
+                sites.setdefault(call, ref)
+        return sites
 
     def attribute_loads(self, attribute: str) -> list[cst.Attribute]:
         """Every `<value>.<attribute>` of the module."""

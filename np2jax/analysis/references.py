@@ -55,6 +55,19 @@ def numpy_qualname(names) -> str | None:
     return None
 
 
+def call_site(ref: ApiRef, parents: dict) -> cst.Call | None:
+    """The call that calls the NumPy/SciPy name `ref` (np2jax.findings.Coverage counts
+    them): `np.sum(x)`, and through attributes of the name, `np.add.reduce(x)`,
+    `np.add.at(a, i, v)`, `scipy.spatial.distance.cdist(a, b)` (whose reference is the
+    known prefix); None for a name not called (`np.pi`, `map(np.sqrt, xs)`)."""
+    if ref.call is not None:
+        return ref.call
+    node, parent = ref.node, parents.get(ref.node)
+    while isinstance(parent, cst.Attribute) and parent.value is node:
+        node, parent = parent, parents.get(parent)
+    return parent if isinstance(parent, cst.Call) and parent.func is node else None
+
+
 def longest_known(qualname: str) -> str:
     parts = qualname.split(".")
     table = api_table()

@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.console import Console
 
-from np2jax.findings import Finding
+from np2jax.findings import Coverage, Finding
 from np2jax.report.places import file_place
 from np2jax.report.text import (
     print_diff,
@@ -52,6 +52,9 @@ class RunReport:
     diffs: list[str] = field(default_factory=list)  # unified diffs, when asked for
     verify: Any = None  # np2jax.verify.VerifyRun, after convert --verify
     out: Path | None = None  # convert --out
+    # how much NumPy moved to JAX (check: would move), in all and per file (path, coverage)
+    coverage: Coverage | None = None
+    file_coverage: list[tuple[str, Coverage]] = field(default_factory=list)
 
     def json_extra(self) -> dict:
         """The command's keys of the JSON report besides findings and errors."""
@@ -63,7 +66,14 @@ class RunReport:
             extra["written"] = [str(p) for p in self.written]
         if self.verify is not None:
             extra["verify"] = self.verify.as_dict()
+        if self.coverage is not None:  # the last key: keys are only ever added
+            extra["coverage"] = coverage_json(self.coverage, self.file_coverage)
         return extra
+
+
+def coverage_json(total: Coverage, files: list[tuple[str, Coverage]]) -> dict:
+    """The JSON report's "coverage": the totals, then one entry per file (its path first)."""
+    return {**total.as_dict(), "files": [{"path": path, **c.as_dict()} for path, c in files]}
 
 
 def findings_json(findings: list[Finding], errors=(), extra: dict | None = None) -> str:

@@ -130,6 +130,8 @@ def print_report(console: Console, err_console: Console, report: RunReport, quie
         names = {f.code: f.name for f in (*report.findings, *report.changes)}
         console.print(summary_table(f"np2jax {report.command}", report.counts, report.fixes,
                                     report.left, changes_label=report.fixes_label, names=names))
+        if report.coverage is not None and report.command == "convert":
+            console.print(report.coverage.summary(), markup=False, highlight=False)
         if report.out is not None:
             console.print(f"converted tree written to {report.out}", markup=False,
                           highlight=False)

@@ -42,6 +42,9 @@ class Report:
     # False: an edit that belongs to another report's change (the split line before a draw
     # NJ302 reports at the draw), applied but not listed or counted as a change of its own
     listed: bool = True
+    # the NumPy/SciPy call sites (Call nodes) the fix makes JAX code: the coverage figure
+    # (np2jax.findings.Coverage) counts them as moved when the fix is applied
+    moves: tuple[cst.CSTNode, ...] = ()
 
 
 class RuleContext:
@@ -77,6 +80,7 @@ class Rule:
 
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
                report_if_unfixed: bool = True, key: tuple | None = None, listed: bool = True,
+               moves=(),
                **fields) -> Report:
         message = one_line(self.doc().message.format(**fields))
         if isinstance(requires, cst.CSTNode):
@@ -85,7 +89,8 @@ class Rule:
         if fix is not None and "outcome" in fields:
             unfixed = one_line(self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED}))
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
-                      report_if_unfixed, unfixed, key, listed)
+                      report_if_unfixed, unfixed, key, listed,
+                      tuple(m for m in moves if m is not None))
 
 
 QUOTED_CODE_LIMIT = 60  # characters of code quoted in a message, beyond which it is cut

@@ -99,5 +99,5 @@ class InPlaceFunction(Rule):
                 yield self.report(node, function=code_of(ref.node), outcome=left_because(reason))
             else:
                 yield self.report(line, fix=fix, imports=[("jax.numpy", jnp)], requires=requires,
-                                  function=code_of(ref.node),
+                                  moves=(ref.call,), function=code_of(ref.node),
                                   outcome=rewritten_as("a new array assigned back"))

@@ -105,7 +105,8 @@ class NumpyRandomKeys(Rule):
             key_line = f"{state.key} = jax.random.key({seed})"
             if state.binding is not None and state.binding not in by_statement:
                 yield self.report(state.binding, fix=_replaced(key_line), imports=imports,
-                                  requires=requires, name=name, outcome=CONVERTED)
+                                  requires=requires, moves=(_bound_call(state.binding),),
+                                  name=name, outcome=CONVERTED)
             if state.seed is None:
                 node = state.binding.body[0] if state.binding is not None else state.draws[0].call
                 # about the conversion: shown only if the state is converted (requires)
@@ -117,6 +118,7 @@ class NumpyRandomKeys(Rule):
                 alone = isinstance(parent, _ALONE)  # else an operand: parenthesize compounds
                 yield self.report(draw.call, fix=_draw_fix(draw, subkey_of[draw.call], jnp, alone),
                                   imports=with_jnp if uses_jnp else imports, requires=requires,
+                                  moves=(draw.call,),
                                   name=code_of(draw.call.func), outcome=CONVERTED)
         for state in states:  # functions drawing from a module-level key declare it global
             for function in state.functions:
@@ -148,6 +150,14 @@ class NumpyRandomKeys(Rule):
                     [f"{state.key} = jax.random.key({UNSEEDED_SEED})"], False),
                     imports=imports, requires=tuple(group[state]), name="np.random",
                     outcome=CONVERTED)
+
+
+def _bound_call(binding: cst.CSTNode) -> cst.Call | None:
+    """The call of a state's binding line, which the key line replaces: the
+    `np.random.default_rng(0)` of `rng = np.random.default_rng(0)`, `np.random.seed(0)`."""
+    statement = binding.body[0] if isinstance(binding, cst.SimpleStatementLine) else None
+    value = getattr(statement, "value", None)
+    return value if isinstance(value, cst.Call) else None
 
 
 def draw_expression(call: cst.Call, method: str, subkey: str, jnp: str) -> cst.BaseExpression:

@@ -9,6 +9,7 @@ from functools import cache
 
 import libcst as cst
 
+from np2jax.analysis.references import call_site
 from np2jax.catalog import api_policy, api_table
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
@@ -47,7 +48,8 @@ class NumpyReference(Rule):
             # Dropped only when a fix that needs it is dropped: then the code stays NumPy.
             yield self.report(ref.node, old=code_of(ref.node), new=text,
                               fix=lambda _node, new=replacement: new, imports=[needed],
-                              report_if_unfixed=False)
+                              report_if_unfixed=False,
+                              moves=(call_site(ref, self.analysis.parents),))
             for argument in ref.arguments:
                 keyword = argument.arg.keyword
                 new_name = renames.get(ref.qualname, {}).get(keyword.value) if keyword else None

@@ -61,7 +61,7 @@ class UfuncAt(Rule):
                 yield self.report(call, ufunc=code_of(ref.node), outcome=left_because(reason))
             else:
                 yield self.report(line, fix=fix, imports=[("jax.numpy", jnp)], requires=requires,
-                                  ufunc=code_of(ref.node),
+                                  moves=(call,), ufunc=code_of(ref.node),
                                   outcome=rewritten_as(f"`.at[...].{method}(...)`"))
 
     def _cast_per_update(self, target, values, method: str) -> str | None:

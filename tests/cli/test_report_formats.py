@@ -89,7 +89,7 @@ def test_check_text_prints_findings_then_the_summary(tree):
 
 def test_check_json_keeps_its_keys(tree):
     payload = json.loads(invoke("check", "pkg", "--format", "json", cwd=tree).stdout)
-    assert list(payload) == ["findings", "errors", "summary"]
+    assert list(payload) == ["findings", "errors", "summary", "coverage"]
     assert {(f["path"], f["line"], f["col"], f["code"], f["fixable"]) for f in payload["findings"]} \
         == {(str(Path("pkg/fixable.py")), 3, 1, "NJ201", True),
             (str(Path("pkg/left.py")), 4, 1, "NJ201", False)}
@@ -99,7 +99,7 @@ def test_check_json_keeps_its_keys(tree):
 def test_convert_json_keeps_its_keys(tree):
     result = invoke("convert", "pkg", "--out", "out", "--format", "json", cwd=tree)
     payload = json.loads(result.stdout)
-    assert list(payload) == ["findings", "errors", "changes", "summary", "written"]
+    assert list(payload) == ["findings", "errors", "changes", "summary", "written", "coverage"]
     assert [(f["path"], f["line"]) for f in payload["findings"]] == [(str(Path("pkg/left.py")), 4)]
     assert {c["code"] for c in payload["changes"]} >= {"NJ101", "NJ201"}
     assert payload["summary"] == {"converted": 2, "unchanged": 0, "failed": 0}
