@@ -19,6 +19,7 @@ from np2jax.analysis.facts import (
     UFUNC_METHODS,
     ApiRef,
 )
+from np2jax.analysis.effects import Effects
 from np2jax.analysis.values import Values
 from np2jax.syntax import code_of
 
@@ -31,6 +32,7 @@ class Aliasing(Values):
         # Param -> FunctionDef rewritten to return it (np2jax.analysis.mutators fills it)
         self.fresh_params: dict = {}
         self._refs_in: dict = {}  # value -> the converted references inside it
+        self.effects = Effects(self)  # what the module's functions do with arguments and returns
 
     def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
                               need_jax: bool = True, certain: bool = False) -> str | None:
@@ -62,13 +64,13 @@ class Aliasing(Values):
                         "rebinding would not")
             if value == "global":
                 return f"`{name}` is global or nonlocal: other code may hold the same array"
-            if not self._before_or_looping(statement, at):
+            if not self._before_or_looping(statement, at) or self.keeps_same_array(value, name):
                 continue
             relevant = True
             if isinstance(value, str):
                 return f"`{name}` is bound by a loop or an unpacking, so it may be shared"
             if not self._fresh(value):
-                return f"`{name}` may share memory with `{code_of(value)}`"
+                return f"`{name}` may share memory with `{code_of(value)}`{self._returns_shared(value)}"
             if need_jax and not self.jax_typed(value, certain):
                 return f"`{name}` may not hold a JAX array (it is bound to `{code_of(value)}`)"
         if not relevant:
@@ -78,8 +80,26 @@ class Aliasing(Values):
                 return f"`{name}` is a module global read by functions"
         escape = self._escape(scope, name, at, skip=target)
         if escape is not None:
-            return f"`{name}` is also reachable through `{escape}`"
+            return f"`{name}` is also reachable through `{code_of(escape)}`{self._keeps_argument(escape)}"
         return None
+
+    def keeps_same_array(self, value, name: str) -> bool:
+        """`u = step(u, r)` where step gives back the array passed for that parameter and
+        keeps it nowhere else (np2jax.analysis.effects): `u` holds the array it held before,
+        and no one else gained a reference to it."""
+        if not self.passes_through(value, name):
+            return False
+        function = self.module_function(value)
+        return not self.effects.param_effect(function, self.returned_param(function)).escapes
+
+    def _rebinds_argument(self, call: cst.Call, argument: cst.Name) -> bool:
+        """`u = step(u, r)`, the call the whole value of a statement binding `u` alone, and
+        step giving `u` back without keeping it (keeps_same_array)."""
+        statement = self.parents.get(call)
+        return isinstance(statement, cst.Assign) and statement.value is call \
+            and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name) \
+            and statement.targets[0].target.value == argument.value \
+            and self.keeps_same_array(call, argument.value)
 
     def _catches_index_error(self, node) -> bool:
         parent = self.parents.get(node)
@@ -209,17 +229,18 @@ class Aliasing(Values):
                 return f"`{name}` is a parameter: NumPy would change the caller's array too"
             if value == "global":
                 return f"`{name}` is global or nonlocal: other code may hold the same array"
-            if not self._before_or_looping(statement, node):
+            if not self._before_or_looping(statement, node) or self.keeps_same_array(value, name):
                 continue
             if isinstance(value, str) or not self._fresh(value):
-                bound = code_of(value) if not isinstance(value, str) else "a loop or unpacking"
-                return f"`{name}` may share memory with `{bound}`"
+                if isinstance(value, str):
+                    return f"`{name}` may share memory with `a loop or unpacking`"
+                return f"`{name}` may share memory with `{code_of(value)}`{self._returns_shared(value)}"
         if isinstance(scope, GlobalScope):
             for _child_access in self._accesses_from_nested_scopes(scope, name):
                 return f"`{name}` is a module global read by functions"
         escape = self._escape(scope, name, node)
         if escape is not None:
-            return f"`{name}` is also reachable through `{escape}`"
+            return f"`{name}` is also reachable through `{code_of(escape)}`{self._keeps_argument(escape)}"
         return None
 
     def _shared_item(self, target: cst.Subscript) -> str | None:
@@ -270,6 +291,9 @@ class Aliasing(Values):
                 return False  # astype(..., copy=False), np.array(b, copy=None): maybe b itself
             if value in self.collector.jax_calls:
                 return True  # a jax.numpy function: JAX arrays are never views of another
+            function = self.module_function(value)
+            if function is not None:
+                return self.effects.fresh_return(function)  # every return a new array
             ref = self.collector.ref_by_call.get(value)
             if ref is not None:
                 if ref.qualname in self.view_functions:
@@ -295,7 +319,7 @@ class Aliasing(Values):
             isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
             and ref.qualname in GENERATOR_FACTORIES for v, _statement in values)
 
-    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> str | None:
+    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> cst.CSTNode | None:
         """An expression through which the array of `name` may be kept by someone else
         before `aug` runs: stored in another name or container, passed to a function that
         may keep it, yielded."""
@@ -311,8 +335,24 @@ class Aliasing(Values):
                 continue
             holder = self._holder(use)
             if holder is not None:
-                return code_of(holder)
+                return holder
         return None
+
+    def _returns_shared(self, value) -> str:
+        """Why a call of a function of this module is not a fresh array, for a message."""
+        function = self.module_function(value) if isinstance(value, cst.Call) else None
+        if function is None:
+            return ""
+        return (f" (not every return of `{function.name.value}` is a new array that no other "
+                "name holds)")
+
+    def _keeps_argument(self, holder) -> str:
+        """Why a call of a function of this module keeps its argument, for a message."""
+        function = self.module_function(holder) if isinstance(holder, cst.Call) else None
+        if function is None:
+            return ""
+        return (f" (`{function.name.value}` may change, return or keep it, or its effects "
+                "are not followed: recursion, a generator)")
 
     def _holder(self, use: cst.Name, returns_escape: bool = False) -> cst.CSTNode | None:
         """The node that keeps a reference to `use`'s value, walking up through views.
@@ -358,7 +398,9 @@ class Aliasing(Values):
                 return parent  # iterating an array yields views of its rows
             if isinstance(parent, cst.Arg):
                 call = self.parents.get(parent)
-                return None if self._call_keeps_nothing(call) else call
+                if node is use and parent.value is use and self._rebinds_argument(call, use):
+                    return None  # u = step(u, r): u keeps its array, no one else gets it
+                return None if self._call_keeps_nothing(call, parent) else call
             if isinstance(parent, (cst.IfExp, cst.BooleanOperation)):
                 node, parent = parent, self.parents.get(parent)  # `a or b` is one of them
                 continue
@@ -383,7 +425,9 @@ class Aliasing(Values):
         return isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor)) and \
             getattr(parent, "target", None) is node
 
-    def _call_keeps_nothing(self, call: cst.Call) -> bool:
+    def _call_keeps_nothing(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """Whether `call` neither keeps nor returns what `arg` passes (a function of this
+        module keeps nothing of an argument it only reads: np2jax.analysis.effects)."""
         ref = self.collector.ref_by_call.get(call)
         if ref is not None:
             return ref.qualname not in self.view_functions and not _may_not_copy(call)
@@ -392,6 +436,8 @@ class Aliasing(Values):
             ufunc = self.collector.ref_by_node.get(func.value)
             if ufunc is not None and (ufunc.entry or {}).get("kind") == "ufunc":
                 return True  # np.add.at(x, ...), np.add.reduce(x): a new array or None
+        if isinstance(call.func, cst.Name) and self.module_function(call) is not None:
+            return self.effects.argument_effect(call, arg).read_only
         return isinstance(call.func, cst.Name) and call.func.value in PURE_BUILTINS
 
 

@@ -101,8 +101,14 @@ class Dataflow(Aliasing):
             return "it is decorated or async"
         finder = ReturnsFinder()
         function.body.visit(finder)
-        if finder.value_returned or finder.yields:
-            return "it already returns a value (or yields), so it cannot return the array too"
+        if finder.yields:
+            return "it yields, so it cannot return the array too"
+        if finder.value_returned:
+            returned = self.returned_param(function)
+            if returned is None or returned.name.value != param:
+                return (f"it already returns a value other than `{param}`, so it cannot "
+                        "return the array too")
+            fact.returns_param = True  # `u = step(u, r)`: its callers take the array back
         exported = name in context.exported_mutators  # its calls elsewhere are rewritten too
         if name in context.external_names and not exported:
             return self._used_by_other_modules(name)
@@ -141,24 +147,35 @@ class Dataflow(Aliasing):
         position = params.index(fact.param) if fact.param in params else None
         # in source order: the first refused call names the reason, the same in every run
         for access in sorted(assignments[0].references, key=lambda a: self.start(a.node)):
-            argument, reason = self.assignable_call(access.node, name, position, fact.param.name.value)
+            argument, reason = self.assignable_call(access.node, name, position, fact.param.name.value,
+                                                    fact.returns_param)
             if reason is not None:
                 return reason
-            fact.call_sites.append((self.parents.get(access.node), argument))
-        if not fact.call_sites and not exported:
+            call = self.parents.get(access.node)
+            if self.expression_statement_line(call) is None:
+                fact.rebinding_calls.append((call, argument))  # already `u = step(u, r)`
+            else:
+                fact.call_sites.append((call, argument))
+        if not fact.call_sites and not fact.rebinding_calls and not exported:
             return f"`{name}` is never called in this file, so its callers are elsewhere"
         return None
 
-    def assignable_call(self, reference, name: str, position, param: str):
+    def assignable_call(self, reference, name: str, position, param: str, rebinds: bool = False):
         """(argument, None) when `reference` is the function of a call statement whose
-        argument for `param` is a name holding a private JAX array, else (None, reason)."""
+        argument for `param` is a name holding a private JAX array, else (None, reason).
+        `rebinds`: the function returns the parameter, so `u = f(u, ...)` (the result bound
+        to the very name passed, alone on its line) is such a call too."""
         call = self.parents.get(reference)
         if not (isinstance(call, cst.Call) and call.func is reference):
             return None, f"`{name}` is used other than by calling it (as a callback?), so not every caller can be rewritten"
         argument = argument_for(call, position, param)
         if argument is None:
             return None, f"a call of `{name}` passes the argument through * or ** or leaves it out"
-        if self.expression_statement_line(call) is None:
+        if self.expression_statement_line(call) is None and not (
+                rebinds and isinstance(argument, cst.Name) and self._rebinding_statement(call, argument)):
+            if rebinds:
+                return None, (f"a call of `{name}` binds its result to another name than the "
+                              "one it passes, or shares its line")
             return None, f"a call of `{name}` uses its result or shares its line"
         if not isinstance(argument, cst.Name):
             return None, f"`{code_of(call)}` passes `{code_of(argument)}`, which cannot be assigned back"
@@ -168,6 +185,14 @@ class Dataflow(Aliasing):
         if reason is not None:
             return None, f"at `{code_of(call)}`: {reason}"
         return argument, None
+
+    def _rebinding_statement(self, call: cst.Call, argument: cst.Name) -> bool:
+        """`u = f(u, ...)` alone on its line."""
+        statement = self.parents.get(call)
+        return isinstance(statement, cst.Assign) and statement.value is call \
+            and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name) \
+            and statement.targets[0].target.value == argument.value \
+            and self.expression_statement_line(statement) is not None
 
     def external_call_sites(self, tree_refs, context: ModuleContext):
         calls, refusals = [], []

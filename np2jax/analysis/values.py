@@ -337,6 +337,36 @@ class Values:
                 or not always_leaves(function.body.body) else values
         return cache[function]
 
+    def returned_param(self, function: cst.FunctionDef) -> cst.Param | None:
+        """The parameter every `return` of `function` gives back as it is (`return u`, the
+        function never rebinding `u`), or None."""
+        returns = self.function_returns(function)
+        if not returns or not all(isinstance(v, cst.Name) and v.value == returns[0].value
+                                  for v in returns):
+            return None
+        params = function.params
+        param = next((p for p in [*params.posonly_params, *params.params, *params.kwonly_params]
+                      if p.name.value == returns[0].value), None)
+        if param is None or any(value != "param" for value, _ in self.own_bindings(param.name)):
+            return None
+        return param
+
+    def passes_through(self, value, name: str) -> bool:
+        """Whether `value`, bound to `name`, is a call `f(..., name, ...)` of a function of
+        this module that returns that very argument (`u = step(u, r)`): `name` then holds
+        the array it held before."""
+        if not isinstance(value, cst.Call):
+            return False
+        function = self.module_function(value)
+        param = self.returned_param(function) if function is not None else None
+        if param is None or param.star:
+            return False
+        params = function.params
+        positional = [*params.posonly_params, *params.params]
+        position = positional.index(param) if param in positional else None
+        argument = argument_for(value, position, param.name.value)
+        return isinstance(argument, cst.Name) and argument.value == name
+
     def returned_values(self, function: cst.FunctionDef | None, item=None) -> list | None:
         """What every `return` of `function` gives (function_returns); with `item`, (position,
         length) of a returned tuple, the value at that position of each. None when a return
@@ -368,8 +398,8 @@ class Values:
 
     def _basic(self, index) -> bool:
         if isinstance(index, cst.Slice):
-            return all(part is None or self.is_scalar(part)
-                       for part in (index.lower, index.upper, index.step))
+            return True  # a slice never repeats an index, whatever its bounds (NumPy takes
+            # only integers there, and refuses the others as JAX does)
         value = index.value
         return isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None") \
             or (self.is_scalar(value) and not isinstance(value, cst.Float))
@@ -594,6 +624,8 @@ class _JaxTyping:
         return no
 
     def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:
+        # `u = step(u, r)` with step returning u: u holds what it held before
+        values = [(v, s) for v, s in values if not self.flow.passes_through(v, name)]
         if not values:
             return False, frozenset()
         refs: set = set()

@@ -10,6 +10,7 @@ from functools import partial
 
 import libcst as cst
 
+from np2jax.analysis.values import always_leaves
 from np2jax.rules._in_place import left_because, rewritten_as
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
@@ -19,9 +20,7 @@ def _return_param(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
     """Every `return` returns the parameter, and so does falling off the end."""
     body = function.body.visit(_ReturnParam(param))
     statements = list(body.body)
-    last = statements[-1] if statements else None
-    ends_with_return = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
-    if not ends_with_return:
+    if not always_leaves(statements):
         statements.append(cst.SimpleStatementLine(body=[cst.Return(value=cst.Name(param))]))
     return function.with_changes(body=body.with_changes(body=statements))
 
@@ -61,10 +60,15 @@ class MutatedArgument(Rule):
                 yield self.report(fact.node.name, outcome=left_because(reason), **fields)
                 continue
             lines = [self.analysis.dataflow.expression_statement_line(call) for call, _ in fact.call_sites]
+            if fact.returns_param:  # `u = step(u, r)`: the writes become rebindings of u
+                how = (f"a function rebinding `{fields['param']}`, which it already returns: "
+                       f"its {len(fact.rebinding_calls) + len(lines)} call(s) take it back")
+            else:
+                how = (f"a function returning `{fields['param']}`, and its "
+                       f"{len(lines)} call(s) assign the result")
             yield self.report(fact.node, fix=partial(_return_param, param=fact.param.name.value),
-                              requires=tuple(lines), key=("def", fields["function"]), outcome=rewritten_as(
-                                  f"a function returning `{fields['param']}`, and its "
-                                  f"{len(lines)} call(s) assign the result"), **fields)
+                              requires=tuple(lines), key=("def", fields["function"]),
+                              outcome=rewritten_as(how), **fields)
             for (call, argument), line in zip(fact.call_sites, lines):
                 yield self.report(line, fix=partial(_assign_back, name=argument.value),
                                   requires=(fact.node,), outcome=rewritten_as(
