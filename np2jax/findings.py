@@ -68,6 +68,10 @@ class FileResult:
     # the functions refused only because other files use them, which could be rewritten
     # together with their calls there (the tree decides: np2jax.engine.process_tree)
     exportable_mutators: dict = field(default_factory=dict)
+    # what the module's functions other files use do with their arguments and returns
+    # (np2jax.analysis.effects): name -> (every return a fresh JAX array, the parameters it
+    # only reads as ((position or None, name), ...))
+    effects: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -80,7 +84,8 @@ class FileResult:
                 "findings": [f.row() for f in self.findings],
                 "changes": [c.row() for c in self.changes],
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
-                "mutators": self.mutators, "exportable_mutators": self.exportable_mutators}
+                "mutators": self.mutators, "exportable_mutators": self.exportable_mutators,
+                "effects": self.effects}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -92,4 +97,6 @@ class FileResult:
                    tree_references=dict(data["tree_references"]),
                    mutators={k: tuple(v) for k, v in data["mutators"].items()},
                    exportable_mutators={k: tuple(v)
-                                        for k, v in data["exportable_mutators"].items()})
+                                        for k, v in data["exportable_mutators"].items()},
+                   effects={k: (bool(fresh), tuple(tuple(p) for p in read_only))
+                            for k, (fresh, read_only) in data.get("effects", {}).items()})

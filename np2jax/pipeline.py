@@ -129,6 +129,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         tree_references=analysis.tree_references,
         mutators=_signatures(m for m in analysis.mutators if m.refused is None),
         exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
+        effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
     )
 
 

@@ -83,6 +83,30 @@ class Aliasing(Values):
             return f"`{name}` is also reachable through `{code_of(escape)}`{self._keeps_argument(escape)}"
         return None
 
+    def exported_effects(self, module: cst.Module, context) -> dict:
+        """The summaries other files of the tree may rely on (FileResult.effects), of the
+        module-level functions they mention: name -> (every return a fresh array that is a
+        JAX array once converted, ((position or None, name), ...) of the parameters it only
+        reads). Only functions a call here would reach (module_function's conditions)."""
+        found = {}
+        for statement in module.body:
+            if not isinstance(statement, cst.FunctionDef) \
+                    or statement.name.value not in context.external_names \
+                    or not self.plain_module_function(statement):
+                continue
+            returns = self.function_returns(statement)
+            fresh = self.effects.fresh_return(statement) and bool(returns) and all(
+                self.jax_typed(value, certain=True) for value in returns)
+            params = statement.params
+            positional = [*params.posonly_params, *params.params]
+            read_only = tuple(
+                (positional.index(p) if p in positional else None, p.name.value)
+                for p in [*positional, *params.kwonly_params]
+                if not p.star and self.effects.param_effect(statement, p).read_only)
+            if fresh or read_only:
+                found[statement.name.value] = (fresh, read_only)
+        return found
+
     def keeps_same_array(self, value, name: str) -> bool:
         """`u = step(u, r)` where step gives back the array passed for that parameter and
         keeps it nowhere else (np2jax.analysis.effects): `u` holds the array it held before,
@@ -294,6 +318,9 @@ class Aliasing(Values):
             function = self.module_function(value)
             if function is not None:
                 return self.effects.fresh_return(function)  # every return a new array
+            effects = self.tree_function_effects(value)
+            if effects is not None:
+                return effects[0]  # a function of another module of the tree, by its import
             ref = self.collector.ref_by_call.get(value)
             if ref is not None:
                 if ref.qualname in self.view_functions:
@@ -438,7 +465,21 @@ class Aliasing(Values):
                 return True  # np.add.at(x, ...), np.add.reduce(x): a new array or None
         if isinstance(call.func, cst.Name) and self.module_function(call) is not None:
             return self.effects.argument_effect(call, arg).read_only
+        effects = self.tree_function_effects(call)
+        if effects is not None:
+            return _passes_read_only(call, arg, effects[1])
         return isinstance(call.func, cst.Name) and call.func.value in PURE_BUILTINS
+
+
+def _passes_read_only(call: cst.Call, arg: cst.Arg, read_only: tuple) -> bool:
+    """Whether `arg` binds one of the parameters (position or None, name) another module's
+    function only reads."""
+    if any(a.star for a in call.args):
+        return False
+    if arg.keyword is not None:
+        return any(name == arg.keyword.value for _position, name in read_only)
+    index = [a for a in call.args if a.keyword is None].index(arg)
+    return any(position == index for position, _name in read_only)
 
 
 def _may_not_copy(call: cst.Call) -> bool:

@@ -157,6 +157,19 @@ class Collector(Walker):
         if self.context.mutator_parameter(qualname) is not None:
             self.tree_refs.append((node, qualname))
 
+    def imported_name(self, node) -> str | None:
+        """The absolute qualified name a name or a dotted name refers to when it is only
+        ever bound by an import (`from .grid import make` -> "pkg.grid.make"), else None."""
+        if dotted_chain(node) is None:
+            return None
+        names = self._names_of(node)
+        if len(names) != 1:
+            return None
+        (name,) = names
+        if name.source is not QualifiedNameSource.IMPORT:
+            return None
+        return resolve(name.name, self.context.name, self.context.is_package)
+
     def _in_annotation(self, node) -> bool:
         """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""
         parent = self.parents.get(node)

@@ -325,6 +325,24 @@ class Values:
             return None
         return node
 
+    def plain_module_function(self, function: cst.FunctionDef) -> bool:
+        """A function defined at module level, its name bound once there, undecorated,
+        synchronous, in a module running no exec/eval/globals(): module_function's callee."""
+        if self.collector.dynamic_scopes or function.decorators or function.asynchronous:
+            return False
+        scope = self.scopes.get(function)
+        return isinstance(scope, GlobalScope) and len(scope.assignments[function.name.value]) == 1
+
+    def tree_function_effects(self, call: cst.Call) -> tuple | None:
+        """(every return a fresh JAX array, the parameters it only reads) of the function of
+        another module of the tree that `call` calls through an import (ModuleContext), or
+        None."""
+        context = self.collector.context
+        if not context.external_effects or self.collector.dynamic_scopes:
+            return None
+        qualname = self.collector.imported_name(call.func)
+        return context.function_effects(qualname) if qualname is not None else None
+
     def function_returns(self, function: cst.FunctionDef) -> list | None:
         """The values `function` returns, or None when it may return None (a bare return,
         falling off its end) or is a generator."""
@@ -590,6 +608,9 @@ class _JaxTyping:
             function = flow.module_function(value)
             if function is not None:
                 return self._all(flow.function_returns(function) or ())
+            effects = flow.tree_function_effects(value)
+            if effects is not None and effects[0]:
+                return True, frozenset()  # another module's function giving new JAX arrays
             func = value.func
             if isinstance(func, cst.Name) and func.value == "sum" and value.args \
                     and flow.collector.qualified_names(func) == {"builtins.sum"}:

@@ -117,3 +117,81 @@ def test_a_function_only_mentioned_elsewhere_is_not_rewritten(tmp_path):
     """
     source, out, run = _convert(tmp_path, ops=OPS, app=app)
     assert "return v" not in (out / "pkg" / "ops.py").read_text()
+
+
+GRID = """
+import numpy as np
+
+KEPT = []
+
+
+def readings(n):
+    h = np.arange(n * 4.0)
+    return np.where(h % 3 == 0, np.nan, h).reshape(n, 4)
+
+
+def predict(A, m):
+    return A @ m
+
+
+def keep(m):
+    KEPT.append(m)
+    return m.sum()
+
+
+def shared():
+    return KEPT[0]
+"""
+
+READER = """
+import numpy as np
+
+from pkg.grid import readings
+from . import grid
+
+
+def main():
+    pm = readings(3)
+    np.nan_to_num(pm, copy=False)
+    A = np.eye(4) * 0.5
+    means = np.zeros((3, 4))
+    means[0] = 1.0
+    for t in range(1, 3):
+        means[t] = grid.predict(A, means[t - 1])
+    return {"pm": pm, "means": means}
+"""
+
+
+def test_functions_of_other_modules_returning_fresh_arrays_or_only_reading(tmp_path):
+    """The effects of another module's functions, by their import: a write into the
+    result of one whose every return is a new JAX array converts, and so do writes into
+    an array passed to one that only reads it."""
+    source, out, run = _convert(tmp_path, grid=GRID, app=READER)
+    app = (out / "pkg" / "app.py").read_text()
+    assert "pm = jnp.nan_to_num(pm)" in app
+    assert "means = means.at[t].set(grid.predict(A, means[t - 1]))" in app
+    assert run.findings == []
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_functions_of_other_modules_that_keep_their_argument_or_return_a_kept_array(tmp_path):
+    app = """
+    import numpy as np
+
+    from pkg.grid import keep, shared
+
+
+    def main():
+        a = np.ones(2)
+        keep(a)
+        a[1] = 3.0
+        b = shared()
+        b[0] = 5.0
+        return {"a": a, "b": b}
+    """
+    source, out, run = _convert(tmp_path, grid=GRID, app=app)
+    converted = (out / "pkg" / "app.py").read_text()
+    assert "    a[1] = 3.0\n" in converted and "    b[0] = 5.0\n" in converted
+    messages = sorted(f.message for f in run.findings if f.code == "NJ201")
+    assert "`a` is also reachable through `keep(a)`" in messages[0]
+    assert "`b` may share memory with `shared()`" in messages[1]
