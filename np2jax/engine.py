@@ -326,7 +326,7 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
         engine.on_done = report
     failed: dict[Path, SourceError] = {}
     accepted: dict[str, tuple] = {}
-    effects: dict[str, tuple] = {}  # what the functions other files use do (FileResult.effects)
+    effects: dict[Path, dict] = {}  # what the functions other files use do (tree_effects)
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
@@ -354,10 +354,17 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
 
 
 def tree_effects(results: dict[Path, FileResult], tree: Tree) -> dict:
-    """Qualified name -> (every return a fresh JAX array, the parameters it only reads) of
-    the functions of the tree's files that other files use (np2jax.analysis.effects)."""
-    return {f"{tree.names[path]}.{name}": effect for path, result in results.items()
-            for name, effect in result.effects.items() if tree.names.get(path)}
+    """Path -> {qualified name: (every return a fresh JAX array, the parameters it only
+    reads)} of the functions of other files of the tree that the file's analysis asked about
+    (np2jax.analysis.effects): only a file that asked gets a second pass."""
+    known = {f"{tree.names[path]}.{name}": effect for path, result in results.items()
+             for name, effect in result.effects.items() if tree.names.get(path)}
+    found = {}
+    for path, result in results.items():
+        wanted = {q: known[q] for q in result.wanted_effects if q in known}
+        if wanted:
+            found[path] = wanted
+    return found
 
 
 _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)

@@ -72,6 +72,8 @@ class FileResult:
     # (np2jax.analysis.effects): name -> (every return a fresh JAX array, the parameters it
     # only reads as ((position or None, name), ...))
     effects: dict = field(default_factory=dict)
+    # the imported functions whose effects this file's analysis asked for
+    wanted_effects: list = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -85,7 +87,7 @@ class FileResult:
                 "changes": [c.row() for c in self.changes],
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
                 "mutators": self.mutators, "exportable_mutators": self.exportable_mutators,
-                "effects": self.effects}
+                "effects": self.effects, "wanted_effects": self.wanted_effects}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -99,4 +101,5 @@ class FileResult:
                    exportable_mutators={k: tuple(v)
                                         for k, v in data["exportable_mutators"].items()},
                    effects={k: (bool(fresh), tuple(tuple(p) for p in read_only))
-                            for k, (fresh, read_only) in data.get("effects", {}).items()})
+                            for k, (fresh, read_only) in data.get("effects", {}).items()},
+                   wanted_effects=list(data.get("wanted_effects", [])))

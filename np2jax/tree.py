@@ -117,12 +117,14 @@ class Tree:
         return Counter(word for found in self.words.values() for word in found)
 
     def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None) -> ModuleContext:
+        """`effects`: path -> {qualified name: effects of another module's function the
+        file's analysis asked about} (np2jax.engine.tree_effects)."""
         using = self._using
         own = self.names.get(path, "")
         return ModuleContext(
             external_effects=tuple(sorted((q, fresh, read_only) for q, (fresh, read_only)
-                                          in (effects or {}).items()
-                                          if q.rsplit(".", 1)[0] != own and self._may_refer(path, q))),
+                                          in (effects or {}).get(path, {}).items()
+                                          if q.rsplit(".", 1)[0] != own)),
             name=own, is_package=path.name == "__init__.py",
             external_names=frozenset(w for w in self.words.get(path, ()) if using[w] > 1),
             external_mutators=tuple(sorted((q, p) for q, p in accepted.items()

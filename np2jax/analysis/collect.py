@@ -35,6 +35,8 @@ class Collector(Walker):
         self._python_names: dict[cst.CSTNode, set] = {}  # qualified_names, builtins included
         self.context = context
         self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
+        # imported functions whose effects the analysis asked for (np2jax.analysis.effects)
+        self.wanted_effects: set[str] = set()
         policy = api_policy()
         self._in_place_methods = frozenset(policy["in_place_methods"])
         self._in_place_attributes = frozenset(policy["in_place_attributes"])

@@ -108,6 +108,9 @@ class Dataflow(Aliasing):
             if returned is None or returned.name.value != param:
                 return (f"it already returns a value other than `{param}`, so it cannot "
                         "return the array too")
+            if self.effects.param_effect(function, fact.param).escapes:
+                return (f"it also keeps `{param}` elsewhere (stores, yields or captures it), "
+                        "where the new array would not show")
             fact.returns_param = True  # `u = step(u, r)`: its callers take the array back
         exported = name in context.exported_mutators  # its calls elsewhere are rewritten too
         if name in context.external_names and not exported:
@@ -197,8 +200,9 @@ class Dataflow(Aliasing):
     def external_call_sites(self, tree_refs, context: ModuleContext):
         calls, refusals = [], []
         for node, qualname in tree_refs:
-            position, param = context.mutator_parameter(qualname)
-            argument, reason = self.assignable_call(node, qualname, position, param)
+            position, param, *returns_param = context.mutator_parameter(qualname)
+            argument, reason = self.assignable_call(node, qualname, position, param,
+                                                    bool(returns_param and returns_param[0]))
             if reason is None:
                 calls.append((self.parents.get(node), argument, qualname))
             else:

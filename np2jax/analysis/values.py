@@ -338,10 +338,13 @@ class Values:
         another module of the tree that `call` calls through an import (ModuleContext), or
         None."""
         context = self.collector.context
-        if not context.external_effects or self.collector.dynamic_scopes:
+        if self.collector.dynamic_scopes or not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
         qualname = self.collector.imported_name(call.func)
-        return context.function_effects(qualname) if qualname is not None else None
+        if qualname is None:
+            return None
+        self.collector.wanted_effects.add(qualname)  # the tree hands them on the next pass
+        return context.function_effects(qualname)
 
     def function_returns(self, function: cst.FunctionDef) -> list | None:
         """The values `function` returns, or None when it may return None (a bare return,
@@ -376,7 +379,15 @@ class Values:
         if not isinstance(value, cst.Call):
             return False
         function = self.module_function(value)
-        param = self.returned_param(function) if function is not None else None
+        if function is None:  # another module's function, rewritten with its calls (NJ209)
+            qualname = self.collector.imported_name(value.func) \
+                if self.collector.context.external_mutators else None
+            signature = self.collector.context.mutator_parameter(qualname) if qualname else None
+            if signature is None or len(signature) < 3 or not signature[2]:
+                return False
+            argument = argument_for(value, signature[0], signature[1])
+            return isinstance(argument, cst.Name) and argument.value == name
+        param = self.returned_param(function)
         if param is None or param.star:
             return False
         params = function.params

@@ -49,6 +49,12 @@ def _assign_back(line: cst.SimpleStatementLine, name: str):
     return updates.replace_line(line, [updates.assign(cst.Name(name), line.body[0].value)])
 
 
+def _unchanged(line):
+    """A call of another module's function that already rebinds what it returns: nothing
+    to rewrite, but the tree counts it among the calls that take the array back."""
+    return line
+
+
 class MutatedArgument(Rule):
     code = "NJ209"
 
@@ -82,6 +88,13 @@ class MutatedArgument(Rule):
         for call, argument, qualname in self.analysis.external_calls:
             line = dataflow.expression_statement_line(call)
             param = self.analysis.context.mutator_parameter(qualname)[1]
+            if line is None:  # `u = f(u, ...)`: already takes back the array f returns
+                yield self.report(dataflow.expression_statement_line(self.analysis.parents[call]),
+                                  fix=_unchanged, requires=dataflow.binding_refs(argument),
+                                  key=("call", qualname), function=qualname, param=param,
+                                  outcome=rewritten_as(f"`{argument.value} = {code_of(call)}`, "
+                                                       "as it was: it takes back the array"))
+                continue
             yield self.report(line, fix=partial(_assign_back, name=argument.value),
                               requires=dataflow.binding_refs(argument), key=("call", qualname),
                               function=qualname, param=param, outcome=rewritten_as(

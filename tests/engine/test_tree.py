@@ -195,3 +195,59 @@ def test_functions_of_other_modules_that_keep_their_argument_or_return_a_kept_ar
     messages = sorted(f.message for f in run.findings if f.code == "NJ201")
     assert "`a` is also reachable through `keep(a)`" in messages[0]
     assert "`b` may share memory with `shared()`" in messages[1]
+
+
+HEAT = """
+import numpy as np
+
+
+def step(u, r):
+    u[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return u
+"""
+
+ROD = """
+import numpy as np
+
+from pkg.heat import step
+
+
+def main():
+    u = np.full(9, 20.0)
+    u[3:6] = 180.0
+    for _ in range(5):
+        u = step(u, 0.25)
+    v = np.zeros(9)
+    v[4] = 1.0
+    step(v, 0.1)
+    return {"u": u, "v": v}
+"""
+
+
+def test_a_function_returning_the_argument_it_writes_with_calls_rebinding_it_elsewhere(tmp_path):
+    """`u = step(u, r)` in another module needs no rewrite; a bare `step(v, r)` assigns."""
+    source, out, run = _convert(tmp_path, heat=HEAT, app=ROD)
+    heat = (out / "pkg" / "heat.py").read_text()
+    app = (out / "pkg" / "app.py").read_text()
+    assert "    u = u.at[1:-1].set(" in heat and heat.endswith("    return u\n")
+    assert "        u = step(u, 0.25)\n" in app and "    v = step(v, 0.1)\n" in app
+    assert run.findings == []
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_a_call_elsewhere_binding_the_result_to_another_name_stops_the_rewrite(tmp_path):
+    other = """
+    import numpy as np
+
+    from pkg.heat import step
+
+
+    def run():
+        u = np.ones(5)
+        w = step(u, 0.5)
+        return u, w
+    """
+    source, out, run = _convert(tmp_path, heat=HEAT, app=ROD, other=other)
+    heat = (out / "pkg" / "heat.py").read_text()
+    assert "    u[1:-1] = u[1:-1] + r" in heat
+    assert any(f.code == "NJ209" and "step" in f.message for f in run.findings)
