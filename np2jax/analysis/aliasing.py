@@ -456,7 +456,8 @@ class Aliasing(Values):
 
     def _call_keeps_nothing(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Whether `call` neither keeps nor returns what `arg` passes (a function of this
-        module keeps nothing of an argument it only reads: np2jax.analysis.effects)."""
+        module keeps nothing of an argument it neither returns nor lets escape, even if it
+        writes into it when passed a name: np2jax.analysis.effects)."""
         ref = self.collector.ref_by_call.get(call)
         if ref is not None:
             return ref.qualname not in self.view_functions and not _may_not_copy(call)
@@ -466,7 +467,10 @@ class Aliasing(Values):
             if ufunc is not None and (ufunc.entry or {}).get("kind") == "ufunc":
                 return True  # np.add.at(x, ...), np.add.reduce(x): a new array or None
         if isinstance(call.func, cst.Name) and self.module_function(call) is not None:
-            return self.effects.argument_effect(call, arg).read_only
+            effect = self.effects.argument_effect(call, arg)
+            if effect.written and not isinstance(arg.value, cst.Name):
+                return False  # f(x[0]) writing x's row: no rewrite can take it back (NJ209)
+            return not (effect.returned or effect.escapes)  # f(x) writing x keeps nothing
         effects = self.tree_function_effects(call)
         if effects is not None:
             return _passes_read_only(call, arg, effects[1])

@@ -42,7 +42,7 @@ class Flow(Protocol):
 class ParamEffect:
     """What a function does with the array passed for one parameter."""
 
-    written: bool  # changed in place (directly, or by a function it is passed to)
+    written: bool  # changed in place (directly, or by a function of the module it is passed to)
     returned: bool  # returned as it is (`return u`)
     escapes: bool  # kept elsewhere: stored, yielded, captured, returned inside something, ...
 
@@ -159,6 +159,11 @@ class Effects:
             if flow.scopes.get(use) is not scope:
                 escapes = True  # captured by a nested function or class
                 continue
+            passed = _argument_of(use, flow.parents)
+            if passed is not None:  # handed to a function of the module that may write it
+                call = flow.parents.get(passed)
+                if flow.module_function(call) is not None and self.argument_effect(call, passed).written:
+                    written = True
             holder = flow._holder(use, returns_escape=True)
             if holder is None:
                 continue
@@ -203,6 +208,23 @@ class Effects:
                         and ours(arg.value):
                     return True
         return False
+
+
+def _argument_of(use, parents) -> cst.Arg | None:
+    """The argument `use` (or a view of it: `use[1:]`, `use.T`, `use.reshape(...)`) is."""
+    node, parent = use, parents.get(use)
+    while parent is not None:
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            node, parent = parent, parents.get(parent)
+        elif isinstance(parent, cst.Attribute) and parent.value is node:
+            call = parents.get(parent)
+            node = call if isinstance(call, cst.Call) and call.func is parent else parent
+            parent = parents.get(node)
+        elif isinstance(parent, cst.Arg) and parent.value is node:
+            return parent
+        else:
+            return None
+    return None
 
 
 def _base(expression):

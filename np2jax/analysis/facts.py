@@ -130,3 +130,6 @@ class MutatorFunction:
     # it already returns the parameter (`return u`): calls `u = f(u, ...)` need no rewrite
     returns_param: bool = False
     rebinding_calls: list = field(default_factory=list)  # (call, argument) of `u = f(u, ...)`
+    # it returns something else: it returns `(result, u)`, calls `r = f(u)` become
+    # `r, u = f(u)` and `f(u)` becomes `u = f(u)[1]`
+    returns_pair: bool = False

@@ -251,3 +251,29 @@ def test_a_call_elsewhere_binding_the_result_to_another_name_stops_the_rewrite(t
     heat = (out / "pkg" / "heat.py").read_text()
     assert "    u[1:-1] = u[1:-1] + r" in heat
     assert any(f.code == "NJ209" and "step" in f.message for f in run.findings)
+
+
+def test_a_function_returning_something_else_used_elsewhere_keeps_its_interface(tmp_path):
+    ops = """
+    import numpy as np
+
+
+    def scale_and_total(v, k):
+        v[:] *= k
+        return float(v.sum())
+    """
+    app = """
+    import numpy as np
+
+    from pkg.ops import scale_and_total
+
+
+    def main():
+        p = np.ones(4)
+        total = scale_and_total(p, 3.0)
+        return {"p": p, "total": total}
+    """
+    source, out, run = _convert(tmp_path, ops=ops, app=app)
+    assert "    return float(v.sum())\n" in (out / "pkg" / "ops.py").read_text()
+    assert "    total = scale_and_total(p, 3.0)\n" in (out / "pkg" / "app.py").read_text()
+    assert any(f.code == "NJ209" and "it keeps its interface" in f.message for f in run.findings)
