@@ -153,6 +153,7 @@ def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext,
     facts = [FORMAT, engine_fingerprint(), rewrite, edits, _settings(config), context.name,
              context.is_package, sorted(context.external_names),
              [list(m) for m in context.external_mutators], sorted(context.exported_mutators),
+             [list(e) for e in context.external_effects],
              _text_digest(text).hex()]
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=list).encode()).hexdigest()
 

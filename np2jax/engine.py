@@ -326,11 +326,12 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
         engine.on_done = report
     failed: dict[Path, SourceError] = {}
     accepted: dict[str, tuple] = {}
+    effects: dict[Path, dict] = {}  # what the functions other files use do (tree_effects)
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
         passes += 1
-        batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted))
+        batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects))
                  for item in files if item.path not in failed]
         description = verb if passes == 1 else f"{verb} again (cross-module rewrites, pass {passes})"
         results = {}
@@ -341,12 +342,29 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
                 results[path] = outcome
         if passes == 1:
             accepted = exportable_mutators(results, sources, tree)
-            if accepted:
+            # taken from the first pass, which knew nothing of the other files: the most
+            # cautious summaries, never revised (a later pass could only find more)
+            effects = tree_effects(results, tree)
+            if accepted or effects:
                 continue
         unsettled = tree.unsettled(accepted, results, set(failed))
         if not unsettled:
             return {**results, **failed}
         accepted = {q: p for q, p in accepted.items() if q not in unsettled}
+
+
+def tree_effects(results: dict[Path, FileResult], tree: Tree) -> dict:
+    """Path -> {qualified name: (every return a fresh JAX array, the parameters it only
+    reads)} of the functions of other files of the tree that the file's analysis asked about
+    (np2jax.analysis.effects): only a file that asked gets a second pass."""
+    known = {f"{tree.names[path]}.{name}": effect for path, result in results.items()
+             for name, effect in result.effects.items() if tree.names.get(path)}
+    found = {}
+    for path, result in results.items():
+        wanted = {q: known[q] for q in result.wanted_effects if q in known}
+        if wanted:
+            found[path] = wanted
+    return found
 
 
 _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)

@@ -123,6 +123,12 @@ class FileResult:
     # together with their calls there (the tree decides: np2jax.engine.process_tree)
     exportable_mutators: dict = field(default_factory=dict)
     coverage: Coverage = Coverage()  # how much of the file's NumPy moved to JAX
+    # what the module's functions other files use do with their arguments and returns
+    # (np2jax.analysis.effects): name -> (every return a fresh JAX array, the parameters it
+    # only reads as ((position or None, name), ...))
+    effects: dict = field(default_factory=dict)
+    # the imported functions whose effects this file's analysis asked for
+    wanted_effects: list = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -136,7 +142,8 @@ class FileResult:
                 "changes": [c.row() for c in self.changes],
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
                 "mutators": self.mutators, "exportable_mutators": self.exportable_mutators,
-                "coverage": self.coverage.row()}
+                "coverage": self.coverage.row(),
+                "effects": self.effects, "wanted_effects": self.wanted_effects}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -149,4 +156,7 @@ class FileResult:
                    mutators={k: tuple(v) for k, v in data["mutators"].items()},
                    exportable_mutators={k: tuple(v)
                                         for k, v in data["exportable_mutators"].items()},
-                   coverage=Coverage(*data["coverage"]))
+                   coverage=Coverage(*data["coverage"]),
+                   effects={k: (bool(fresh), tuple(tuple(p) for p in read_only))
+                            for k, (fresh, read_only) in data.get("effects", {}).items()},
+                   wanted_effects=list(data.get("wanted_effects", [])))

@@ -130,6 +130,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         mutators=_signatures(m for m in analysis.mutators if m.refused is None),
         exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
         coverage=coverage(analysis, applied),
+        effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
+        wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
     )
 
 
@@ -208,8 +210,10 @@ def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:
 
 
 def _signatures(mutators) -> dict:
-    """Function name -> (position of the parameter it changes, the parameter's name)."""
-    return {m.node.name.value: (_position(m), m.param.name.value) for m in mutators}
+    """Function name -> (position of the parameter it changes, the parameter's name), and
+    True third where the function already returns it (its calls may be `u = f(u, ...)`)."""
+    return {m.node.name.value: (_position(m), m.param.name.value) + ((True,) if m.returns_param else ())
+            for m in mutators}
 
 
 def _position(mutator) -> int | None:

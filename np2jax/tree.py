@@ -34,9 +34,20 @@ class ModuleContext:
     external_mutators: tuple = ()
     # functions of this module rewritten together with their calls in other modules
     exported_mutators: frozenset = frozenset()
+    # what functions of other modules do with their arguments and returns (FileResult.effects):
+    # (qualified name, every return a fresh JAX array, ((position or None, name), ...) of
+    # the parameters it only reads)
+    external_effects: tuple = ()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
+
+    def function_effects(self, qualname: str) -> tuple | None:
+        """(fresh JAX returns, read-only parameters) of another module's function, or None."""
+        for name, fresh, read_only in self.external_effects:
+            if name == qualname:
+                return fresh, read_only
+        return None
 
 
 def module_name(path: Path, relative: Path) -> str:
@@ -105,10 +116,15 @@ class Tree:
         """How many files use each identifier."""
         return Counter(word for found in self.words.values() for word in found)
 
-    def context(self, path: Path, accepted: dict[str, tuple]) -> ModuleContext:
+    def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None) -> ModuleContext:
+        """`effects`: path -> {qualified name: effects of another module's function the
+        file's analysis asked about} (np2jax.engine.tree_effects)."""
         using = self._using
         own = self.names.get(path, "")
         return ModuleContext(
+            external_effects=tuple(sorted((q, fresh, read_only) for q, (fresh, read_only)
+                                          in (effects or {}).get(path, {}).items()
+                                          if q.rsplit(".", 1)[0] != own)),
             name=own, is_package=path.name == "__init__.py",
             external_names=frozenset(w for w in self.words.get(path, ()) if using[w] > 1),
             external_mutators=tuple(sorted((q, p) for q, p in accepted.items()

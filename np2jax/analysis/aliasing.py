@@ -19,6 +19,7 @@ from np2jax.analysis.facts import (
     UFUNC_METHODS,
     ApiRef,
 )
+from np2jax.analysis.effects import Effects
 from np2jax.analysis.values import Values
 from np2jax.syntax import code_of
 
@@ -31,6 +32,7 @@ class Aliasing(Values):
         # Param -> FunctionDef rewritten to return it (np2jax.analysis.mutators fills it)
         self.fresh_params: dict = {}
         self._refs_in: dict = {}  # value -> the converted references inside it
+        self.effects = Effects(self)  # what the module's functions do with arguments and returns
 
     def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
                               need_jax: bool = True, certain: bool = False) -> str | None:
@@ -62,13 +64,13 @@ class Aliasing(Values):
                         "rebinding would not")
             if value == "global":
                 return f"`{name}` is global or nonlocal: other code may hold the same array"
-            if not self._before_or_looping(statement, at):
+            if not self._before_or_looping(statement, at) or self.keeps_same_array(value, name):
                 continue
             relevant = True
             if isinstance(value, str):
                 return f"`{name}` is bound by a loop or an unpacking, so it may be shared"
             if not self._fresh(value):
-                return f"`{name}` may share memory with `{code_of(value)}`"
+                return f"`{name}` may share memory with `{code_of(value)}`{self._returns_shared(value)}"
             if need_jax and not self.jax_typed(value, certain):
                 return f"`{name}` may not hold a JAX array (it is bound to `{code_of(value)}`)"
         if not relevant:
@@ -78,8 +80,52 @@ class Aliasing(Values):
                 return f"`{name}` is a module global read by functions"
         escape = self._escape(scope, name, at, skip=target)
         if escape is not None:
-            return f"`{name}` is also reachable through `{escape}`"
+            return f"`{name}` is also reachable through `{code_of(escape)}`{self._keeps_argument(escape)}"
         return None
+
+    def exported_effects(self, module: cst.Module, context) -> dict:
+        """The summaries other files of the tree may rely on (FileResult.effects), of the
+        module-level functions they mention: name -> (every return a fresh array that is a
+        JAX array once converted, ((position or None, name), ...) of the parameters it only
+        reads). Only functions a call here would reach (module_function's conditions)."""
+        found = {}
+        for statement in module.body:
+            if not isinstance(statement, cst.FunctionDef) \
+                    or statement.name.value not in context.external_names \
+                    or not self.plain_module_function(statement):
+                continue
+            returns = self.function_returns(statement)
+            fresh = self.effects.fresh_return(statement) and bool(returns) and all(
+                self.jax_typed(value, certain=True) for value in returns)
+            params = statement.params
+            positional = [*params.posonly_params, *params.params]
+            read_only = tuple(
+                (positional.index(p) if p in positional else None, p.name.value)
+                for p in [*positional, *params.kwonly_params]
+                if not p.star and self.effects.param_effect(statement, p).read_only)
+            if fresh or read_only:
+                found[statement.name.value] = (fresh, read_only)
+        return found
+
+    def keeps_same_array(self, value, name: str) -> bool:
+        """`u = step(u, r)` where step gives back the array passed for that parameter and
+        keeps it nowhere else (np2jax.analysis.effects): `u` holds the array it held before,
+        and no one else gained a reference to it."""
+        if not self.passes_through(value, name):
+            return False
+        function = self.module_function(value)
+        if function is None:
+            return True  # another module's, which NJ209 rewrites only when it keeps nothing
+        return not self.effects.param_effect(function, self.returned_param(function)).escapes
+
+    def _rebinds_argument(self, call: cst.Call, argument: cst.Name) -> bool:
+        """`u = step(u, r)`, the call the whole value of a statement binding `u` alone, and
+        step giving `u` back without keeping it (keeps_same_array)."""
+        statement = self.parents.get(call)
+        return isinstance(statement, cst.Assign) and statement.value is call \
+            and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name) \
+            and statement.targets[0].target.value == argument.value \
+            and self.keeps_same_array(call, argument.value)
 
     def _catches_index_error(self, node) -> bool:
         parent = self.parents.get(node)
@@ -211,11 +257,12 @@ class Aliasing(Values):
                 return f"`{name}` is a parameter: NumPy would change the caller's array too"
             if value == "global":
                 return f"`{name}` is global or nonlocal: other code may hold the same array"
-            if not self._before_or_looping(statement, node):
+            if not self._before_or_looping(statement, node) or self.keeps_same_array(value, name):
                 continue
             if isinstance(value, str) or not self._fresh(value):
-                bound = code_of(value) if not isinstance(value, str) else "a loop or unpacking"
-                return f"`{name}` may share memory with `{bound}`"
+                if isinstance(value, str):
+                    return f"`{name}` may share memory with `a loop or unpacking`"
+                return f"`{name}` may share memory with `{code_of(value)}`{self._returns_shared(value)}"
         if isinstance(scope, GlobalScope):
             for _child_access in self._accesses_from_nested_scopes(scope, name):
                 return (f"`{name}` is a module global read by functions, which may keep the "
@@ -223,7 +270,7 @@ class Aliasing(Values):
                         "the functions then read the new array, as they do in NumPy")
         escape = self._escape(scope, name, node)
         if escape is not None:
-            return f"`{name}` is also reachable through `{escape}`"
+            return f"`{name}` is also reachable through `{code_of(escape)}`{self._keeps_argument(escape)}"
         return None
 
     def _shared_item(self, target: cst.Subscript) -> str | None:
@@ -274,6 +321,12 @@ class Aliasing(Values):
                 return False  # astype(..., copy=False), np.array(b, copy=None): maybe b itself
             if value in self.collector.jax_calls:
                 return True  # a jax.numpy function: JAX arrays are never views of another
+            function = self.module_function(value)
+            if function is not None:
+                return self.effects.fresh_return(function)  # every return a new array
+            effects = self.tree_function_effects(value)
+            if effects is not None:
+                return effects[0]  # a function of another module of the tree, by its import
             ref = self.collector.ref_by_call.get(value)
             if ref is not None:
                 if ref.qualname in self.view_functions:
@@ -299,7 +352,7 @@ class Aliasing(Values):
             isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
             and ref.qualname in GENERATOR_FACTORIES for v, _statement in values)
 
-    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> str | None:
+    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> cst.CSTNode | None:
         """An expression through which the array of `name` may be kept by someone else
         before `aug` runs: stored in another name or container, passed to a function that
         may keep it, yielded."""
@@ -315,8 +368,24 @@ class Aliasing(Values):
                 continue
             holder = self._holder(use)
             if holder is not None:
-                return code_of(holder)
+                return holder
         return None
+
+    def _returns_shared(self, value) -> str:
+        """Why a call of a function of this module is not a fresh array, for a message."""
+        function = self.module_function(value) if isinstance(value, cst.Call) else None
+        if function is None:
+            return ""
+        return (f" (not every return of `{function.name.value}` is a new array that no other "
+                "name holds)")
+
+    def _keeps_argument(self, holder) -> str:
+        """Why a call of a function of this module keeps its argument, for a message."""
+        function = self.module_function(holder) if isinstance(holder, cst.Call) else None
+        if function is None:
+            return ""
+        return (f" (`{function.name.value}` may change, return or keep it, or its effects "
+                "are not followed: recursion, a generator)")
 
     def _holder(self, use: cst.Name, returns_escape: bool = False) -> cst.CSTNode | None:
         """The node that keeps a reference to `use`'s value, walking up through views.
@@ -362,7 +431,9 @@ class Aliasing(Values):
                 return parent  # iterating an array yields views of its rows
             if isinstance(parent, cst.Arg):
                 call = self.parents.get(parent)
-                return None if self._call_keeps_nothing(call) else call
+                if node is use and parent.value is use and self._rebinds_argument(call, use):
+                    return None  # u = step(u, r): u keeps its array, no one else gets it
+                return None if self._call_keeps_nothing(call, parent) else call
             if isinstance(parent, (cst.IfExp, cst.BooleanOperation)):
                 node, parent = parent, self.parents.get(parent)  # `a or b` is one of them
                 continue
@@ -387,7 +458,10 @@ class Aliasing(Values):
         return isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor)) and \
             getattr(parent, "target", None) is node
 
-    def _call_keeps_nothing(self, call: cst.Call) -> bool:
+    def _call_keeps_nothing(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """Whether `call` neither keeps nor returns what `arg` passes (a function of this
+        module keeps nothing of an argument it neither returns nor lets escape, even if it
+        writes into it when passed a name: np2jax.analysis.effects)."""
         ref = self.collector.ref_by_call.get(call)
         if ref is not None:
             return ref.qualname not in self.view_functions and not _may_not_copy(call)
@@ -396,7 +470,26 @@ class Aliasing(Values):
             ufunc = self.collector.ref_by_node.get(func.value)
             if ufunc is not None and (ufunc.entry or {}).get("kind") == "ufunc":
                 return True  # np.add.at(x, ...), np.add.reduce(x): a new array or None
+        if isinstance(call.func, cst.Name) and self.module_function(call) is not None:
+            effect = self.effects.argument_effect(call, arg)
+            if effect.written and not isinstance(arg.value, cst.Name):
+                return False  # f(x[0]) writing x's row: no rewrite can take it back (NJ209)
+            return not (effect.returned or effect.escapes)  # f(x) writing x keeps nothing
+        effects = self.tree_function_effects(call)
+        if effects is not None:
+            return _passes_read_only(call, arg, effects[1])
         return isinstance(call.func, cst.Name) and call.func.value in PURE_BUILTINS
+
+
+def _passes_read_only(call: cst.Call, arg: cst.Arg, read_only: tuple) -> bool:
+    """Whether `arg` binds one of the parameters (position or None, name) another module's
+    function only reads."""
+    if any(a.star for a in call.args):
+        return False
+    if arg.keyword is not None:
+        return any(name == arg.keyword.value for _position, name in read_only)
+    index = [a for a in call.args if a.keyword is None].index(arg)
+    return any(position == index for position, _name in read_only)
 
 
 def _may_not_copy(call: cst.Call) -> bool:

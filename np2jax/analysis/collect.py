@@ -35,6 +35,8 @@ class Collector(Walker):
         self._python_names: dict[cst.CSTNode, set] = {}  # qualified_names, builtins included
         self.context = context
         self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
+        # imported functions whose effects the analysis asked for (np2jax.analysis.effects)
+        self.wanted_effects: set[str] = set()
         policy = api_policy()
         self._in_place_methods = frozenset(policy["in_place_methods"])
         self._in_place_attributes = frozenset(policy["in_place_attributes"])
@@ -156,6 +158,19 @@ class Collector(Walker):
         qualname = resolve(name.name, self.context.name, self.context.is_package)
         if self.context.mutator_parameter(qualname) is not None:
             self.tree_refs.append((node, qualname))
+
+    def imported_name(self, node) -> str | None:
+        """The absolute qualified name a name or a dotted name refers to when it is only
+        ever bound by an import (`from .grid import make` -> "pkg.grid.make"), else None."""
+        if dotted_chain(node) is None:
+            return None
+        names = self._names_of(node)
+        if len(names) != 1:
+            return None
+        (name,) = names
+        if name.source is not QualifiedNameSource.IMPORT:
+            return None
+        return resolve(name.name, self.context.name, self.context.is_package)
 
     def _in_annotation(self, node) -> bool:
         """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""

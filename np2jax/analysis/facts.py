@@ -125,5 +125,11 @@ class MutatorFunction:
     node: cst.FunctionDef
     param: cst.Param
     writes: list  # the statements changing the parameter (subscript writes, `v op= ...`)
-    call_sites: list  # (call, argument expression) of every call
+    call_sites: list  # (call, argument expression) of every call statement, to assign back
     refused: str | None  # why the function is not rewritten
+    # it already returns the parameter (`return u`): calls `u = f(u, ...)` need no rewrite
+    returns_param: bool = False
+    rebinding_calls: list = field(default_factory=list)  # (call, argument) of `u = f(u, ...)`
+    # it returns something else: it returns `(result, u)`, calls `r = f(u)` become
+    # `r, u = f(u)` and `f(u)` becomes `u = f(u)[1]`
+    returns_pair: bool = False

@@ -102,8 +102,20 @@ class Dataflow(Aliasing):
             return "it is decorated or async"
         finder = ReturnsFinder()
         function.body.visit(finder)
-        if finder.value_returned or finder.yields:
-            return "it already returns a value (or yields), so it cannot return the array too"
+        if finder.yields:
+            return "it yields, so it cannot return the array too"
+        if finder.value_returned:
+            if self.effects.param_effect(function, fact.param).escapes:
+                return (f"it also keeps `{param}` elsewhere (stores, yields or captures it), "
+                        "where the new array would not show")
+            returned = self.returned_param(function)
+            if returned is not None and returned.name.value == param:
+                fact.returns_param = True  # `u = step(u, r)`: its callers take the array back
+            else:
+                reason = self._pair_refusal(function, param, context)
+                if reason is not None:
+                    return reason
+                fact.returns_pair = True  # `r = f(u)` -> `r, u = f(u)`
         exported = name in context.exported_mutators  # its calls elsewhere are rewritten too
         if name in context.external_names and not exported:
             return self._used_by_other_modules(name)
@@ -117,6 +129,21 @@ class Dataflow(Aliasing):
         for _access in self._nested_accesses(scope, param):
             return f"`{param}` is used by a nested function"
         return self._call_sites(function, fact, exported)
+
+    def _pair_refusal(self, function, param: str, context) -> str | None:
+        """Why a function that changes `param` and returns something else cannot return
+        both, `(result, param)`, with every call taking both back."""
+        name = function.name.value
+        if self.function_returns(function) is None:
+            return (f"it returns a value on some paths only, so it cannot return `{param}` "
+                    "beside it")
+        if name in context.external_names:
+            return (f"`{name}` is used by another module of the tree: it keeps its interface "
+                    f"(returning `{param}` beside its result would change it)")
+        if name in self.collector.exported_names or name.startswith("__"):
+            return (f"`{name}` is public API (listed in __all__): it keeps its interface "
+                    f"(returning `{param}` beside its result would change it)")
+        return None
 
     @staticmethod
     def _used_by_other_modules(name: str) -> str:
@@ -142,24 +169,40 @@ class Dataflow(Aliasing):
         position = params.index(fact.param) if fact.param in params else None
         # in source order: the first refused call names the reason, the same in every run
         for access in sorted(assignments[0].references, key=lambda a: self.start(a.node)):
-            argument, reason = self.assignable_call(access.node, name, position, fact.param.name.value)
+            argument, reason = self.assignable_call(access.node, name, position, fact.param.name.value,
+                                                    fact.returns_param, fact.returns_pair)
             if reason is not None:
                 return reason
-            fact.call_sites.append((self.parents.get(access.node), argument))
-        if not fact.call_sites and not exported:
+            call = self.parents.get(access.node)
+            if self.expression_statement_line(call) is None and not fact.returns_pair:
+                fact.rebinding_calls.append((call, argument))  # already `u = step(u, r)`
+            else:
+                fact.call_sites.append((call, argument))
+        if not fact.call_sites and not fact.rebinding_calls and not exported:
             return f"`{name}` is never called in this file, so its callers are elsewhere"
         return None
 
-    def assignable_call(self, reference, name: str, position, param: str):
+    def assignable_call(self, reference, name: str, position, param: str, rebinds: bool = False,
+                        pair: bool = False):
         """(argument, None) when `reference` is the function of a call statement whose
-        argument for `param` is a name holding a private JAX array, else (None, reason)."""
+        argument for `param` is a name holding a private JAX array, else (None, reason).
+        `rebinds`: the function returns the parameter, so `u = f(u, ...)` (the result bound
+        to the very name passed, alone on its line) is such a call too."""
         call = self.parents.get(reference)
         if not (isinstance(call, cst.Call) and call.func is reference):
             return None, f"`{name}` is used other than by calling it (as a callback?), so not every caller can be rewritten"
         argument = argument_for(call, position, param)
         if argument is None:
             return None, f"a call of `{name}` passes the argument through * or ** or leaves it out"
-        if self.expression_statement_line(call) is None:
+        if self.expression_statement_line(call) is None and not (
+                rebinds and isinstance(argument, cst.Name) and self._rebinding_statement(call, argument)) \
+                and not (pair and isinstance(argument, cst.Name) and self._pair_statement(call, argument)):
+            if pair:
+                return None, (f"a call of `{name}` uses its result other than by binding it to "
+                              f"names other than `{code_of(argument)}`, alone on its line")
+            if rebinds:
+                return None, (f"a call of `{name}` binds its result to another name than the "
+                              "one it passes, or shares its line")
             return None, f"a call of `{name}` uses its result or shares its line"
         if not isinstance(argument, cst.Name):
             return None, f"`{code_of(call)}` passes `{code_of(argument)}`, which cannot be assigned back"
@@ -170,11 +213,31 @@ class Dataflow(Aliasing):
             return None, f"at `{code_of(call)}`: {reason}"
         return argument, None
 
+    def _rebinding_statement(self, call: cst.Call, argument: cst.Name) -> bool:
+        """`u = f(u, ...)` alone on its line."""
+        statement = self.parents.get(call)
+        return isinstance(statement, cst.Assign) and statement.value is call \
+            and len(statement.targets) == 1 and isinstance(statement.targets[0].target, cst.Name) \
+            and statement.targets[0].target.value == argument.value \
+            and self.expression_statement_line(statement) is not None
+
+    def _pair_statement(self, call: cst.Call, argument: cst.Name) -> bool:
+        """`r = f(u, ...)` or `a, b = f(u, ...)`, alone on its line, binding names other than
+        `u`: it can become `r, u = f(u, ...)`."""
+        statement = self.parents.get(call)
+        if not (isinstance(statement, cst.Assign) and statement.value is call
+                and len(statement.targets) == 1 and self.expression_statement_line(statement) is not None):
+            return False
+        target = statement.targets[0].target
+        names = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        return all(isinstance(n, cst.Name) and n.value != argument.value for n in names)
+
     def external_call_sites(self, tree_refs, context: ModuleContext):
         calls, refusals = [], []
         for node, qualname in tree_refs:
-            position, param = context.mutator_parameter(qualname)
-            argument, reason = self.assignable_call(node, qualname, position, param)
+            position, param, *returns_param = context.mutator_parameter(qualname)
+            argument, reason = self.assignable_call(node, qualname, position, param,
+                                                    bool(returns_param and returns_param[0]))
             if reason is None:
                 calls.append((self.parents.get(node), argument, qualname))
             else:

@@ -438,6 +438,27 @@ class Values:
             return None
         return node
 
+    def plain_module_function(self, function: cst.FunctionDef) -> bool:
+        """A function defined at module level, its name bound once there, undecorated,
+        synchronous, in a module running no exec/eval/globals(): module_function's callee."""
+        if self.collector.dynamic_scopes or function.decorators or function.asynchronous:
+            return False
+        scope = self.scopes.get(function)
+        return isinstance(scope, GlobalScope) and len(scope.assignments[function.name.value]) == 1
+
+    def tree_function_effects(self, call: cst.Call) -> tuple | None:
+        """(every return a fresh JAX array, the parameters it only reads) of the function of
+        another module of the tree that `call` calls through an import (ModuleContext), or
+        None."""
+        context = self.collector.context
+        if self.collector.dynamic_scopes or not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        qualname = self.collector.imported_name(call.func)
+        if qualname is None:
+            return None
+        self.collector.wanted_effects.add(qualname)  # the tree hands them on the next pass
+        return context.function_effects(qualname)
+
     def function_returns(self, function: cst.FunctionDef) -> list | None:
         """The values `function` returns, or None when it may return None (a bare return,
         falling off its end) or is a generator."""
@@ -449,6 +470,44 @@ class Values:
             cache[function] = None if finder.yields or any(v is None for v in values) \
                 or not always_leaves(function.body.body) else values
         return cache[function]
+
+    def returned_param(self, function: cst.FunctionDef) -> cst.Param | None:
+        """The parameter every `return` of `function` gives back as it is (`return u`, the
+        function never rebinding `u`), or None."""
+        returns = self.function_returns(function)
+        if not returns or not all(isinstance(v, cst.Name) and v.value == returns[0].value
+                                  for v in returns):
+            return None
+        params = function.params
+        param = next((p for p in [*params.posonly_params, *params.params, *params.kwonly_params]
+                      if p.name.value == returns[0].value), None)
+        if param is None or any(value != "param" for value, _ in self.own_bindings(param.name)):
+            return None
+        return param
+
+    def passes_through(self, value, name: str) -> bool:
+        """Whether `value`, bound to `name`, is a call `f(..., name, ...)` of a function of
+        this module that returns that very argument (`u = step(u, r)`): `name` then holds
+        the array it held before."""
+        if not isinstance(value, cst.Call):
+            return False
+        function = self.module_function(value)
+        if function is None:  # another module's function, rewritten with its calls (NJ209)
+            qualname = self.collector.imported_name(value.func) \
+                if self.collector.context.external_mutators else None
+            signature = self.collector.context.mutator_parameter(qualname) if qualname else None
+            if signature is None or len(signature) < 3 or not signature[2]:
+                return False
+            argument = argument_for(value, signature[0], signature[1])
+            return isinstance(argument, cst.Name) and argument.value == name
+        param = self.returned_param(function)
+        if param is None or param.star:
+            return False
+        params = function.params
+        positional = [*params.posonly_params, *params.params]
+        position = positional.index(param) if param in positional else None
+        argument = argument_for(value, position, param.name.value)
+        return isinstance(argument, cst.Name) and argument.value == name
 
     def returned_values(self, function: cst.FunctionDef | None, item=None) -> list | None:
         """What every `return` of `function` gives (function_returns); with `item`, (position,
@@ -481,8 +540,8 @@ class Values:
 
     def _basic(self, index) -> bool:
         if isinstance(index, cst.Slice):
-            return all(part is None or self.is_scalar(part)
-                       for part in (index.lower, index.upper, index.step))
+            return True  # a slice never repeats an index, whatever its bounds (NumPy takes
+            # only integers there, and refuses the others as JAX does)
         value = index.value
         return isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None") \
             or (self.is_scalar(value) and not isinstance(value, cst.Float))
@@ -673,6 +732,9 @@ class _JaxTyping:
             function = flow.module_function(value)
             if function is not None:
                 return self._all(flow.function_returns(function) or ())
+            effects = flow.tree_function_effects(value)
+            if effects is not None and effects[0]:
+                return True, frozenset()  # another module's function giving new JAX arrays
             func = value.func
             if isinstance(func, cst.Name) and func.value == "sum" and value.args \
                     and flow.collector.qualified_names(func) == {"builtins.sum"}:
@@ -707,6 +769,8 @@ class _JaxTyping:
         return no
 
     def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:
+        # `u = step(u, r)` with step returning u: u holds what it held before
+        values = [(v, s) for v, s in values if not self.flow.passes_through(v, name)]
         if not values:
             return False, frozenset()
         refs: set = set()

@@ -48,8 +48,8 @@ def processed(monkeypatch) -> Counter:
     return calls
 
 
-# a.scale is used by b, and a.fill changes its argument but returns it: no function can
-# become one returning its argument
+# a.scale is used by b, and a.fill changes its argument but returns something else: no
+# function can become one returning its argument
 NO_MUTATOR = {
     "a.py": """
         import numpy as np
@@ -61,7 +61,7 @@ NO_MUTATOR = {
 
         def fill(x):
             x[0] = 1.0
-            return x
+            return x.sum()
         """,
     "b.py": """
         import numpy as np
@@ -284,3 +284,36 @@ def test_the_examples_and_fixtures_end_as_with_the_discovery_pass(processed, rew
     single = _outcomes(lambda *args: engine_module.process_tree(*args, None), roots, rewrite)
     assert max(processed.values()) == 2  # functions were assumed rewritable, then dropped
     assert single == _outcomes(_two_pass, roots, rewrite)
+
+
+# b writes into what a.make returns, a new array: b alone needs a second pass, told of it
+FRESH = {
+    "a.py": """
+        import numpy as np
+
+
+        def make(n):
+            return np.zeros(n) + 1.0
+        """,
+    "b.py": """
+        import numpy as np
+
+        from pkg.a import make
+
+
+        def main():
+            y = make(3)
+            y[0] = 5.0
+            return y
+        """,
+    "c.py": NO_MUTATOR["c.py"],
+}
+
+
+def test_effects_of_another_module_take_a_second_pass_of_the_files_that_asked(tmp_path, processed):
+    pkg = _write(tmp_path, FRESH)
+    run = convert_paths([pkg], Config(cache=False), jobs=1)
+    converted = {Path(r.path).name: r.converted for r in run.files}
+    assert "    y = y.at[0].set(5.0)\n" in converted["b.py"]
+    assert run.findings == []
+    assert processed == {"__init__.py": 1, "a.py": 1, "b.py": 2, "c.py": 1}

@@ -117,3 +117,163 @@ def test_a_function_only_mentioned_elsewhere_is_not_rewritten(tmp_path):
     """
     source, out, run = _convert(tmp_path, ops=OPS, app=app)
     assert "return v" not in (out / "pkg" / "ops.py").read_text()
+
+
+GRID = """
+import numpy as np
+
+KEPT = []
+
+
+def readings(n):
+    h = np.arange(n * 4.0)
+    return np.where(h % 3 == 0, np.nan, h).reshape(n, 4)
+
+
+def predict(A, m):
+    return A @ m
+
+
+def keep(m):
+    KEPT.append(m)
+    return m.sum()
+
+
+def shared():
+    return KEPT[0]
+"""
+
+READER = """
+import numpy as np
+
+from pkg.grid import readings
+from . import grid
+
+
+def main():
+    pm = readings(3)
+    np.nan_to_num(pm, copy=False)
+    A = np.eye(4) * 0.5
+    means = np.zeros((3, 4))
+    means[0] = 1.0
+    for t in range(1, 3):
+        means[t] = grid.predict(A, means[t - 1])
+    return {"pm": pm, "means": means}
+"""
+
+
+def test_functions_of_other_modules_returning_fresh_arrays_or_only_reading(tmp_path):
+    """The effects of another module's functions, by their import: a write into the
+    result of one whose every return is a new JAX array converts, and so do writes into
+    an array passed to one that only reads it."""
+    source, out, run = _convert(tmp_path, grid=GRID, app=READER)
+    app = (out / "pkg" / "app.py").read_text()
+    assert "pm = jnp.nan_to_num(pm)" in app
+    assert "means = means.at[t].set(grid.predict(A, means[t - 1]))" in app
+    assert run.findings == []
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_functions_of_other_modules_that_keep_their_argument_or_return_a_kept_array(tmp_path):
+    app = """
+    import numpy as np
+
+    from pkg.grid import keep, shared
+
+
+    def main():
+        a = np.ones(2)
+        keep(a)
+        a[1] = 3.0
+        b = shared()
+        b[0] = 5.0
+        return {"a": a, "b": b}
+    """
+    source, out, run = _convert(tmp_path, grid=GRID, app=app)
+    converted = (out / "pkg" / "app.py").read_text()
+    assert "    a[1] = 3.0\n" in converted and "    b[0] = 5.0\n" in converted
+    messages = sorted(f.message for f in run.findings if f.code == "NJ201")
+    assert "`a` is also reachable through `keep(a)`" in messages[0]
+    assert "`b` may share memory with `shared()`" in messages[1]
+
+
+HEAT = """
+import numpy as np
+
+
+def step(u, r):
+    u[1:-1] = u[1:-1] + r * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return u
+"""
+
+ROD = """
+import numpy as np
+
+from pkg.heat import step
+
+
+def main():
+    u = np.full(9, 20.0)
+    u[3:6] = 180.0
+    for _ in range(5):
+        u = step(u, 0.25)
+    v = np.zeros(9)
+    v[4] = 1.0
+    step(v, 0.1)
+    return {"u": u, "v": v}
+"""
+
+
+def test_a_function_returning_the_argument_it_writes_with_calls_rebinding_it_elsewhere(tmp_path):
+    """`u = step(u, r)` in another module needs no rewrite; a bare `step(v, r)` assigns."""
+    source, out, run = _convert(tmp_path, heat=HEAT, app=ROD)
+    heat = (out / "pkg" / "heat.py").read_text()
+    app = (out / "pkg" / "app.py").read_text()
+    assert "    u = u.at[1:-1].set(" in heat and heat.endswith("    return u\n")
+    assert "        u = step(u, 0.25)\n" in app and "    v = step(v, 0.1)\n" in app
+    assert run.findings == []
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_a_call_elsewhere_binding_the_result_to_another_name_stops_the_rewrite(tmp_path):
+    other = """
+    import numpy as np
+
+    from pkg.heat import step
+
+
+    def run():
+        u = np.ones(5)
+        w = step(u, 0.5)
+        return u, w
+    """
+    source, out, run = _convert(tmp_path, heat=HEAT, app=ROD, other=other)
+    heat = (out / "pkg" / "heat.py").read_text()
+    assert "    u[1:-1] = u[1:-1] + r" in heat
+    assert any(f.code == "NJ209" and "step" in f.message for f in run.findings)
+
+
+def test_a_function_returning_something_else_used_elsewhere_keeps_its_interface(tmp_path):
+    ops = """
+    import numpy as np
+
+
+    def scale_and_total(v, k):
+        v[:] *= k
+        return float(v.sum())
+    """
+    app = """
+    import numpy as np
+
+    from pkg.ops import scale_and_total
+
+
+    def main():
+        p = np.ones(4)
+        total = scale_and_total(p, 3.0)
+        return {"p": p, "total": total}
+    """
+    source, out, run = _convert(tmp_path, ops=ops, app=app)
+    assert "    return float(v.sum())\n" in (out / "pkg" / "ops.py").read_text()
+    assert "    total = scale_and_total(p, 3.0)\n" in (out / "pkg" / "app.py").read_text()
+    assert any(f.code == "NJ209" and "it keeps its interface" in f.message for f in run.findings)
