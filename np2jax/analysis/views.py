@@ -58,6 +58,7 @@ class Carry:
     view: View | None = None  # the view written into, None for a write into the base
     others: list = field(default_factory=list)  # views re-derived from the new base
     requires: tuple = ()
+    copy: bool = False  # the name holds a copy made by advanced indexing: nothing to carry
 
     def statements(self) -> list[cst.BaseSmallStatement]:
         """What follows the rewritten write (built from plain names and literal indices,
@@ -69,6 +70,8 @@ class Carry:
         return found
 
     def describe(self) -> str:
+        if self.copy:
+            return "a copy made by advanced indexing, which the write does not carry to its base"
         parts = []
         if self.view is not None:
             parts.append(f"carried to `{self.view.base.value}`")
@@ -175,6 +178,8 @@ class Views:
         views = self._scope_views(scope)
         own = dataflow.collector.bindings.get((scope, name), [])
         written = None
+        if len(own) == 1 and self._copy(own[0][0]):
+            return self._private_copy(target, at, scope, own[0][1])
         if name in views:
             if len(own) != 1 or len(views[name]) != 1:
                 return Carry(f"`{name}` is a view of `{views[name][0].base.value}` on some paths "
@@ -187,10 +192,11 @@ class Views:
         if not group:
             return None
         shown = written.name if written is not None else base_name
-        for view in group:
+        for view in sorted(group, key=lambda v: v is not written):  # the written one first
             reason = self._relation_unknown(view, at, scope, written)
             if reason is not None:
-                return Carry(reason)
+                return Carry(reason if view is written else
+                             f"`{shown}` shares memory with `{base_name}`, and {reason}")
         base_node = written.base if written is not None else target
         reason = dataflow.unconvertible_because(
             base_node, at, excused=frozenset(v.statement for v in group))
@@ -202,6 +208,37 @@ class Views:
         if written is not None:
             requires += tuple(n for n in dataflow.binding_refs(written.base) if n not in requires)
         return Carry(view=written, others=others, requires=requires)
+
+    def _copy(self, value) -> bool:
+        """`a[[0, 2]]`, `a[a > 0]`: NumPy's advanced indexing makes a new array."""
+        dataflow = self.dataflow
+        if not isinstance(value, cst.Subscript) or not isinstance(value.value, cst.Name) \
+                or len(value.slice) != 1 or not isinstance(value.slice[0].slice, cst.Index):
+            return False
+        index = value.slice[0].slice.value
+        return isinstance(index, cst.List) or dataflow.is_mask(index)
+
+    def _private_copy(self, target: cst.Name, at, scope, statement) -> Carry:
+        """A write into `v = a[[0, 2]]` (a copy): it must reach neither `a` nor anyone else."""
+        dataflow = self.dataflow
+        name = target.value
+        made = f"`{name} = {code_of(statement.value).strip()}`"
+        if not self._dominates(statement, at):
+            return Carry(f"{made} may or may not have run before this write")
+        if not dataflow.jax_typed(statement.value.value):
+            return Carry(f"`{code_of(statement.value.value)}` may not hold a JAX array")
+        dynamic = dataflow._dynamic_code(target)
+        if dynamic is not None:
+            return Carry(f"the code calls `{dynamic}`, through which the array may be changed unseen")
+        if dataflow._catches_index_error(at):
+            return Carry(dataflow.unconvertible_because(target, at))
+        if isinstance(scope, GlobalScope) and any(
+                True for _ in dataflow._accesses_from_nested_scopes(scope, name)):
+            return Carry(f"`{name}` is a module global read by functions")
+        escape = dataflow._escape(scope, name, at, skip=target)
+        if escape is not None:
+            return Carry(f"`{name}` is also reachable through `{escape}`")
+        return Carry(copy=True, requires=dataflow.binding_refs(target))
 
     def _relation_unknown(self, view: View, at, scope, written: View | None) -> str | None:
         """Why the view relation of `view` at the write `at` is not known, or None."""
