@@ -27,6 +27,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope
 
 from np2jax.analysis.facts import ARRAY_CONSTRUCTORS
+from np2jax.analysis.shapes import static_shape
 from np2jax.syntax import code_of, updates
 
 SLICE, TRANSPOSE, RESHAPE, RAVEL = "slice", "transpose", "reshape", "ravel"
@@ -134,6 +135,10 @@ class Views:
         if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
             if dataflow.index_kind(value) != "basic" or dataflow.scalar_read(value):
                 return None  # a copy (fancy index) or a number
+            if all(_integer(e) for e in value.slice):  # a row of a 2-D array, or a number?
+                shape = static_shape(dataflow, value.value)
+                if shape is None or len(shape) <= len(value.slice):
+                    return None
             return View(name, statement, value.value, SLICE, tuple(value.slice))
         if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) \
                 and value.attr.value == "T":
@@ -259,6 +264,10 @@ class Views:
                 if value in ("global",) or (value != "param"
                                             and not dataflow.start(statement) < dataflow.start(view.statement)):
                     return f"`{part.value}` may be bound again after {made}"
+            if part is not view.base and any(  # `k += 1`: a new number
+                    not dataflow.start(value) < dataflow.start(view.statement)
+                    for value in dataflow.collector.aug_values.get((scope, part.value), ())):
+                return f"`{part.value}` may be bound again after {made}"
         if view.kind in (RESHAPE, RAVEL):
             reason = self._reshape_is_view(view, made)
             if reason is not None:
@@ -313,6 +322,13 @@ class Views:
             return False
         body = list(getattr(block, "body", ()))
         return line in body and node in body and body.index(line) < body.index(node)
+
+
+def _integer(element: cst.SubscriptElement) -> bool:
+    """An index element that selects one position (not a slice, `...` or None)."""
+    index = element.slice
+    return isinstance(index, cst.Index) and not isinstance(index.value, cst.Ellipsis) and not (
+        isinstance(index.value, cst.Name) and index.value.value == "None")
 
 
 def _names_in(index: tuple) -> list[cst.Name]:
