@@ -57,6 +57,7 @@ class Carry:
 
     reason: str | None = None
     view: View | None = None  # the view written into, None for a write into the base
+    path: list = field(default_factory=list)  # the view written into, its base's view, ...
     others: list = field(default_factory=list)  # views re-derived from the new base
     requires: tuple = ()
     copy: bool = False  # the name holds a copy made by advanced indexing: nothing to carry
@@ -64,9 +65,7 @@ class Carry:
     def statements(self) -> list[cst.BaseSmallStatement]:
         """What follows the rewritten write (built from plain names and literal indices,
         which no other fix changes)."""
-        found = []
-        if self.view is not None:
-            found.append(_write_back(self.view))
+        found = [_write_back(view) for view in self.path]
         found.extend(updates.assign(cst.Name(v.name), _derive(v)) for v in self.others)
         return found
 
@@ -74,8 +73,9 @@ class Carry:
         if self.copy:
             return "a copy made by advanced indexing, which the write does not carry to its base"
         parts = []
-        if self.view is not None:
-            parts.append(f"carried to `{self.view.base.value}`")
+        if self.path:
+            names = ", ".join(f"`{v.base.value}`" for v in self.path)
+            parts.append(f"carried to {names}")
         if self.others:
             names = ", ".join(f"`{v.name}`" for v in self.others)
             parts.append(f"re-deriving {names}")
@@ -172,7 +172,8 @@ class Views:
     def carry(self, target: cst.BaseExpression, at: cst.CSTNode) -> Carry | None:
         """For a write at `at` (a statement) into the array of `target`: None when `target`
         is neither a view nor the base of one (the write's own reason stands), else the
-        Carry (with its reason when the relation is not known at the write)."""
+        Carry (with its reason when the relation is not known at the write). Views of
+        views (`w = v[1:]` of `v = a[2:]`) form a tree under the array they all share."""
         if not isinstance(target, cst.Name):
             return None
         dataflow = self.dataflow
@@ -182,37 +183,51 @@ class Views:
         name = target.value
         views = self._scope_views(scope)
         own = dataflow.collector.bindings.get((scope, name), [])
-        written = None
         if len(own) == 1 and self._copy(own[0][0]):
             return self._private_copy(target, at, scope, own[0][1])
-        if name in views:
-            if len(own) != 1 or len(views[name]) != 1:
-                return Carry(f"`{name}` is a view of `{views[name][0].base.value}` on some paths "
+        path: list[View] = []  # the written view, its base's view, ... up to the root
+        root = name
+        while root in views:
+            if len(dataflow.collector.bindings.get((scope, root), [])) != 1 or len(views[root]) != 1:
+                return Carry(f"`{root}` is a view of `{views[root][0].base.value}` on some paths "
                              "only (it is bound more than once)")
-            written = views[name][0]
-            base_name = written.base.value
-        else:
-            base_name = name
-        group = [v for vs in views.values() for v in vs if v.base.value == base_name]
+            path.append(views[root][0])
+            root = path[-1].base.value
+            if len(path) > 8:
+                return Carry(f"`{name}` is a view of a view of ... too deep to follow")
+        group = [v for vs in views.values() for v in vs if self._root(views, v) == root]
         if not group:
             return None
-        shown = written.name if written is not None else base_name
-        for view in sorted(group, key=lambda v: v is not written):  # the written one first
-            reason = self._relation_unknown(view, at, scope, written)
+        written = path[0] if path else None
+        for view in sorted(group, key=lambda v: v not in path):  # the written ones first
+            reason = self._relation_unknown(view, at, scope, path, group)
             if reason is not None:
-                return Carry(reason if view is written else
-                             f"`{shown}` shares memory with `{base_name}`, and {reason}")
-        base_node = written.base if written is not None else target
-        reason = dataflow.unconvertible_because(
-            base_node, at, excused=frozenset(v.statement for v in group))
+                return Carry(reason if view in path else
+                             f"`{name}` shares memory with `{root}`, and {reason}")
+        root_node = path[-1].base if path else target
+        reason = dataflow.unconvertible_because(root_node, at, excused=frozenset(
+            v.statement for v in group if v.base.value == root))
         if reason is not None:
-            return Carry(f"`{shown}` shares memory with `{base_name}`, and {reason}")
-        others = [v for v in group if v is not written and self._dominates(v.statement, at)
-                  and self._read_after(scope, v.name, at)]
+            return Carry(f"`{name}` shares memory with `{root}`, and {reason}")
+        live = [v for v in group if v not in path and self._dominates(v.statement, at)]
+        needed = {v.name for v in live if self._read_after(scope, v.name, at)}
+        for view in reversed(live):  # a view read later needs its base's new value first
+            if view.name in needed:
+                needed.add(view.base.value)
         requires = dataflow.binding_refs(target)
         if written is not None:
-            requires += tuple(n for n in dataflow.binding_refs(written.base) if n not in requires)
-        return Carry(view=written, others=others, requires=requires)
+            requires += tuple(n for n in dataflow.binding_refs(root_node) if n not in requires)
+        return Carry(view=written, path=path,
+                     others=[v for v in live if v.name in needed], requires=requires)
+
+    def _root(self, views: dict, view: View) -> str | None:
+        """The array at the top of a view's chain of bases."""
+        seen = {view.name}
+        base = view.base.value
+        while base in views and base not in seen and len(views[base]) == 1:
+            seen.add(base)
+            base = views[base][0].base.value
+        return None if base in views else base
 
     def _copy(self, value) -> bool:
         """`a[[0, 2]]`, `a[a > 0]`: NumPy's advanced indexing makes a new array."""
@@ -245,14 +260,15 @@ class Views:
             return Carry(f"`{name}` is also reachable through `{escape}`")
         return Carry(copy=True, requires=dataflow.binding_refs(target))
 
-    def _relation_unknown(self, view: View, at, scope, written: View | None) -> str | None:
-        """Why the view relation of `view` at the write `at` is not known, or None."""
+    def _relation_unknown(self, view: View, at, scope, path: list, group: list) -> str | None:
+        """Why the view relation of `view` at the write `at` is not known, or None (`path`:
+        the views written through, which must have been made before the write)."""
         dataflow = self.dataflow
         made = f"`{view.name} = {code_of(view.statement.value).strip()}`"
         if view.kind == "unknown":
             return f"{made} is a view whose axes the analysis does not follow"
         if not self._dominates(view.statement, at):
-            if view is written or dataflow._before_or_looping(view.statement, at):
+            if any(v is view for v in path) or dataflow._before_or_looping(view.statement, at):
                 return (f"{made} may or may not have run before this write (a branch or a "
                         "loop), so which array it views is not known")
             return None  # made after the write, from the new base
@@ -275,7 +291,8 @@ class Views:
         if isinstance(scope, GlobalScope) and any(
                 True for _ in dataflow._accesses_from_nested_scopes(scope, view.name)):
             return f"`{view.name}` is a module global read by functions"
-        escape = dataflow._escape(scope, view.name, at, skip=at)
+        children = frozenset(v.statement for v in group if v.base.value == view.name)
+        escape = dataflow._escape(scope, view.name, at, skip=at, excused=children)
         if escape is not None:
             return f"{made} is also reachable through `{escape}`"
         return None
