@@ -202,13 +202,13 @@ class Views:
         for view in sorted(group, key=lambda v: v not in path):  # the written ones first
             reason = self._relation_unknown(view, at, scope, path, group)
             if reason is not None:
-                return Carry(reason if view in path else
+                return Carry(reason if view in path or not path else
                              f"`{name}` shares memory with `{root}`, and {reason}")
         root_node = path[-1].base if path else target
         reason = dataflow.unconvertible_because(root_node, at, excused=frozenset(
             v.statement for v in group if v.base.value == root))
         if reason is not None:
-            return Carry(f"`{name}` shares memory with `{root}`, and {reason}")
+            return Carry(f"`{name}` shares memory with `{root}`, and {reason}" if path else reason)
         live = [v for v in group if v not in path and self._dominates(v.statement, at)]
         needed = {v.name for v in live if self._read_after(scope, v.name, at)}
         for view in reversed(live):  # a view read later needs its base's new value first
