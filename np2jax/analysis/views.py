@@ -34,10 +34,13 @@ SLICE, TRANSPOSE, RESHAPE, RAVEL = "slice", "transpose", "reshape", "ravel"
 
 # NumPy calls whose result is a new C-contiguous array (unless order= says otherwise):
 # a reshape or ravel of it is a view.
-C_CONTIGUOUS_CONSTRUCTORS = frozenset({
-    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.arange",
-    "numpy.linspace", "numpy.eye", "numpy.identity", *ARRAY_CONSTRUCTORS,
-})
+# name -> how many positional arguments come before a positional `order` (or the end).
+C_CONTIGUOUS_CONSTRUCTORS = {
+    "numpy.zeros": 2, "numpy.ones": 2, "numpy.empty": 2, "numpy.full": 3,
+    "numpy.arange": 4, "numpy.linspace": 9, "numpy.eye": 4, "numpy.identity": 2,
+}
+# np.array([...]) of numbers is C-ordered; np.array(x) of an array keeps x's order (K).
+LITERAL_CONSTRUCTORS = frozenset(ARRAY_CONSTRUCTORS)
 
 
 @dataclass(frozen=True)
@@ -280,6 +283,10 @@ class Views:
                 if value in ("global",) or (value != "param"
                                             and not dataflow.start(statement) < dataflow.start(view.statement)):
                     return f"`{part.value}` may be bound again after {made}"
+            if part is not view.base and (scope, part.value) not in bindings and any(
+                    value == "global" for (_, bound), values in bindings.items()
+                    if bound == part.value for value, _ in values):
+                return f"`{part.value}` is a global some function rebinds"
             if part is not view.base and any(  # `k += 1`: a new number
                     not dataflow.start(value) < dataflow.start(view.statement)
                     for value in dataflow.collector.aug_values.get((scope, part.value), ())):
@@ -308,13 +315,33 @@ class Views:
                 return f"{made} has a shape the analysis cannot re-evaluate"
         values, _ = dataflow.values_of(view.base)
         for value, _statement in values or [("?", None)]:
-            ref = dataflow.collector.ref_by_call.get(value) if isinstance(value, cst.Call) else None
-            if ref is None or ref.qualname not in C_CONTIGUOUS_CONSTRUCTORS or any(
-                    a.keyword is not None and a.keyword.value == "order" for a in value.args):
+            if isinstance(value, str) or not self._c_contiguous(value):
                 shown = value if isinstance(value, str) else code_of(value).strip()
                 return (f"{made} is a view only if `{view.base.value}` is C-contiguous, which "
                         f"its value `{shown}` does not show (NumPy may have copied)")
         return None
+
+    def _c_contiguous(self, value, depth: int = 0) -> bool:
+        """A new C-ordered array: a constructor without `order=`, np.array of a list
+        literal, or a reshape of one (`np.arange(12.0).reshape(3, 4)`)."""
+        if not isinstance(value, cst.Call) or depth > 4:
+            return False
+        dataflow = self.dataflow
+        args = list(value.args)
+        if any(a.star or (a.keyword is not None and a.keyword.value == "order") for a in args):
+            return False
+        positional = [a for a in args if a.keyword is None]
+        ref = dataflow.collector.ref_by_call.get(value)
+        if ref is None:
+            func = value.func
+            return isinstance(func, cst.Attribute) and func.attr.value == "reshape" \
+                and all(_static_shape(dataflow, a.value) for a in args) \
+                and self._c_contiguous(func.value, depth + 1)
+        if ref.qualname in LITERAL_CONSTRUCTORS:
+            return len(positional) <= 2 and bool(positional) and isinstance(
+                positional[0].value, (cst.List, cst.Tuple, cst.ListComp))
+        limit = C_CONTIGUOUS_CONSTRUCTORS.get(ref.qualname)
+        return limit is not None and len(positional) <= limit
 
     def _read_after(self, scope, name: str, at: cst.CSTNode) -> bool:
         """Whether `name` may be read after the write `at` (later, or in a loop around both)."""
