@@ -35,11 +35,13 @@ class Aliasing(Values):
         self.effects = Effects(self)  # what the module's functions do with arguments and returns
 
     def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
-                              need_jax: bool = True, certain: bool = False) -> str | None:
+                              need_jax: bool = True, certain: bool = False,
+                              excused: frozenset = frozenset()) -> str | None:
         """Why an in-place write at `at` into the array held by `target` (a name, or an
         attribute of self) cannot become `target = <new array>`; None when `target` provably
         holds a fresh JAX array that no other name can see, so rebinding it is equivalent.
-        `certain`: see jax_typed (a wrong guess must fail loudly, else pass True)."""
+        `certain`: see jax_typed (a wrong guess must fail loudly, else pass True).
+        `excused`: statements that hold the array but are followed by np2jax.analysis.views."""
         dynamic = self._dynamic_code(target)
         if dynamic is not None:
             return f"the code calls `{dynamic}`, through which the array may be changed unseen"
@@ -78,7 +80,7 @@ class Aliasing(Values):
         if isinstance(scope, GlobalScope):
             for _access in self._accesses_from_nested_scopes(scope, name):
                 return f"`{name}` is a module global read by functions"
-        escape = self._escape(scope, name, at, skip=target)
+        escape = self._escape(scope, name, at, skip=target, excused=excused)
         if escape is not None:
             return f"`{name}` is also reachable through `{code_of(escape)}`{self._keeps_argument(escape)}"
         return None
@@ -352,7 +354,8 @@ class Aliasing(Values):
             isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
             and ref.qualname in GENERATOR_FACTORIES for v, _statement in values)
 
-    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None) -> cst.CSTNode | None:
+    def _escape(self, scope, name: str, aug: cst.CSTNode, skip: cst.CSTNode | None = None,
+                excused: frozenset = frozenset()) -> cst.CSTNode | None:
         """An expression through which the array of `name` may be kept by someone else
         before `aug` runs: stored in another name or container, passed to a function that
         may keep it, yielded."""
@@ -367,7 +370,7 @@ class Aliasing(Values):
             if use is skip or not self._before_or_looping(use, aug):
                 continue
             holder = self._holder(use)
-            if holder is not None:
+            if holder is not None and holder not in excused:
                 return holder
         return None
 

@@ -31,6 +31,7 @@ from np2jax.analysis.facts import (
 )
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import call_site, plan
+from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
@@ -125,6 +126,11 @@ class ModuleAnalysis:
         if statement not in self._write_plans:
             self._write_plans[statement] = plan_write(self, statement)
         return self._write_plans[statement]
+
+    @cached_property
+    def views(self) -> Views:
+        """Names holding views of private arrays, and how a write through one is carried."""
+        return Views(self.dataflow)
 
     @cached_property
     def dtypes(self) -> Dtypes:

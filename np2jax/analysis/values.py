@@ -544,7 +544,29 @@ class Values:
             # only integers there, and refuses the others as JAX does)
         value = index.value
         return isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None") \
-            or (self.is_scalar(value) and not isinstance(value, cst.Float))
+            or (self.is_scalar(value) and not isinstance(value, cst.Float)) \
+            or self._one_position(value)
+
+    def _one_position(self, node, depth: int = 0) -> bool:
+        """`np.argmax(x)` (no axis: one integer), integer arithmetic on it, or a name bound
+        only to such values: an index that selects one position, so it cannot repeat."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.BinaryOperation) and isinstance(
+                node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)):
+            sides = (node.left, node.right)
+            return any(self._one_position(s, depth + 1) for s in sides) and all(
+                self._one_position(s, depth + 1) or isinstance(s, cst.Integer) or (
+                    isinstance(s, cst.Name) and self.kind_of(s) == SCALAR) for s in sides)
+        if isinstance(node, cst.Call):
+            ref = self.collector.ref_by_call.get(node)
+            return ref is not None and ref.qualname in ("numpy.argmax", "numpy.argmin") \
+                and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+        if isinstance(node, cst.Name):
+            values, aug_values = self.name_values(node)
+            return bool(values) and not aug_values and all(
+                not isinstance(v, str) and self._one_position(v, depth + 1) for v, _ in values)
+        return False
 
     def is_scalar(self, node) -> bool:
         """A Python number: literals, names bound only to numbers, arithmetic of them."""

@@ -30,6 +30,7 @@ class ModuleFacts(Protocol):
     bound_names: set
     shapes: Any
     dtypes: Any
+    views: Any
 
     def ref_of_call(self, call: cst.Call) -> Any: ...
 
@@ -226,8 +227,11 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
         return WritePlan(None, f"`{code_of(target)}` writes into a copy made by an inner index")
     base, index = flat
     reason = dataflow.unconvertible_because(base, statement)
+    carried = None
     if reason is not None:
-        return WritePlan(None, reason)
+        carried = analysis.views.carry(base, statement)  # a view, or the base of views
+        if carried is None or carried.reason is not None:
+            return WritePlan(None, reason if carried is None else carried.reason)
     op = None if operator is None else code_of(operator).strip()
     form, reason = _form(analysis, statement, target, base, index, statement.value, op)
     if form is None:
@@ -242,12 +246,14 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
         new_base, new_index = _rebuild(new_target, depth)
         new_index = _list_names(dataflow, index, jnp, new_index)
         value = _new_value(form, new_base, new_index, new_statement.value, op, new_target, jnp)
-        return updates.replace_line(new_line, [updates.assign(new_base, value)])
+        after = carried.statements() if carried is not None else []
+        return updates.replace_line(new_line, [updates.assign(new_base, value), *after])
 
     eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base") \
         and not form.startswith("where")
-    return WritePlan((line, fix), None, _describe(form), eager, dataflow.binding_refs(base),
-                     where=form.startswith("where"))
+    how = _describe(form) + (f", {carried.describe()}" if carried is not None else "")
+    requires = carried.requires if carried is not None else dataflow.binding_refs(base)
+    return WritePlan((line, fix), None, how, eager, requires, where=form.startswith("where"))
 
 
 def _rebuild(target: cst.Subscript, depth: int) -> tuple:

@@ -89,6 +89,7 @@ class StatementChecks(TraceCheckerBase):
                 old = self.env.get(target.value)
                 if target.value in self.params and old in MAY_BE_ARRAY:
                     self.refuse(node, f"it changes its argument `{target.value}` in place")
+                self.carried_in_control_flow(target, node)
                 self.env[target.value] = join(old, arith(old, value))
             else:
                 self.store(target, value, node, line)
@@ -166,6 +167,23 @@ class StatementChecks(TraceCheckerBase):
             self.refuse(target, f"it stores into `{code_of(target)}` (an attribute: state "
                                 "outside the function)")
 
+    def carried_in_control_flow(self, target: cst.Name, statement) -> None:
+        """A write through a view (or into the base of views) rebinds other names too
+        (np2jax.analysis.views): inside a loop or a branch, the lax forms would not carry
+        them, so the function stays eager."""
+        carried = self.m.analysis.views.carry(target, statement)
+        if carried is None or carried.reason is not None or not (carried.path or carried.others):
+            return
+        parent = self.m.analysis.parents.get(statement)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+            if isinstance(parent, (cst.For, cst.While, cst.If)):
+                names = [v.base.value for v in carried.path] + [v.name for v in carried.others]
+                self.refuse(statement, f"the write into `{target.value}` also gives "
+                            f"{', '.join(f'`{n}`' for n in names)} new values (views), which "
+                            "the loop and branch forms of --jit do not carry")
+                return
+            parent = self.m.analysis.parents.get(parent)
+
     def subscript_store(self, target: cst.Subscript, statement) -> None:
         base = target.value
         if not (isinstance(base, cst.Name) and base.value in self.bound
@@ -189,5 +207,6 @@ class StatementChecks(TraceCheckerBase):
             self.refuse(target, f"the store `{code_of(target)} = ...` is not rewritten to a "
                                 "form jax.jit compiles")
             return
+        self.carried_in_control_flow(base, statement)
         if self.record:
             self.requires.append(plan.fix[0])

@@ -59,15 +59,20 @@ def statement_fix(analysis, call: cst.Call, target: cst.BaseExpression, build):
     if not isinstance(target, (cst.Name, cst.Attribute)):
         return None, None, (), f"`{code_of(target)}` is not a plain name"
     reason = dataflow.unconvertible_because(target, call)
+    carried = None
     if reason is not None:
-        return None, None, (), reason
+        carried = analysis.views.carry(target, call)  # a view, or the base of views
+        if carried is None or carried.reason is not None:
+            return None, None, (), reason if carried is None else carried.reason
+    after = carried.statements() if carried is not None else []
 
     def fix(new_line):
         new_call = new_line.body[0].value
         new_target, new_value = build(new_call)
-        return updates.replace_line(new_line, [updates.assign(new_target, new_value)])
+        return updates.replace_line(new_line, [updates.assign(new_target, new_value), *after])
 
-    return line, fix, dataflow.binding_refs(target), None
+    requires = carried.requires if carried is not None else dataflow.binding_refs(target)
+    return line, fix, requires, None
 
 
 def distinct_indices(node) -> bool:

@@ -1,6 +1,8 @@
 """NJ203 aliased-augmented-assignment.
 
-`a += v` on an array another name may see: NumPy changes it in place, JAX rebinds.
+`a += v` on an array another name may see: NumPy changes it in place, JAX rebinds. Where
+the other names are views whose relation is known (np2jax.analysis.views), the update stays
+and is carried to the base and the other views.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import libcst as cst
 
 from np2jax.rules._in_place import left_because, rewritten_as
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of
+from np2jax.syntax import code_of, updates
 
 
 def _returning_function(dataflow, target):
@@ -19,6 +21,12 @@ def _returning_function(dataflow, target):
         if value == "param" and statement in dataflow.fresh_params:
             return dataflow.fresh_params[statement]
     return None
+
+
+def _carry_fix(statements):
+    def fix(new_line):
+        return updates.replace_line(new_line, [new_line.body[0], *statements])
+    return fix
 
 
 class AliasedAugmentedAssignment(Rule):
@@ -36,4 +44,13 @@ class AliasedAugmentedAssignment(Rule):
                                   statement=statement, outcome=rewritten_as(
                                       f"a rebinding, since `{function.name.value}` now returns it"))
             elif fact.shared_because is not None:
-                yield self.report(fact.node, statement=statement, outcome=left_because(fact.shared_because))
+                carried = self.analysis.views.carry(fact.node.target, fact.node)
+                line = dataflow.expression_statement_line(fact.node)
+                if carried is None or carried.reason is not None or line is None:
+                    reason = fact.shared_because if carried is None or carried.reason is None \
+                        else carried.reason
+                    yield self.report(fact.node, statement=statement, outcome=left_because(reason))
+                    continue
+                yield self.report(line, fix=_carry_fix(carried.statements()),
+                                  requires=carried.requires, statement=statement,
+                                  outcome=rewritten_as(f"a rebinding, {carried.describe()}"))

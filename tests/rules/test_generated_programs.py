@@ -4,7 +4,8 @@ idempotent, and a program converted WITHOUT ANY FINDING computes the same result
 A hypothesis strategy writes small modules from the patterns of NUMPY_TO_JAX.md: array
 creation (np.arange/zeros/ones/linspace), in-place writes of every kind (x[i] = v, slices,
 masks, augmented ops, fancy indices with repeats, out=, sort/fill, np.add.at, np.copyto),
-aliases and views (b = a, b = a[1:], b = a.T, np.asarray(a)), lists as arguments,
+aliases, views and copies (b = a, b = a[1:], a[::2], a.T, a.ravel(), np.reshape(a, ...),
+np.asarray(a), a[[0, 2]]), lists as arguments,
 functions that change their argument, loops over range and if/else on scalars, and the
 integer widths and casts NumPy and JAX treat differently (a uint8 cast that may leave the
 range, int32 cumsum, int16 mean, int8 division, int64 past 2**31). Each
@@ -125,13 +126,26 @@ def programs(draw, private_only: bool = False):
 
     def alias(indent, x):
         n = lengths[x]
-        kind = draw(st.sampled_from(["same", "slice", "T", "asarray", "copy", "reshape"]))
+        kind = draw(st.sampled_from(["same", "slice", "T", "asarray", "copy", "reshape",
+                                     "step", "ravel", "np_reshape", "fancy", "mask_copy"]))
         y = new_name()
         if kind == "same":
             body.append(f"{indent}{y} = {x}")
         elif kind == "slice":
             body.append(f"{indent}{y} = {x}[1:]")
             n -= 1
+        elif kind == "step":  # a view np2jax follows (np2jax.analysis.views)
+            body.append(f"{indent}{y} = {x}[::2]")
+            n = (n + 1) // 2
+        elif kind == "ravel":
+            body.append(f"{indent}{y} = {x}.ravel()")
+        elif kind == "np_reshape":
+            body.append(f"{indent}{y} = np.reshape({x}, ({n},))")
+        elif kind == "fancy":  # a copy: writes into it must not reach x
+            body.append(f"{indent}{y} = {x}[[0, {n - 1}]]")
+            n = 2
+        elif kind == "mask_copy":
+            body.append(f"{indent}{y} = {x}[{x} > -100.0]")  # a copy of every element
         elif kind == "T":
             body.append(f"{indent}{y} = {x}.T")
         elif kind == "asarray":
