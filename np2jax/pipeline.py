@@ -124,7 +124,9 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
             id(r) not in applied_ids and r.report_if_unfixed)),
-        changes=sorted(f for r, f in kept if id(r) in applied_ids and r.listed),
+        # an unlisted edit (NJ302's split line) is no change of its own in convert's list and
+        # counts; check keeps it, since its edit (fix_edits) is part of the conversion
+        changes=sorted(f for r, f in kept if id(r) in applied_ids and (r.listed or not rewrite)),
         applied_keys=[r.key for r in applied if r.key is not None],
         tree_references=analysis.tree_references,
         mutators=_signatures(m for m in analysis.mutators if m.refused is None),
