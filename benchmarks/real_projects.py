@@ -168,7 +168,9 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 def failure_frames(tree: Path, files: list[Path], x64: bool) -> dict[str, list[tuple[str, int]]]:
     """test id -> the (file, line) frames of its failure, from a rerun of `files` on `tree`."""
     report = tree.parent / "trace-junit.xml"
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1",
+    # the tree first, then the caller's path (a test dependency installed aside, as verify does)
+    path = os.pathsep.join([str(tree), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+    env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1",
            "JAX_PLATFORMS": "cpu", **({"JAX_ENABLE_X64": "1"} if x64 else {})}
     run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=native",
          f"--junitxml={report}", "-o", "junit_family=xunit2", "--continue-on-collection-errors",

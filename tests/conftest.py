@@ -34,6 +34,7 @@ HEAVY = {
     "test_html_report.py": {"test_page_renders_in_a_headless_browser", "test_cli_html_with_verify",
                             "test_finding_links_land_on_the_marked_line_in_a_browser"},
     "test_report_formats.py": {"test_convert_verify_in_sarif_and_quiet"},
+    "test_coverage_report.py": "all",  # a tree through the CLI, in a child process each
 }
 
 
