@@ -29,6 +29,8 @@ from np2jax.analysis.facts import (
     MutatorFunction,
     SubscriptWrite,
 )
+from np2jax.analysis.islands import Islands, numpy_alias
+from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import plan
 from np2jax.analysis.writes import WritePlan, plan_write
@@ -114,6 +116,16 @@ class ModuleAnalysis:
         if statement not in self._write_plans:
             self._write_plans[statement] = plan_write(self, statement)
         return self._write_plans[statement]
+
+    @cached_property
+    def numpy_alias(self) -> tuple[str, tuple | None]:
+        """The name NumPy is imported as, and the import to add when it is not imported."""
+        return numpy_alias(self.module, self.bound_names)
+
+    def islands(self, fixed: set) -> Islands:
+        """What must stay on NumPy for the writes left in place, given the nodes whose fixes
+        apply (np2jax.analysis.islands)."""
+        return find_islands(self, fixed, self.numpy_alias[0])
 
     @cached_property
     def dtypes(self) -> Dtypes:
