@@ -144,14 +144,18 @@ def _keep_islands(analysis, kept: list, applied: list, dropped: set):
     before = {id(r) for r in applied}
     fixes = [r for r, _ in kept if r.fix is not None]
     dropped = set(dropped)
-    islands = analysis.islands({r.node for r in applied})
+    def ask(applied):
+        compiled = frozenset(r.node for r in applied if r.code == "NJ501")
+        return analysis.islands({r.node for r in applied}, compiled)
+
+    islands = ask(applied)
     for _ in range(100):  # each round drops at least one node: bounded by the fixes
         new = islands.drops - dropped
         if not new:
             break
         dropped |= new
         applied = _applicable(fixes, dropped)
-        islands = analysis.islands({r.node for r in applied})
+        islands = ask(applied)
     return applied, islands, before
 
 
@@ -167,6 +171,7 @@ def _unfixed(report, finding, by_island: bool) -> str:
 def _with_island(report, finding, islands, parents: dict, applied_ids: set):
     """A write left in place: its finding's second sentence says what stayed on NumPy."""
     from np2jax.analysis.islands import WRITE_CODES
+    from np2jax.rules.base import one_line
 
     if report.code not in WRITE_CODES or id(report) in applied_ids or not islands.sentences:
         return finding
@@ -179,7 +184,7 @@ def _with_island(report, finding, islands, parents: dict, applied_ids: set):
         return finding
     message = finding.message.rstrip()
     message += "" if message.endswith(".") else "."
-    return replace(finding, message=f"{message} {islands.sentences[node]}")
+    return replace(finding, message=one_line(f"{message} {islands.sentences[node]}"))
 
 
 def cst_module():
@@ -190,17 +195,22 @@ def cst_module():
 
 def _copies(analysis, islands) -> list:
     """The fixes copying a fresh array made by converted code into a writable NumPy array
-    where an island needs it: `np.array(...)`."""
+    where an island needs it, `np.array(...)`, and reading the operand of `a op= v` into an
+    island's array as a NumPy array, `np.asarray(v)` (a read needs no copy)."""
     from np2jax.rules.base import Report
 
     libcst = cst_module()
     alias, needed = analysis.numpy_alias
 
-    def copy(node):
-        return libcst.Call(func=libcst.Attribute(libcst.Name(alias), libcst.Name("array")),
-                           args=[libcst.Arg(node)])
+    def wrap(function: str):
+        def fix(node):
+            return libcst.Call(func=libcst.Attribute(libcst.Name(alias), libcst.Name(function)),
+                               args=[libcst.Arg(node)])
+        return fix
 
-    return [Report("NJ201", node, "", copy, (needed,) if needed else ()) for node in islands.copies]
+    imports = (needed,) if needed else ()
+    return [Report("NJ201", node, "", wrap("array"), imports) for node in islands.copies] + \
+        [Report("NJ203", node, "", wrap("asarray"), imports) for node in islands.reads]
 
 
 def _check_parses(converted: str, original: str, path: str) -> None:

@@ -107,6 +107,10 @@ class Islands:
     drops: set  # nodes whose fixes are dropped (NumPy kept, conversions undone)
     copies: list  # expressions to wrap in np.array(...)
     sentences: dict  # node of a refused write (statement, call, target, line) -> sentence
+    # operands of `a op= v` into an island's array, read as NumPy arrays: np.asarray(v).
+    # (`a -= v` with a JAX `v` is JAX's `v.__rsub__(a)`, a new JAX array: JAX arrays carry a
+    # higher __array_priority__, and NumPy gives way even in place.)
+    reads: list = field(default_factory=list)
 
 
 def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
@@ -174,10 +178,14 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
     return sites
 
 
-def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str) -> Islands:
-    """What stays on NumPy for the writes not converted, given the nodes whose fixes apply."""
+def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
+            compiled: frozenset = frozenset()) -> Islands:
+    """What stays on NumPy for the writes not converted, given the nodes whose fixes apply
+    and the functions compiled with jax.jit (`compiled`: a write there is traced as JAX's
+    rebinding, which the jit plan accepted, and no NumPy array can live there)."""
     sites = write_sites(analysis)
-    refused = [s for s in sites if not s.always and not any(n in fixed for n in s.fixed_by)]
+    refused = [s for s in sites if not s.always and not any(n in fixed for n in s.fixed_by)
+               and not _inside(analysis.parents, s.node, compiled)]
     converted = [s for s in sites if s not in refused and s.drop is not None]
     drops: set = set()
     copies: list = []
@@ -199,6 +207,17 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str) -> Islands:
     for site in converted:
         if finder.root_keys(site.target) & all_keys:
             drops.add(site.drop)
+    reads = []
+    for site in sites:
+        value = getattr(site.node, "value", None)
+        if isinstance(site.node, cst.AugAssign) and not isinstance(site.target, cst.Subscript) \
+                and finder.root_keys(site.target) & all_keys \
+                and not analysis.dataflow.is_scalar(value) and value not in reads:
+            reads.append(value)
+    for node in [*copies, *reads, *drops]:  # no NumPy array inside a compiled function
+        for function in _functions_around(analysis.parents, node):
+            if function in compiled:
+                drops.add(function)
     for fact in analysis.mutators:  # NJ209's finding on a function names its parameter's island
         for write in fact.writes:
             sentence = sentences.get(write)
@@ -206,7 +225,21 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str) -> Islands:
                 sentences.setdefault(fact.node.name, sentence)
                 break
     drops.discard(None)
-    return Islands(drops, copies, sentences)
+    return Islands(drops, copies, sentences, reads)
+
+
+def _functions_around(parents: dict, node) -> list:
+    found = []
+    node = parents.get(node)
+    while node is not None:
+        if isinstance(node, cst.FunctionDef):
+            found.append(node)
+        node = parents.get(node)
+    return found
+
+
+def _inside(parents: dict, node, functions) -> bool:
+    return bool(functions) and any(f in functions for f in _functions_around(parents, node))
 
 
 def _site_nodes(analysis, site: WriteSite) -> list:
@@ -406,7 +439,13 @@ class _Reach:
         for access in assignments[0].references:
             call = self.parents.get(access.node)
             if not (isinstance(call, cst.Call) and call.func is access.node):
-                self._note(f"`{name}` is used as a value, whose calls are not followed")
+                mapped = self._mapped(access.node)
+                if mapped is None:
+                    self._note(f"`{name}` is used as a value, whose calls are not followed")
+                    continue
+                if position is not None:  # map(f, xs, ys): the items of the position's iterable
+                    self._reach(mapped.args[position + 1].value if position + 1 < len(mapped.args)
+                                else None, depth)
                 continue
             argument = argument_for(call, position, name_of)
             if argument is None and any(a.star for a in call.args):
@@ -415,15 +454,29 @@ class _Reach:
         if name in self.collector.exported_names or name in self.collector.context.external_names:
             self._note(f"callers of `{name}` in other modules must pass NumPy arrays")
 
+    def _mapped(self, reference):
+        """`map(f, xs)`: the call of the builtin map passing the function first, or None."""
+        arg = self.parents.get(reference)
+        call = self.parents.get(arg)
+        if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and call.args \
+                and call.args[0] is arg and isinstance(call.func, cst.Name) \
+                and call.func.value == "map" and not any(a.star for a in call.args):
+            return call
+        return None
+
     def _method_callers(self, function, name, param, position, depth) -> None:
-        """`obj.name(arg)` anywhere in the module, for a method (self is not passed)."""
+        """`obj.name(arg)` anywhere in the module, for a method (self is not passed); for
+        `__init__`, the calls of the class too."""
         if position is not None and not any(
                 isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
                 for d in function.decorators):
             position -= 1
+        cls = self.flow.enclosing(function, (cst.ClassDef,))
         for call in self.collector.nodes.get(cst.Call, []):
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == name:
+            if (isinstance(func, cst.Attribute) and func.attr.value == name) or (
+                    name == "__init__" and isinstance(func, cst.Name) and cls is not None
+                    and func.value == cls.name.value):
                 self._reach(argument_for(call, position, param), depth)
         self._note(f"callers of the method `{name}` np2jax cannot see must pass NumPy arrays")
 
@@ -460,7 +513,8 @@ class _Reach:
                 self._reach(out, depth)
             elif ref.qualname in NUMPY_CREATORS and not _may_not_copy(call):
                 self._keep(ref)
-            elif ref.qualname in flow.view_functions:
+            elif ref.qualname in flow.view_functions or ref.keep == KEEP_IN_PLACE_FUNCTION \
+                    or not flow._fresh(call):  # np.nan_to_num(x, copy=False) is x
                 self._keep(ref)
                 if call.args:
                     self._reach(call.args[0].value, depth)
@@ -487,7 +541,8 @@ class _Reach:
                 self._reach(value, depth)
             return
         func = call.func
-        if isinstance(func, cst.Attribute) and not self.collector.is_api(func.value):
+        if isinstance(func, cst.Attribute) and not (
+                isinstance(func.value, (cst.Name, cst.Attribute)) and self.collector.is_api(func.value)):
             method = func.attr.value
             if method in flow.fresh_methods or flow._draws(func):
                 if flow.jax_typed(call):
@@ -590,8 +645,8 @@ def describe(island: Island, numpy_alias: str) -> str:
                        f"`{numpy_alias}.array`")
     if island.functions:
         details.append(f"{_list(island.functions[:3])} returning NumPy")
-    if not parts and not details and not island.notes:
-        return ""
+    if not details and not island.notes:
+        return ""  # nothing was kept on NumPy for it: the write runs as it is
     sentence = f"{parts[0]} so that it runs" if parts else "NumPy is kept so that it runs"
     if details:
         sentence += " (" + "; ".join(details) + ")"

@@ -122,10 +122,10 @@ class ModuleAnalysis:
         """The name NumPy is imported as, and the import to add when it is not imported."""
         return numpy_alias(self.module, self.bound_names)
 
-    def islands(self, fixed: set) -> Islands:
+    def islands(self, fixed: set, compiled: frozenset = frozenset()) -> Islands:
         """What must stay on NumPy for the writes left in place, given the nodes whose fixes
-        apply (np2jax.analysis.islands)."""
-        return find_islands(self, fixed, self.numpy_alias[0])
+        apply and the functions compiled with jax.jit (np2jax.analysis.islands)."""
+        return find_islands(self, fixed, self.numpy_alias[0], compiled)
 
     @cached_property
     def dtypes(self) -> Dtypes:
