@@ -213,7 +213,11 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
         if isinstance(site.node, cst.AugAssign) and not isinstance(site.target, cst.Subscript) \
                 and finder.root_keys(site.target) & all_keys \
                 and not analysis.dataflow.is_scalar(value) and value not in reads:
-            reads.append(value)
+            ref = analysis.ref_of_call(value) if isinstance(value, cst.Call) else None
+            if ref is not None and ref.qualname in ("numpy.asarray", "numpy.array"):
+                drops.add(ref.node)  # already read as NumPy (a conversion run twice)
+            else:
+                reads.append(value)
     for node in [*copies, *reads, *drops]:  # no NumPy array inside a compiled function
         for function in _functions_around(analysis.parents, node):
             if function in compiled:
