@@ -175,11 +175,13 @@ def _with_island(report, finding, islands, parents: dict, applied_ids: set):
 
     if report.code not in WRITE_CODES or id(report) in applied_ids or not islands.sentences:
         return finding
+    import libcst
+
     node = report.node
     while node is not None and node not in islands.sentences:
         node = parents.get(node)
-        if isinstance(node, (cst_module().BaseCompoundStatement, cst_module().Module)):
-            node = None
+        if isinstance(node, (libcst.BaseCompoundStatement, libcst.Module)):
+            node = None  # no further than the statement that holds the write
     if node is None:
         return finding
     message = finding.message.rstrip()
@@ -187,19 +189,14 @@ def _with_island(report, finding, islands, parents: dict, applied_ids: set):
     return replace(finding, message=one_line(f"{message} {islands.sentences[node]}"))
 
 
-def cst_module():
-    import libcst
-
-    return libcst
-
-
 def _copies(analysis, islands) -> list:
     """The fixes copying a fresh array made by converted code into a writable NumPy array
     where an island needs it, `np.array(...)`, and reading the operand of `a op= v` into an
     island's array as a NumPy array, `np.asarray(v)` (a read needs no copy)."""
+    import libcst
+
     from np2jax.rules.base import Report
 
-    libcst = cst_module()
     alias, needed = analysis.numpy_alias
 
     def wrap(function: str):

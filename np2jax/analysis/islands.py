@@ -184,9 +184,9 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
     and the functions compiled with jax.jit (`compiled`: a write there is traced as JAX's
     rebinding, which the jit plan accepted, and no NumPy array can live there)."""
     sites = write_sites(analysis)
-    refused = [s for s in sites if not s.always and not any(n in fixed for n in s.fixed_by)
-               and not _inside(analysis.parents, s.node, compiled)]
-    converted = [s for s in sites if s not in refused and s.drop is not None]
+    left = [not s.always and not any(n in fixed for n in s.fixed_by) for s in sites]
+    refused = [s for s, no in zip(sites, left) if no and not _inside(analysis.parents, s.node, compiled)]
+    converted = [s for s, no in zip(sites, left) if not no and s.drop is not None]
     drops: set = set()
     copies: list = []
     sentences: dict = {}

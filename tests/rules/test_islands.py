@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
