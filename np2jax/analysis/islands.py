@@ -212,7 +212,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
         value = getattr(site.node, "value", None)
         if isinstance(site.node, cst.AugAssign) and not isinstance(site.target, cst.Subscript) \
                 and finder.root_keys(site.target) & all_keys \
-                and not analysis.dataflow.is_scalar(value) and value not in reads:
+                and value not in reads and _may_be_jax(analysis.dataflow, finder, value, all_keys):
             ref = analysis.ref_of_call(value) if isinstance(value, cst.Call) else None
             if ref is not None and ref.qualname in ("numpy.asarray", "numpy.array"):
                 drops.add(ref.node)  # already read as NumPy (a conversion run twice)
@@ -230,6 +230,31 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 break
     drops.discard(None)
     return Islands(drops, copies, sentences, reads)
+
+
+def _may_be_jax(flow, finder, value, keys: set, depth: int = 0) -> bool:
+    """Whether the operand of `a op= value` may be a JAX array once converted. Not when it
+    is a number, an island's array, a method's result on one (`v.sum()`), or arithmetic of
+    those; anything else may be (a parameter whose callers np2jax cannot see included)."""
+    if depth > 20:
+        return True
+    if flow.is_scalar(value) or isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
+        return False
+    if isinstance(value, (cst.Name, cst.Attribute)) and not (
+            isinstance(value, cst.Attribute) and value.attr.value in VIEW_ATTRIBUTES):
+        return not finder.root_keys(value) <= keys or not finder.root_keys(value)
+    if isinstance(value, (cst.Subscript, cst.Attribute)):
+        return _may_be_jax(flow, finder, value.value, keys, depth + 1)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in flow.fresh_methods:
+        return _may_be_jax(flow, finder, value.func.value, keys, depth + 1) or any(
+            _may_be_jax(flow, finder, a.value, keys, depth + 1) for a in value.args)
+    if isinstance(value, cst.BinaryOperation):
+        return _may_be_jax(flow, finder, value.left, keys, depth + 1) \
+            or _may_be_jax(flow, finder, value.right, keys, depth + 1)
+    if isinstance(value, cst.UnaryOperation):
+        return _may_be_jax(flow, finder, value.expression, keys, depth + 1)
+    return True
 
 
 def _functions_around(parents: dict, node) -> list:
