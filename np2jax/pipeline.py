@@ -106,17 +106,21 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
             kept.append((report, Finding(path, line, col, code, doc.name, report.message,
                                          doc.severity, report.fix is not None)))
     applied = _applicable([r for r, _ in kept if r.fix is not None], dropped)
+    # What a write left in place can reach stays NumPy (np2jax.analysis.islands)
+    applied, islands, before = _keep_islands(analysis, kept, applied, dropped)
     applied_ids = {id(r) for r in applied}
     fixed = {r.node for r in applied}
     # A finding about a conversion (it has `requires` but no fix) stands only if it happened.
     kept = [(r, f) for r, f in kept if r.fix is not None or all(n in fixed for n in r.requires)]
     kept = [(r, f) if r.fix is None or id(r) in applied_ids else
-            (r, replace(f, message=r.unfixed_message or f.message, fixable=False)) for r, f in kept]
+            (r, replace(f, message=_unfixed(r, f, id(r) in before), fixable=False))
+            for r, f in kept]
+    kept = [(r, _with_island(r, f, islands, analysis.parents, applied_ids)) for r, f in kept]
     converted = text  # libcst gives the text back unchanged: no code generation for it
     if applied and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        converted = apply_fixes(analysis, applied, config.x64).code
+        converted = apply_fixes(analysis, applied + _copies(analysis, islands), config.x64).code
         _check_parses(converted, text, path)
     elif applied:  # check: what convert would do, said as such (and each fix's edit)
         kept = _as_fixable(kept, applied, analysis, edits)
@@ -150,6 +154,80 @@ def coverage(analysis, applied: list[Report]) -> Coverage:
     on_purpose = sum(1 for call, ref in sites.items()
                      if call not in moved and ref.keep in (KEEP_BY_DESIGN, KEEP_STATIC))
     return Coverage(len(sites), len(moved), on_purpose)
+
+
+def _keep_islands(analysis, kept: list, applied: list, dropped: set):
+    """The fixes left once every value a write left in place can reach stays NumPy: the
+    island's NumPy references keep their NumPy names and the conversions that would rebind
+    its names are undone, to a fixed point (an undone write is left in place in its turn).
+    Returns the fixes, the islands, and the ids of the fixes applied before."""
+    before = {id(r) for r in applied}
+    fixes = [r for r, _ in kept if r.fix is not None]
+    dropped = set(dropped)
+    def ask(applied):
+        compiled = frozenset(r.node for r in applied if r.code == "NJ501")
+        return analysis.islands({r.node for r in applied}, compiled)
+
+    islands = ask(applied)
+    for _ in range(100):  # each round drops at least one node: bounded by the fixes
+        new = islands.drops - dropped
+        if not new:
+            break
+        dropped |= new
+        applied = _applicable(fixes, dropped)
+        islands = ask(applied)
+    return applied, islands, before
+
+
+def _unfixed(report, finding, by_island: bool) -> str:
+    """The message of a fix that did not apply; one undone by an island says so."""
+    from np2jax.analysis.islands import ISLAND_DROPPED
+    from np2jax.rules.base import DEPENDENCY_DROPPED
+
+    message = report.unfixed_message or finding.message
+    return message.replace(DEPENDENCY_DROPPED, ISLAND_DROPPED) if by_island else message
+
+
+def _with_island(report, finding, islands, parents: dict, applied_ids: set):
+    """A write left in place: its finding's second sentence says what stayed on NumPy."""
+    from np2jax.analysis.islands import WRITE_CODES
+    from np2jax.rules.base import one_line
+
+    if report.code not in WRITE_CODES or id(report) in applied_ids or not islands.sentences:
+        return finding
+    import libcst
+
+    node = report.node
+    while node is not None and node not in islands.sentences:
+        node = parents.get(node)
+        if isinstance(node, (libcst.BaseCompoundStatement, libcst.Module)):
+            node = None  # no further than the statement that holds the write
+    if node is None:
+        return finding
+    message = finding.message.rstrip()
+    message += "" if message.endswith(".") else "."
+    return replace(finding, message=one_line(f"{message} {islands.sentences[node]}"))
+
+
+def _copies(analysis, islands) -> list:
+    """The fixes copying a fresh array made by converted code into a writable NumPy array
+    where an island needs it, `np.array(...)`, and reading the operand of `a op= v` into an
+    island's array as a NumPy array, `np.asarray(v)` (a read needs no copy)."""
+    import libcst
+
+    from np2jax.rules.base import Report
+
+    alias, needed = analysis.numpy_alias
+
+    def wrap(function: str):
+        def fix(node):
+            return libcst.Call(func=libcst.Attribute(libcst.Name(alias), libcst.Name(function)),
+                               args=[libcst.Arg(node)])
+        return fix
+
+    imports = (needed,) if needed else ()
+    return [Report("NJ201", node, "", wrap("array"), imports) for node in islands.copies] + \
+        [Report("NJ203", node, "", wrap("asarray"), imports) for node in islands.reads]
 
 
 def _check_parses(converted: str, original: str, path: str) -> None:

@@ -29,6 +29,8 @@ from np2jax.analysis.facts import (
     MutatorFunction,
     SubscriptWrite,
 )
+from np2jax.analysis.islands import Islands, numpy_alias
+from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import call_site, plan
 from np2jax.analysis.views import Views
@@ -131,6 +133,16 @@ class ModuleAnalysis:
     def views(self) -> Views:
         """Names holding views of private arrays, and how a write through one is carried."""
         return Views(self.dataflow)
+
+    @cached_property
+    def numpy_alias(self) -> tuple[str, tuple | None]:
+        """The name NumPy is imported as, and the import to add when it is not imported."""
+        return numpy_alias(self.module, self.bound_names)
+
+    def islands(self, fixed: set, compiled: frozenset = frozenset()) -> Islands:
+        """What must stay on NumPy for the writes left in place, given the nodes whose fixes
+        apply and the functions compiled with jax.jit (np2jax.analysis.islands)."""
+        return find_islands(self, fixed, self.numpy_alias[0], compiled)
 
     @cached_property
     def dtypes(self) -> Dtypes:

@@ -18,7 +18,8 @@ from np2jax.report.github import escape_data, escape_property
 
 DATA = Path(__file__).parent / "data"
 FIXABLE = "import numpy as np\nx = np.zeros(3)\nx[0] = 1.0\n"  # NJ201, convert rewrites it
-LEFT = "import numpy as np\na = np.zeros(3)\nb = a\nb[0] = 1.0\n"  # NJ201 at 4:1: b aliases a, left
+# NJ201 at 4:1: b aliases a, left (a and b stay NumPy); the sum converts
+LEFT = "import numpy as np\na = np.zeros(3)\nb = a\nb[0] = 1.0\ns = np.sum(a)\n"
 BROKEN = "import numpy as np\ndef f(:\n    pass\n"  # a syntax error on line 2
 ESC = "\x1b["
 FORMATS = ("text", "json", "sarif", "github")

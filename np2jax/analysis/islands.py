@@ -1,0 +1,685 @@
+"""NumPy islands: what must stay on NumPy so that a write np2jax leaves in place still runs.
+
+A write np2jax cannot convert (`b[0] = 1` where `b` is a view of `a`, a write into a
+parameter, `np.nan_to_num(x, copy=False)`, ...) stays NumPy code, so whatever array it can
+reach must be a writable NumPy array at run time. From each such write the island reaches
+backwards through the value written into: the names and attributes bound to it, the views
+it is taken from (`a.reshape(...)`, `a[1:]`, `a.T`), the functions returning it, and the
+arguments the callers pass for a parameter it writes. Along the way:
+
+- a NumPy call that makes a new array whatever its input (`np.zeros`, `np.array`, ...) or a
+  view of an array the island keeps (`np.reshape(a, ...)`) is kept on NumPy (its rename is
+  dropped);
+- a fresh array made by converted code (a jnp call, arithmetic on JAX arrays, a function of
+  the module returning a new array nobody else holds) is copied into a NumPy array where it
+  is made: `np.array(...)` (never `np.asarray`, a read-only view of a JAX array), which
+  preserves every write, since no one else holds that array;
+- a function whose result is not such a fresh array stays NumPy along the path to what it
+  returns (its returned values join the island);
+- a converted write or call that would rebind a name of the island to a JAX array (`x =
+  x.at[i].set(v)`, `x = jnp.sort(x)`, `x = normalize(x)`) is undone: the write stays in
+  place, on NumPy, where it works.
+
+The pipeline asks again after undoing conversions (an undone write is a refused write of
+its own), until nothing changes. Each refused write's finding then says what stayed NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import libcst as cst
+from libcst.metadata import GlobalScope
+
+from np2jax.analysis.facts import (
+    ARRAY,
+    CONTAINER,
+    KEEP_IN_PLACE_FUNCTION,
+    KEEP_OUT,
+    KEEP_UFUNC_AT,
+    SCALAR,
+    UNKNOWN,
+)
+from np2jax.analysis.values import ReturnsFinder
+from np2jax.syntax import argument_for, code_of
+
+# NumPy calls whose result is a new, writable ndarray whatever their arguments are (JAX
+# arrays included): kept on NumPy where an island starts. (Not np.cumsum and the like: for
+# an argument with a method of the same name, NumPy calls it, and a JAX array answers.)
+NUMPY_CREATORS = frozenset({
+    "numpy.array", "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.zeros_like",
+    "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "numpy.copy", "numpy.arange",
+    "numpy.linspace", "numpy.eye", "numpy.identity",
+})
+# Attributes of an array that are views of it.
+VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat"})
+# The rule codes of in-place writes: their findings say what stayed on NumPy.
+WRITE_CODES = frozenset({"NJ201", "NJ202", "NJ203", "NJ204", "NJ205", "NJ206", "NJ207", "NJ209"})
+ISLAND_DROPPED = "left as it was, because the array stays on NumPy for a write np2jax leaves in place"
+
+
+class ModuleFacts(Protocol):
+    """What this module reads of np2jax.analysis.module.ModuleAnalysis."""
+
+    module: cst.Module
+    parents: dict
+    dataflow: Any
+    refs: list
+    subscript_writes: list
+    aug_assigns: list
+    method_writes: list
+    out_method_calls: list
+    mutators: list
+    external_calls: list
+    random_states: Any
+    random_shuffles: list
+
+    def ref_of_call(self, call: cst.Call) -> Any: ...
+
+
+@dataclass
+class WriteSite:
+    """A place that changes an array in place, and how its conversion shows."""
+
+    node: cst.CSTNode  # the statement or the call that writes
+    target: cst.BaseExpression  # what it writes into
+    fixed_by: tuple  # nodes whose applied fix converts it (any of them)
+    drop: cst.CSTNode | None  # the node whose fix to drop to keep it on NumPy
+    always: bool = False  # converted with no fix (`a += v` on a private array)
+    keeps: tuple = ()  # NumPy references it needs kept (`np.add(a, b, out=c)`)
+
+
+@dataclass
+class Island:
+    """What one refused write needs kept on NumPy."""
+
+    names: list = field(default_factory=list)  # shown names and attributes
+    keys: set = field(default_factory=set)  # (scope, name) and ("attr", name)
+    kept: list = field(default_factory=list)  # NumPy reference nodes kept
+    copies: list = field(default_factory=list)  # expressions copied with np.array
+    functions: list = field(default_factory=list)  # functions kept on NumPy up to their result
+    notes: list = field(default_factory=list)  # what the island cannot reach
+
+
+@dataclass
+class Islands:
+    drops: set  # nodes whose fixes are dropped (NumPy kept, conversions undone)
+    copies: list  # expressions to wrap in np.array(...)
+    sentences: dict  # node of a refused write (statement, call, target, line) -> sentence
+    # operands of `a op= v` into an island's array, read as NumPy arrays: np.asarray(v).
+    # (`a -= v` with a JAX `v` is JAX's `v.__rsub__(a)`, a new JAX array: JAX arrays carry a
+    # higher __array_priority__, and NumPy gives way even in place.)
+    reads: list = field(default_factory=list)
+
+
+def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
+    """Every in-place write of the module into something that may be an array."""
+    flow = analysis.dataflow
+    line = flow.expression_statement_line
+    sites = []
+    for write in analysis.subscript_writes:
+        if write.base_kind in (CONTAINER, SCALAR):
+            continue
+        at = line(write.statement)
+        sites.append(WriteSite(write.statement, write.target, (at,) if at else (), at))
+    for fact in analysis.aug_assigns:
+        if isinstance(fact.node.target, cst.Subscript):
+            continue
+        at = line(fact.node)  # a write carried through a view is fixed on its line (NJ203)
+        sites.append(WriteSite(fact.node, fact.node.target, (fact.node, at) if at else (fact.node,),
+                               None, always=fact.shared_because is None))
+    for write in analysis.method_writes + analysis.out_method_calls:
+        if write.receiver_kind in (CONTAINER, SCALAR):
+            continue
+        at = line(write.node)
+        sites.append(WriteSite(write.node, write.receiver, (at,) if at else (), at))
+        if isinstance(write.node, cst.Call):
+            for arg in write.node.args:
+                if arg.keyword is not None and arg.keyword.value == "out":
+                    sites.append(WriteSite(write.node, arg.value, (at,) if at else (), at))
+    for ref in analysis.refs:
+        call = ref.call
+        if ref.out_arg is not None and call is not None:
+            at = line(call)
+            sites.append(WriteSite(call, ref.out_arg.value, (at,) if at else (), at,
+                                   keeps=(ref.node,)))
+        elif ref.keep in (KEEP_IN_PLACE_FUNCTION, KEEP_UFUNC_AT):
+            if ref.keep == KEEP_UFUNC_AT:
+                call = analysis.parents.get(analysis.parents.get(ref.node))
+                call = call if isinstance(call, cst.Call) else None
+            if call is not None and call.args and not call.args[0].star:
+                at = line(call)
+                sites.append(WriteSite(call, call.args[0].value, (at,) if at else (), at))
+        elif ref.keep == KEEP_OUT and call is not None:
+            for arg in call.args:  # np.maximum.accumulate(x, out=x)
+                if arg.keyword is not None and arg.keyword.value == "out":
+                    sites.append(WriteSite(call, arg.value, (), None))
+    for fact in analysis.mutators:  # normalize(p) -> p = normalize(p) rebinds p
+        for call, argument in fact.call_sites:  # (`total, p = f(p)`: the assignment's line)
+            at = line(call) or line(analysis.parents.get(call))
+            sites.append(WriteSite(call, argument, (at,) if at else (), at))
+    for call, argument, _qualname in analysis.external_calls:
+        at = line(call) or line(analysis.parents.get(call))
+        sites.append(WriteSite(call, argument, (at,) if at else (), at))
+    for state in analysis.random_states:
+        for draw in state.draws:
+            if draw.shuffle and draw.call.args:
+                # rng.shuffle(x) becomes x = jax.random.permutation(...); the state's
+                # fixes stand or fall together
+                sites.append(WriteSite(draw.call, draw.call.args[-1].value,
+                                       (draw.statement,), draw.statement))
+    draws = {d.call for state in analysis.random_states for d in state.draws}
+    shuffles = list(analysis.random_shuffles) + [
+        ref.call for ref in analysis.refs
+        if ref.qualname == "numpy.random.shuffle" and ref.call is not None]
+    for call in shuffles:  # a shuffle left on NumPy
+        if call not in draws and call.args and not call.args[0].star:
+            sites.append(WriteSite(call, call.args[0].value, (), None))
+    return sites
+
+
+def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
+            compiled: frozenset = frozenset()) -> Islands:
+    """What stays on NumPy for the writes not converted, given the nodes whose fixes apply
+    and the functions compiled with jax.jit (`compiled`: a write there is traced as JAX's
+    rebinding, which the jit plan accepted, and no NumPy array can live there)."""
+    sites = write_sites(analysis)
+    left = [not s.always and not any(n in fixed for n in s.fixed_by) for s in sites]
+    refused = [s for s, no in zip(sites, left) if no and not _inside(analysis.parents, s.node, compiled)]
+    converted = [s for s, no in zip(sites, left) if not no and s.drop is not None]
+    drops: set = set()
+    copies: list = []
+    sentences: dict = {}
+    finder = _Reach(analysis)
+    all_keys: set = set()
+    for site in refused:
+        island = finder.island(site.target)
+        drops.update(island.kept)
+        drops.update(site.keeps)
+        all_keys |= island.keys
+        for copy in island.copies:
+            if copy not in copies:
+                copies.append(copy)
+        sentence = describe(island, numpy_alias)
+        if sentence:
+            for node in _site_nodes(analysis, site):
+                sentences.setdefault(node, sentence)
+    for site in converted:
+        if finder.root_keys(site.target) & all_keys:
+            drops.add(site.drop)
+    reads = []
+    for site in sites:
+        value = getattr(site.node, "value", None)
+        if isinstance(site.node, cst.AugAssign) and not isinstance(site.target, cst.Subscript) \
+                and finder.root_keys(site.target) & all_keys \
+                and value not in reads and _may_be_jax(analysis.dataflow, finder, value, all_keys):
+            ref = analysis.ref_of_call(value) if isinstance(value, cst.Call) else None
+            if ref is not None and ref.qualname in ("numpy.asarray", "numpy.array"):
+                drops.add(ref.node)  # already read as NumPy (a conversion run twice)
+            else:
+                reads.append(value)
+    for node in [*copies, *reads, *drops]:  # no NumPy array inside a compiled function
+        for function in _functions_around(analysis.parents, node):
+            if function in compiled:
+                drops.add(function)
+    for fact in analysis.mutators:  # NJ209's finding on a function names its parameter's island
+        for write in fact.writes:
+            sentence = sentences.get(write)
+            if sentence:
+                sentences.setdefault(fact.node.name, sentence)
+                break
+    drops.discard(None)
+    return Islands(drops, copies, sentences, reads)
+
+
+def _may_be_jax(flow, finder, value, keys: set, depth: int = 0) -> bool:
+    """Whether the operand of `a op= value` may be a JAX array once converted. Not when it
+    is a number, an island's array, a method's result on one (`v.sum()`), or arithmetic of
+    those; anything else may be (a parameter whose callers np2jax cannot see included)."""
+    if depth > 20:
+        return True
+    if flow.is_scalar(value) or isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
+        return False
+    if isinstance(value, (cst.Name, cst.Attribute)) and not (
+            isinstance(value, cst.Attribute) and value.attr.value in VIEW_ATTRIBUTES):
+        return not finder.root_keys(value) <= keys or not finder.root_keys(value)
+    if isinstance(value, (cst.Subscript, cst.Attribute)):
+        return _may_be_jax(flow, finder, value.value, keys, depth + 1)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value in flow.fresh_methods:
+        return _may_be_jax(flow, finder, value.func.value, keys, depth + 1) or any(
+            _may_be_jax(flow, finder, a.value, keys, depth + 1) for a in value.args)
+    if isinstance(value, cst.BinaryOperation):
+        return _may_be_jax(flow, finder, value.left, keys, depth + 1) \
+            or _may_be_jax(flow, finder, value.right, keys, depth + 1)
+    if isinstance(value, cst.UnaryOperation):
+        return _may_be_jax(flow, finder, value.expression, keys, depth + 1)
+    return True
+
+
+def _functions_around(parents: dict, node) -> list:
+    found = []
+    node = parents.get(node)
+    while node is not None:
+        if isinstance(node, cst.FunctionDef):
+            found.append(node)
+        node = parents.get(node)
+    return found
+
+
+def _inside(parents: dict, node, functions) -> bool:
+    return bool(functions) and any(f in functions for f in _functions_around(parents, node))
+
+
+def _site_nodes(analysis, site: WriteSite) -> list:
+    nodes = [site.node, site.target, *site.fixed_by]
+    if isinstance(site.target, cst.BaseExpression):
+        parent = analysis.parents.get(site.target)
+        while parent is not None and not isinstance(parent, cst.BaseStatement):
+            nodes.append(parent)
+            parent = analysis.parents.get(parent)
+        if parent is not None:
+            nodes.append(parent)
+    return nodes
+
+
+class _Reach:
+    """The walk backwards from the value a refused write changes."""
+
+    def __init__(self, analysis: ModuleFacts) -> None:
+        self.analysis = analysis
+        self.flow = analysis.dataflow
+        self.collector = self.flow.collector
+        self.parents = analysis.parents
+        self._current = Island()
+        self._seen: set = set()
+
+    def island(self, target: cst.BaseExpression) -> Island:
+        self._current = Island()
+        self._seen = set()
+        self._reach(target)
+        return self._current
+
+    # keys of what a converted write rebinds
+    def root_keys(self, target) -> set:
+        while True:
+            if isinstance(target, cst.Subscript):
+                target = target.value
+            elif isinstance(target, cst.Attribute) and target.attr.value in VIEW_ATTRIBUTES:
+                target = target.value
+            else:
+                break
+        if isinstance(target, cst.Name):
+            scope, _values, _ = self.flow.name_bindings(target)
+            return {(scope, target.value)}
+        if isinstance(target, cst.Attribute):
+            return {("attr", target.attr.value)}
+        return set()
+
+    def _note(self, text: str) -> None:
+        if text not in self._current.notes:
+            self._current.notes.append(text)
+
+    def _reach(self, node, depth: int = 0) -> None:
+        if node is None or depth > 200 or (id(node), "node") in self._seen:
+            return
+        self._seen.add((id(node), "node"))
+        deeper = depth + 1
+        if isinstance(node, cst.Name):
+            if node.value not in ("None", "True", "False"):
+                self._name(node, deeper)
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value in VIEW_ATTRIBUTES:
+                self._reach(node.value, deeper)
+            elif not self.collector.is_api(node):
+                self._attribute(node.attr.value, deeper)
+        elif isinstance(node, cst.Subscript):
+            self._reach(node.value, deeper)
+        elif isinstance(node, cst.Call):
+            self._call(node, deeper)
+        elif isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+            if self.flow.value_kind(node) not in (CONTAINER, SCALAR) and self.flow.jax_typed(node):
+                self._copy(node)
+        elif isinstance(node, cst.IfExp):
+            self._reach(node.body, deeper)
+            self._reach(node.orelse, deeper)
+        elif isinstance(node, cst.BooleanOperation):
+            self._reach(node.left, deeper)
+            self._reach(node.right, deeper)
+        elif isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            for element in node.elements:
+                self._reach(element.value, deeper)
+        elif isinstance(node, cst.Dict):
+            for element in node.elements:
+                self._reach(getattr(element, "value", None), deeper)
+        elif isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            self._reach(node.elt, deeper)
+        elif isinstance(node, cst.DictComp):
+            self._reach(node.value, deeper)
+        elif isinstance(node, cst.NamedExpr):
+            self._reach(node.value, deeper)
+
+    def _copy(self, node) -> None:
+        if node not in self._current.copies:
+            self._current.copies.append(node)
+
+    def _keep(self, ref) -> None:
+        if ref.converted and ref.node not in self._current.kept:
+            self._current.kept.append(ref.node)
+
+    def _name(self, node: cst.Name, depth: int) -> None:
+        scope, values, _ = self.flow.name_bindings(node)
+        key = (scope, node.value)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self._current.keys.add(key)
+        if node.value not in self._current.names:
+            self._current.names.append(node.value)
+        for value, statement in values:
+            self._binding(node.value, value, statement, scope, depth)
+
+    def _binding(self, name: str, value, statement, scope, depth: int) -> None:
+        if value == "param":
+            self._param(statement, depth)
+        elif value == "global":
+            module_scope = getattr(scope, "globals", None)
+            for bound, at in self.collector.bindings.get((module_scope, name), []):
+                if bound != "global":
+                    self._binding(name, bound, at, module_scope, depth)
+        elif isinstance(value, str):
+            if value == UNKNOWN:
+                self._unknown_binding(name, statement, depth)
+        else:
+            self._reach(value, depth)
+
+    def _unknown_binding(self, name: str, statement, depth: int) -> None:
+        """A name bound by `a = b = v`, an unpacking, a loop or a `with`."""
+        if isinstance(statement, cst.Assign):
+            if len(statement.targets) > 1:
+                self._reach(statement.value, depth)
+                return
+            position = _unpacked_position(statement, name)
+            value = statement.value
+            if position is None:
+                self._note(f"`{name}` is bound by an unpacking np2jax does not follow")
+                return
+            index, count = position
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == count:
+                self._reach(value.elements[index].value, depth)
+                return
+            if isinstance(value, cst.Call):
+                ref = self.collector.ref_by_call.get(value)
+                if ref is not None:
+                    self._keep(ref)
+                    return
+                function = self.flow.module_function(value)
+                if function is not None:
+                    returned = _returned(function)
+                    if returned and all(isinstance(r, cst.Tuple) and len(r.elements) == count
+                                        for r in returned):
+                        self._function(function)
+                        for r in returned:
+                            self._reach(r.elements[index].value, depth)
+                        return
+            self._note(f"`{name}` is unpacked from `{code_of(value)}`, which np2jax does not follow")
+        elif isinstance(statement, cst.For):
+            iterated = statement.iter
+            if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Name) \
+                    and iterated.func.value in ("enumerate", "zip", "reversed"):
+                for arg in iterated.args:
+                    self._reach(arg.value, depth)
+            else:
+                self._reach(iterated, depth)  # rows of an array are views of it
+        else:
+            self._note(f"`{name}` is bound by `with`, which np2jax does not follow")
+
+    def _function(self, function: cst.FunctionDef) -> None:
+        if function.name.value not in self._current.functions:
+            self._current.functions.append(function.name.value)
+
+    def _param(self, param: cst.Param, depth: int) -> None:
+        """A parameter the write reaches: the callers' arguments must be NumPy arrays."""
+        if param.default is not None:
+            self._reach(param.default, depth)
+        function = self.parents.get(self.parents.get(param))
+        if not isinstance(function, cst.FunctionDef):
+            self._note("a lambda's callers are not followed")
+            return
+        name = function.name.value
+        name_of = param.name.value
+        positional = [*function.params.posonly_params, *function.params.params]
+        position = positional.index(param) if param in positional else None
+        if param.star:
+            self._note(f"the callers of `{name}` pass `{name_of}` through `*`")
+            return
+        cls = self.flow.enclosing(function, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if isinstance(cls, cst.ClassDef):
+            self._method_callers(function, name, name_of, position, depth)
+            return
+        scope = self.flow.scopes.get(function)
+        if not isinstance(scope, GlobalScope):
+            self._note(f"the callers of the nested function `{name}` are not followed")
+            return
+        assignments = list(scope.assignments[name]) if name in scope.assignments else []
+        if len(assignments) != 1:
+            self._note(f"`{name}` is defined more than once")
+            return
+        for access in assignments[0].references:
+            call = self.parents.get(access.node)
+            if not (isinstance(call, cst.Call) and call.func is access.node):
+                mapped = self._mapped(access.node)
+                if mapped is None:
+                    self._note(f"`{name}` is used as a value, whose calls are not followed")
+                    continue
+                if position is not None:  # map(f, xs, ys): the items of the position's iterable
+                    self._reach(mapped.args[position + 1].value if position + 1 < len(mapped.args)
+                                else None, depth)
+                continue
+            argument = argument_for(call, position, name_of)
+            if argument is None and any(a.star for a in call.args):
+                self._note(f"a call of `{name}` passes `{name_of}` through `*`")
+            self._reach(argument, depth)
+        if name in self.collector.exported_names or name in self.collector.context.external_names:
+            self._note(f"callers of `{name}` in other modules must pass NumPy arrays")
+
+    def _mapped(self, reference):
+        """`map(f, xs)`: the call of the builtin map passing the function first, or None."""
+        arg = self.parents.get(reference)
+        call = self.parents.get(arg)
+        if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and call.args \
+                and call.args[0] is arg and isinstance(call.func, cst.Name) \
+                and call.func.value == "map" and not any(a.star for a in call.args):
+            return call
+        return None
+
+    def _method_callers(self, function, name, param, position, depth) -> None:
+        """`obj.name(arg)` anywhere in the module, for a method (self is not passed); for
+        `__init__`, the calls of the class too."""
+        if position is not None and not any(
+                isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+                for d in function.decorators):
+            position -= 1
+        cls = self.flow.enclosing(function, (cst.ClassDef,))
+        for call in self.collector.nodes.get(cst.Call, []):
+            func = call.func
+            if (isinstance(func, cst.Attribute) and func.attr.value == name) or (
+                    name == "__init__" and isinstance(func, cst.Name) and cls is not None
+                    and func.value == cls.name.value):
+                self._reach(argument_for(call, position, param), depth)
+        self._note(f"callers of the method `{name}` np2jax cannot see must pass NumPy arrays")
+
+    def _attribute(self, attr: str, depth: int) -> None:
+        """`self.w` or `obj.w`: every array bound to an attribute of that name."""
+        key = ("attr", attr)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self._current.keys.add(key)
+        if f".{attr}" not in self._current.names:
+            self._current.names.append(f".{attr}")
+        for (_cls, name), values in self.collector.self_attr_bindings.items():
+            if name == attr:
+                for value, statement in values:
+                    if not isinstance(value, str):
+                        self._reach(value, depth)
+                    elif value == UNKNOWN and isinstance(statement, cst.Assign):
+                        self._reach(statement.value, depth)
+        for assign in self.collector.nodes.get(cst.Assign, []):
+            for target in assign.targets:
+                t = target.target
+                if isinstance(t, cst.Attribute) and t.attr.value == attr and not (
+                        isinstance(t.value, cst.Name) and t.value.value == "self"):
+                    self._reach(assign.value, depth)
+
+    def _call(self, call: cst.Call, depth: int) -> None:
+        flow = self.flow
+        ref = self.collector.ref_by_call.get(call)
+        if ref is not None:
+            out = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+            if out is not None:  # np.add(a, b, out=c) is c
+                self._keep(ref)
+                self._reach(out, depth)
+            elif ref.qualname in NUMPY_CREATORS and not _may_not_copy(call):
+                self._keep(ref)
+            elif ref.qualname in flow.view_functions or ref.keep == KEEP_IN_PLACE_FUNCTION \
+                    or not flow._fresh(call):  # np.nan_to_num(x, copy=False) is x
+                self._keep(ref)
+                if call.args:
+                    self._reach(call.args[0].value, depth)
+            elif flow.value_kind(call) == ARRAY:
+                self._copy(call)
+            else:
+                self._keep(ref)
+            return
+        if call in self.collector.jax_calls:
+            if flow.value_kind(call) != CONTAINER:
+                self._copy(call)
+            return
+        function = flow.module_function(call)
+        if function is not None:
+            if self._fresh_result(function):
+                self._copy(call)
+                return
+            returned = _returned(function)
+            if not returned:
+                self._note(f"what `{function.name.value}` returns is not followed")
+                return
+            self._function(function)
+            for value in returned:
+                self._reach(value, depth)
+            return
+        func = call.func
+        if isinstance(func, cst.Attribute) and not (
+                isinstance(func.value, (cst.Name, cst.Attribute)) and self.collector.is_api(func.value)):
+            method = func.attr.value
+            if method in flow.fresh_methods or flow._draws(func):
+                if flow.jax_typed(call):
+                    self._copy(call)
+                return
+            self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x
+
+    def _fresh_result(self, function: cst.FunctionDef) -> bool:
+        """Whether every call of `function` returns a new array no one else holds: each
+        return gives a fresh array expression, or a local name bound only to those that
+        nothing else keeps."""
+        returned = _returned(function, exact=True)
+        if not returned:
+            return False
+        flow = self.flow
+        for value in returned:
+            if isinstance(value, cst.Name):
+                scope = flow.scopes.get(value)
+                values = self.collector.bindings.get((scope, value.value), [])
+                if not values or any(isinstance(v, str) or not flow._fresh(v) or not self._array(v)
+                                     for v, _ in values):
+                    return False
+                if flow._escape(scope, value.value, self.parents.get(value), skip=value) is not None:
+                    return False
+            elif not flow._fresh(value) or not self._array(value):
+                return False
+        return True
+
+    def _array(self, value) -> bool:
+        kind = self.flow.value_kind(value)
+        return kind == ARRAY or (kind not in (CONTAINER, SCALAR) and self.flow.jax_typed(value))
+
+
+def _returned(function: cst.FunctionDef, exact: bool = False) -> list:
+    """The values the function's returns give (not nested functions'); with `exact`, empty
+    when some path returns nothing or it is a generator."""
+    finder = ReturnsFinder()
+    function.body.visit(finder)
+    if finder.yields:
+        return []
+    values = [r.value for r in finder.returns]
+    if exact:
+        from np2jax.analysis.values import always_leaves
+
+        if any(v is None for v in values) or not always_leaves(function.body.body):
+            return []
+    return [v for v in values if v is not None]
+
+
+def _unpacked_position(statement, name: str):
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)) or any(
+            isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    found = [i for i, e in enumerate(target.elements)
+             if isinstance(e.value, cst.Name) and e.value.value == name]
+    return (found[0], len(target.elements)) if len(found) == 1 else None
+
+
+def _may_not_copy(call: cst.Call) -> bool:
+    return any(a.keyword is not None and a.keyword.value == "copy"
+               and not (isinstance(a.value, cst.Name) and a.value.value == "True")
+               for a in call.args)
+
+
+def numpy_alias(module: cst.Module, bound: set) -> tuple[str, tuple | None]:
+    """The name NumPy is imported as at module level, and the import to add when none is."""
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if alias.evaluated_name == "numpy":
+                            return alias.evaluated_alias or "numpy", None
+    for name in ("np", "numpy", "_np"):
+        if name not in bound:
+            return name, ("numpy", None if name == "numpy" else name)
+    return "np_", ("numpy", "np_")
+
+
+def _list(items: list[str]) -> str:
+    shown = [f"`{i}`" for i in items]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def describe(island: Island, numpy_alias: str) -> str:
+    """One sentence: what stays on NumPy so that the write runs."""
+    parts = []
+    names = island.names[:6]
+    if names:
+        verb = "stays" if len(names) == 1 else "stay"
+        parts.append(f"{_list(names)} {verb} NumPy")
+    details = []
+    if island.kept:
+        details.append(f"{_list([code_of(n) for n in island.kept[:4]])} kept")
+    if island.copies:
+        details.append(f"{_list([code_of(n) for n in island.copies[:3]])} copied by "
+                       f"`{numpy_alias}.array`")
+    if island.functions:
+        details.append(f"{_list(island.functions[:3])} returning NumPy")
+    if not details and not island.notes:
+        return ""  # nothing was kept on NumPy for it: the write runs as it is
+    sentence = f"{parts[0]} so that it runs" if parts else "NumPy is kept so that it runs"
+    if details:
+        sentence += " (" + "; ".join(details) + ")"
+    if island.notes:
+        sentence += "; " + "; ".join(island.notes[:2])
+    return sentence[0].upper() + sentence[1:] + "." if not sentence.startswith("`") else sentence + "."
