@@ -35,7 +35,7 @@ from np2jax.files import SourceError, write_atomic
 from np2jax.findings import FileResult
 from np2jax.tree import ModuleContext
 
-FORMAT = 6  # bump when the entry layout changes
+FORMAT = 7  # bump when the entry layout changes
 DEFAULT_MAX_MB = 512
 MAX_MB_VARIABLE = "NP2JAX_CACHE_MAX_MB"
 

@@ -65,10 +65,13 @@ class Coverage:
     call_sites: int = 0
     moved: int = 0
     on_purpose: int = 0
+    # the NumPy calls np2jax added at the edge of NumPy islands (`np.array(...)` copies,
+    # `np.asarray(v)` reads: np2jax.analysis.islands), which are no call sites of the program
+    boundaries: int = 0
 
     def __add__(self, other: Coverage) -> Coverage:
         return Coverage(self.call_sites + other.call_sites, self.moved + other.moved,
-                        self.on_purpose + other.on_purpose)
+                        self.on_purpose + other.on_purpose, self.boundaries + other.boundaries)
 
     @property
     def left(self) -> int:
@@ -95,7 +98,7 @@ class Coverage:
                 "percent": None if percent is None else round(percent, 1)}
 
     def row(self) -> list[int]:
-        return [self.call_sites, self.moved, self.on_purpose]
+        return [self.call_sites, self.moved, self.on_purpose, self.boundaries]
 
 
 def format_percent(percent: float) -> str:

@@ -135,13 +135,13 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         tree_references=analysis.tree_references,
         mutators=_signatures(m for m in analysis.mutators if m.refused is None),
         exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
-        coverage=coverage(analysis, applied),
+        coverage=coverage(analysis, applied, len(islands.copies) + len(islands.reads)),
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
     )
 
 
-def coverage(analysis, applied: list[Report]) -> Coverage:
+def coverage(analysis, applied: list[Report], boundaries: int = 0) -> Coverage:
     """The file's NumPy/SciPy call sites, how many of them the applied fixes make JAX code
     (each fix names the call sites it moves: Report.moves), and how many of the others are
     kept on NumPy on purpose, with no finding (I/O, printing, testing, np.errstate: by
@@ -153,7 +153,7 @@ def coverage(analysis, applied: list[Report]) -> Coverage:
     moved = {call for report in applied for call in report.moves if call in sites}
     on_purpose = sum(1 for call, ref in sites.items()
                      if call not in moved and ref.keep in (KEEP_BY_DESIGN, KEEP_STATIC))
-    return Coverage(len(sites), len(moved), on_purpose)
+    return Coverage(len(sites), len(moved), on_purpose, boundaries)
 
 
 def _keep_islands(analysis, kept: list, applied: list, dropped: set):

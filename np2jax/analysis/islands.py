@@ -466,7 +466,7 @@ class _Reach:
         if len(assignments) != 1:
             self._note(f"`{name}` is defined more than once")
             return
-        for access in assignments[0].references:
+        for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
             call = self.parents.get(access.node)
             if not (isinstance(call, cst.Call) and call.func is access.node):
                 mapped = self._mapped(access.node)

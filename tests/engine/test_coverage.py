@@ -5,6 +5,7 @@ calls really left in the converted code."""
 
 from __future__ import annotations
 
+
 import json
 
 import pytest
@@ -33,7 +34,11 @@ def test_the_figure_counts_every_numpy_call_left_in_the_converted_code(case):
     text = case.read_text()
     result = convert_source(text, fixture_config(text), str(case))
     assert result.coverage.call_sites == numpy_calls_in(text)
-    assert result.coverage.left == numpy_calls_in(result.converted), result.coverage
+    # NumPy islands add boundary calls of their own (`np.array(...)` copies a fresh JAX array
+    # where a write left in place needs a NumPy one, `np.asarray(v)` reads an operand): they
+    # are no call sites of the program's, so they are not counted
+    assert result.coverage.left == numpy_calls_in(result.converted) - result.coverage.boundaries, \
+        result.coverage
 
 
 def test_the_fixtures_move_calls_by_every_kind_of_fix():
