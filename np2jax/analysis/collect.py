@@ -14,6 +14,7 @@ from np2jax.analysis.facts import (
     DYNAMIC_CALLS,
     ELEMENTWISE_COMPARISONS,
     MODULE_ROOTS,
+    OBJECT_VALUE_MODULES,
     OPERAND_NODES,
     SCALAR,
     UNKNOWN,
@@ -67,6 +68,9 @@ class Collector(Walker):
         self.bound_names: set[str] = set()
         self.jax_numpy_aliases: set[str] = set()
         self.imports_numpy = False
+        # what shows that values JAX cannot hold may reach the module's NumPy calls:
+        # (node, "imports `decimal.Decimal`"), in source order
+        self.object_values: list[tuple[cst.CSTNode, str]] = []
 
     # imports: names bound by them are not references
     def visit_Import(self, node: cst.Import) -> bool:
@@ -76,6 +80,9 @@ class Collector(Walker):
             self.imports_numpy |= alias.evaluated_name.split(".")[0] in MODULE_ROOTS
             if alias.evaluated_name == "jax.numpy" and alias.evaluated_alias:
                 self.jax_numpy_aliases.add(alias.evaluated_alias)
+            root = alias.evaluated_name.split(".")[0]
+            if root in OBJECT_VALUE_MODULES:
+                self.object_values.append((node, "imports " + OBJECT_VALUE_MODULES[root]))
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -84,6 +91,9 @@ class Collector(Walker):
             self.imports_numpy |= from_numpy
             if from_numpy and isinstance(node.names, cst.ImportStar):
                 self.star_imports.append(node)
+            root = code_of(node.module).split(".")[0]
+            if root in OBJECT_VALUE_MODULES:
+                self.object_values.append((node, "imports " + OBJECT_VALUE_MODULES[root]))
         if not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
                 self.bound_names.add(alias.evaluated_alias or alias.evaluated_name)
@@ -278,6 +288,8 @@ class Collector(Walker):
     # in-place methods and out= on methods
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if _makes_object_array(node):
+            self.object_values.append((node, "makes an object array (`" + code_of(node) + "`)"))
         if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
             self.dynamic_scopes.setdefault(self._scope(func), set()).add(func.value)
         for name in self._names_of(func):
@@ -356,3 +368,23 @@ class Collector(Walker):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, ELEMENTWISE_COMPARISONS):
             self._operation(node, node.left, node.comparisons[0].comparator)
+
+
+def _is_object_dtype(value: cst.BaseExpression) -> bool:
+    """`object`, `"O"`, `"object"`, `np.object_`: NumPy's object dtype, which JAX lacks."""
+    if isinstance(value, cst.Name):
+        return value.value == "object"
+    if isinstance(value, cst.Attribute):
+        return value.attr.value == "object_"
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value in ("O", "object", "|O")
+    return False
+
+
+def _makes_object_array(call: cst.Call) -> bool:
+    """`np.array(values, dtype=object)`, `x.astype(object)`: an array of Python objects."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dtype" and _is_object_dtype(arg.value):
+            return True
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" \
+        and bool(call.args) and call.args[0].keyword is None and _is_object_dtype(call.args[0].value)

@@ -25,6 +25,12 @@ KEEP_AMBIGUOUS = "ambiguous"  # the name may refer to NumPy or to something else
 KEEP_DIFFERS = "differs"  # JAX has the name but answers differently (policy.toml [differs])
 KEEP_NO_METHOD = "no-method"  # np.sin.reduce: JAX's sin is a plain function
 KEEP_BOUND_TO_NAME = "bound-to-name"  # add = np.add: later uses (.at, out=) cannot be checked
+# the module shows values JAX cannot hold (Decimal, Fraction, object arrays): it stays NumPy
+KEEP_OBJECT_VALUES = "object-values"
+
+# Modules whose numbers JAX cannot hold (no object arrays): a module importing them may
+# hand them to its NumPy calls (`npv(Decimal("0.05"), cashflows)`).
+OBJECT_VALUE_MODULES = {"decimal": "`decimal.Decimal`", "fractions": "`fractions.Fraction`"}
 
 # Calls making a NumPy random generator or state: its draws are new arrays.
 GENERATOR_FACTORIES = ("numpy.random.default_rng", "numpy.random.RandomState")

@@ -22,6 +22,8 @@ from np2jax.analysis.dtypes import Dtypes
 from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
     JNP_DEFAULT_ALIAS,
+    KEEP_OBJECT_VALUES,
+    KEEP_OUT,
     MODULE_ROOTS,
     ApiRef,
     AugAssignFact,
@@ -63,6 +65,8 @@ class ModuleAnalysis:
     external_refusals: list  # (node, qualified name, reason)
     tree_references: dict  # qualified name -> how many references this file makes
     context: ModuleContext
+    # what shows that values JAX cannot hold may reach the NumPy calls (then none converts)
+    object_values: list = field(default_factory=list)
     _write_plans: dict = field(default_factory=dict, repr=False)  # statement -> WritePlan
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -170,6 +174,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
     dataflow = Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         plan(ref, parents, collector)
+    _keep_for_object_values(collector)
     mutators = dataflow.mutator_functions(module, context)
     external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)
     dataflow.settle_out_calls(collector.refs)  # needs every plan: which arrays are JAX
@@ -201,7 +206,22 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
         tree_references=dict(Counter(q for _, q in collector.tree_refs)),
         context=context,
         uses_numpy=collector.imports_numpy or bool(collector.refs),
+        object_values=collector.object_values,
     )
+
+
+def _keep_for_object_values(collector: Collector) -> None:
+    """A module that shows values JAX cannot hold (it imports `decimal` or `fractions`, or
+    makes an object array) may hand them to any of its NumPy calls: its callers pass
+    `Decimal`s to its functions, and JAX has no object arrays ("dtype object is not a valid
+    JAX array type"). Which calls they reach is not followed yet, so every reference that
+    would convert stays on NumPy, with the reason (NJ102), and the module runs as before."""
+    if not collector.object_values:
+        return
+    _, shown = collector.object_values[0]
+    for ref in collector.refs:
+        if ref.keep in (None, KEEP_OUT):
+            ref.keep, ref.detail = KEEP_OBJECT_VALUES, shown
 
 
 # --- metadata -----------------------------------------------------------------------------

@@ -38,6 +38,7 @@ class ModuleFacts(Protocol):
     parents: dict
     refs: list
     dataflow: Any
+    object_values: list
 
 
 # numpy.random names that are not the global state's functions
@@ -113,6 +114,11 @@ class _Finder:
             states.append(global_state)
         taken = None  # the module's names, walked for only when a key needs naming
         for state in states:
+            if state.refused is None and self.analysis.object_values:
+                # the module stays on NumPy (KEEP_OBJECT_VALUES): its draws must give NumPy arrays
+                state.refused = ("the module " + self.analysis.object_values[0][1]
+                                 + ": values JAX cannot hold may reach its NumPy calls, so it "
+                                   "stays on NumPy")
             if state.refused is None:
                 state.refused = self._check(state)
             if state.refused is None:

@@ -13,11 +13,21 @@ from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
 
+def _subscripted_name(value: cst.BaseExpression) -> cst.Name | None:
+    """The name under `values[::-1]`, `rows[0][1:]`: what the subscripts are taken of."""
+    while isinstance(value, cst.Subscript):
+        value = value.value
+    return value if isinstance(value, cst.Name) else None
+
+
 class ParameterAsArrayArgument(Rule):
     """`def compose(T, R, Z): ... np.diag(Z)`: callers may pass a list or a tuple, which NumPy
     converts and JAX refuses. A parameter passed where JAX wants an array (and never rebound)
     is wrapped in jnp.asarray(...), which converts it as NumPy does and returns an array
-    unchanged."""
+    unchanged. A subscript of one (`np.roots(values[::-1])`) is wrapped whole,
+    `jnp.asarray(values[::-1])`: the subscript is still taken of what the caller passed, a
+    list's or a NumPy array's, with its errors (an index out of range raises, where a JAX
+    array's would clamp), and only its result is converted."""
 
     code = "NJ111"
 
@@ -32,9 +42,11 @@ class ParameterAsArrayArgument(Rule):
             static = set(lists["static_parameters"].get(ref.qualname, ()))
             for argument in ref.arguments:
                 value = argument.arg.value
-                if argument.role != "array" or argument.name in static \
-                        or not isinstance(value, cst.Name) or not dataflow.may_hold_argument(value):
+                if argument.role != "array" or argument.name in static:
                     continue
-                yield self.report(value, argument=value.value, call=code_of(ref.node),
+                name = _subscripted_name(value)
+                if name is None or not dataflow.may_hold_argument(name):
+                    continue
+                yield self.report(value, argument=code_of(value), call=code_of(ref.node),
                                   fix=as_array(jnp), imports=[("jax.numpy", jnp)],
                                   requires=(ref.node,), report_if_unfixed=False)
