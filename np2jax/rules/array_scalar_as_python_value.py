@@ -21,7 +21,7 @@ JSON_WRITERS = frozenset({"json.dumps", "json.dump"})
 NUMPY_TYPES = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number", "numpy.floating",
                          "numpy.integer", "numpy.inexact", "numpy.float64", "numpy.complexfloating"})
 
-_TYPE_CHECK = ("is {kind} for a NumPy scalar such as `x.mean()` (NumPy's {why}) but not for the "
+_TYPE_CHECK = ("is True for a NumPy scalar such as `x.mean()` (NumPy's {why}) but not for the "
                "0-d JAX array the converted code gives there, so it would change its answer; "
                "test `jnp.ndim({subject}) == 0`, or take `float({subject})` first")
 _JSON = ("is given `{value}`, a NumPy scalar or array that becomes a JAX array, which json "
@@ -69,8 +69,7 @@ class ArrayScalarAsPythonValue(Rule):
         why = f"float64 derives from {kind}" if kind in ("float", "complex") else \
             f"scalars are registered as numbers.{kind}"
         yield self.report(check, requires=requires, code=code_of(check),
-                          reason=_TYPE_CHECK.format(kind="True" if not exact else "True",
-                                                    why=why, subject=code_of(subject)))
+                          reason=_TYPE_CHECK.format(why=why, subject=code_of(subject)))
 
     def _told_apart_from_numpy(self, check, subject) -> bool:
         """The function around `check` also asks whether the same value is a NumPy type."""
