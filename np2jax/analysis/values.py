@@ -335,7 +335,7 @@ class Values:
             if key in _seen:
                 return True  # `x = x.at[i].set(v)`: JAX if its other bindings are
             return bool(values) and all(
-                self._binding_already_jax(v, statement, depth - 1, _seen | {key})
+                self._binding_already_jax(v, statement, depth - 1, _seen | {key}, value.value)
                 for v, statement in values)
         if isinstance(value, cst.Call):
             if value in self.collector.jax_calls:
@@ -350,7 +350,12 @@ class Values:
             function = self.module_function(value)  # p = normalize(p): what it returns
             returns = self.function_returns(function) if function is not None else None
             return bool(returns) and all(self.already_jax(r, depth - 1, _seen) for r in returns)
-        if isinstance(value, (cst.Subscript, cst.Attribute)):
+        if isinstance(value, cst.Subscript):
+            parts = self._indexed_returns(value)  # `kmeans(X, c, 1)[1]`: that element
+            if parts is not None:
+                return all(self.already_jax(part, depth - 1, _seen) for part in parts)
+            return self.already_jax(value.value, depth, _seen)
+        if isinstance(value, cst.Attribute):
             return self.already_jax(value.value, depth, _seen)
         if isinstance(value, cst.BinaryOperation):
             return self.already_jax(value.left, depth, _seen) or self.already_jax(value.right, depth, _seen)
@@ -368,23 +373,67 @@ class Values:
         values, aug_values = self.name_values(value)
         if not values or not all(
                 (not isinstance(v, str) and self.value_kind(v) == SCALAR)
-                or self._binding_already_jax(v, statement, 5, frozenset())
+                or self._binding_already_jax(v, statement, 5, frozenset(), value.value)
                 for v, statement in values):
             return False
         # `total = 0; total += g` with g a NumPy array makes total one (then changed in place)
         return all(self.already_jax(v) or self.value_kind(v) == SCALAR
                    or (isinstance(v, cst.Name) and self.kind_of(v) == SCALAR) for v in aug_values)
 
-    def _binding_already_jax(self, value, statement, depth: int, seen: frozenset) -> bool:
+    def _binding_already_jax(self, value, statement, depth: int, seen: frozenset,
+                             name: str) -> bool:
         if value == "param":
             return self._param_already_jax(statement, depth, seen)
         if isinstance(value, str):  # unpacked (`i, x = carry`) or a loop's target
             if isinstance(statement, cst.Assign):
+                parts = self._unpacked_parts(statement, name)
+                if parts is not None:
+                    return all(self.already_jax(part, depth, seen) for part in parts)
                 return self.already_jax(statement.value, depth, seen)
             if isinstance(statement, cst.For):
                 return self.already_jax(statement.iter, depth, seen)
             return False
         return self.already_jax(value, depth, seen)
+
+    def _unpacked_parts(self, statement: cst.Assign, name: str) -> list | None:
+        """What `name` is bound to by `a, b = value`: the element at its position of a tuple
+        `value`, or of every tuple a function of this module returns (`(c, labels),
+        centers = kmeans(X, centers, 3)`: `centers` is the second element of each of
+        kmeans's returns). None when that is not known (a nested target, another value)."""
+        position = _unpacked_position(statement, name)
+        if position is None:
+            return None
+        value = statement.value
+        if isinstance(value, cst.Tuple):
+            index, count = position
+            elements = value.elements
+            if len(elements) != count or any(isinstance(e, cst.StarredElement) for e in elements):
+                return None
+            return [elements[index].value]
+        if isinstance(value, cst.Call):
+            function = self.module_function(value)
+            parts = self.returned_values(function, position) if function is not None else None
+            return parts or None
+        return None
+
+    def _indexed_returns(self, subscript: cst.Subscript) -> list | None:
+        """`f(...)[k]`, f a function of this module every return of which is a tuple (no
+        starred element) longer than the integer k: the k-th element of each; else None."""
+        call = subscript.value
+        if not isinstance(call, cst.Call) or len(subscript.slice) != 1:
+            return None
+        index = subscript.slice[0].slice
+        if not isinstance(index, cst.Index) or not isinstance(index.value, cst.Integer):
+            return None
+        position = int(index.value.evaluated_value)
+        function = self.module_function(call)
+        returns = self.function_returns(function) if function is not None else None
+        if not returns or not all(
+                isinstance(r, cst.Tuple) and len(r.elements) > position
+                and not any(isinstance(e, cst.StarredElement) for e in r.elements)
+                for r in returns):
+            return None
+        return [r.elements[position].value for r in returns]
 
     def _param_already_jax(self, param, depth: int, seen: frozenset = frozenset()) -> bool:
         function = self.parents.get(self.parents.get(param))

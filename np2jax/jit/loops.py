@@ -16,6 +16,7 @@ from np2jax.jit.names import (assigned_first, loop_stores, names_mentioned, name
 from np2jax.jit.patterns import exit_guard, exit_of, loop_exit
 from np2jax.jit.proofs import FLOAT_UFUNCS, scalar_test
 from np2jax.jit.scan import names_outside_guards, rebound_as_initialized
+from np2jax.jit.statements import view_carry_in
 from np2jax.jit.verdicts import LoopVerdict, Rewrite, RewriteKind
 from np2jax.analysis.dtypes import promote
 from np2jax.syntax import code_of
@@ -142,6 +143,9 @@ class LoopChecks(TraceCheckerBase):
         elif exit_ is not None:
             return (f"`{exit_}` inside it (fori_loop runs every iteration; an early exit "
                     "would need a flag and lax.while_loop)")
+        carried_too = view_carry_in(self.m.analysis, node.body)
+        if carried_too:
+            return f"{carried_too}, which lax.fori_loop would not carry"
         counter = node.target.value
         index = next(i for i, s in enumerate(top) if s is node)
         read_after = names_mentioned(top[index + 1:])
@@ -297,6 +301,9 @@ class LoopChecks(TraceCheckerBase):
         exit_ = loop_exit(node.body)
         if exit_ is not None:
             return f"`{exit_}` inside it"
+        carried_too = view_carry_in(self.m.analysis, node.body)
+        if carried_too:
+            return f"{carried_too}, which lax.while_loop would not carry"
         if not scalar_test(self, node.test):
             return ("its test is not provably one value (a comparison of full reductions such "
                     "as `x.sum()`, numbers and static values, or `x.any()`/`x.all()`)")

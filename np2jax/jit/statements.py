@@ -11,7 +11,7 @@ from np2jax.jit.checker import TraceCheckerBase
 from np2jax.jit.lattice import ARRAY, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, arith, join, pytree
 from np2jax.jit.proofs import zero_d_test
 from np2jax.syntax import code_of
-from np2jax.syntax.walk import children
+from np2jax.syntax.walk import children, walk
 
 
 class StatementChecks(TraceCheckerBase):
@@ -169,18 +169,21 @@ class StatementChecks(TraceCheckerBase):
 
     def carried_in_control_flow(self, target: cst.Name, statement) -> None:
         """A write through a view (or into the base of views) rebinds other names too
-        (np2jax.analysis.views): inside a loop or a branch, the lax forms would not carry
-        them, so the function stays eager."""
-        carried = self.m.analysis.views.carry(target, statement)
-        if carried is None or carried.reason is not None or not (carried.path or carried.others):
+        (np2jax.analysis.views): inside a loop or a branch that becomes a lax form
+        (lax.fori_loop, lax.while_loop, lax.cond, jnp.where), which would not carry them,
+        the function stays eager. A Python loop (unrolled while compiling) or an `if` on a
+        Python value carries them as the eager code does. Loops decline their lax form for
+        such a write beforehand (view_carry_in), so that the loop stays a Python loop."""
+        why = view_carry(self.m.analysis, target, statement)
+        if not why:
             return
+        traced = {r.node for r in self.rewrites} | {
+            loop.node for loop in self.loops if loop.fix is not None}
         parent = self.m.analysis.parents.get(statement)
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
-            if isinstance(parent, (cst.For, cst.While, cst.If)):
-                names = [v.base.value for v in carried.path] + [v.name for v in carried.others]
-                self.refuse(statement, f"the write into `{target.value}` also gives "
-                            f"{', '.join(f'`{n}`' for n in names)} new values (views), which "
-                            "the loop and branch forms of --jit do not carry")
+            if parent in traced:
+                self.refuse(statement, f"{why}, which the loop and branch forms of --jit do "
+                                       "not carry")
                 return
             parent = self.m.analysis.parents.get(parent)
 
@@ -210,3 +213,33 @@ class StatementChecks(TraceCheckerBase):
         self.carried_in_control_flow(base, statement)
         if self.record:
             self.requires.append(plan.fix[0])
+
+
+def view_carry(analysis, target, statement) -> str:
+    """Why a write at `statement` into `target` rebinds other names too (a view and its
+    base, np2jax.analysis.views), or ""."""
+    if not isinstance(target, cst.Name):
+        return ""
+    carried = analysis.views.carry(target, statement)
+    if carried is None or carried.reason is not None or not (carried.path or carried.others):
+        return ""
+    names = [v.base.value for v in carried.path] + [v.name for v in carried.others]
+    return (f"the write into `{target.value}` also gives "
+            f"{', '.join(f'`{n}`' for n in names)} new values (views)")
+
+
+def view_carry_in(analysis, body) -> str:
+    """The first write in `body` that rebinds other names too (view_carry), or ""."""
+    for node in walk(body):
+        if isinstance(node, cst.AugAssign):
+            target = node.target
+        elif isinstance(node, cst.Assign) and len(node.targets) == 1:
+            target = node.targets[0].target
+        else:
+            continue
+        if isinstance(target, cst.Subscript):
+            target = target.value
+        why = view_carry(analysis, target, node)
+        if why:
+            return f"{why} on line {analysis.position(node)[0]}"
+    return ""

@@ -390,6 +390,24 @@ def test_code_that_is_already_jax_gets_no_numpy_findings():
     assert "y = jnp.clip(x, 0.0, 1.0)" in result.converted
 
 
+def test_an_array_unpacked_or_indexed_from_a_call_returning_jax_arrays_is_jax():
+    """`(labels, d), centers = step(X, centers)` and `step(X, centers)[1]`: `centers` is the
+    element of step's returned tuples at that position, a JAX array when what the callers
+    pass is (issue 20: np2jax run on its own output says nothing new). Passed a list, the
+    parameter still gets its NJ112 note."""
+    source = ("import numpy as np\nimport jax.numpy as jnp\n\n\ndef step(X, centers):\n"
+              "    d = ((X[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)\n"
+              "    return (d.argmin(axis=1), d), centers * 0.5\n\n\ndef main():\n"
+              "    X = jnp.ones((4, 2))\n    centers = INIT\n"
+              "    (labels, d), centers = step(X, centers)\n    centers = step(X, centers)[1]\n"
+              "    return labels, centers\n")
+    jax_source = source.replace("INIT", "jnp.zeros((2, 2))")
+    result = convert_source(jax_source)
+    assert result.findings == [] and result.converted == jax_source
+    listed = convert_source(source.replace("INIT", "[[0.0, 0.0], [1.0, 1.0]]"))
+    assert [(f.code, f.line) for f in listed.findings] == [("NJ112", 6)]
+
+
 def test_a_finding_is_one_line_and_quotes_long_code_shortened():
     """Code quoted in a message loses its line breaks, and its middle past 60 characters
     (issue 20, item 4): a finding on a multi-line expression stays one line."""

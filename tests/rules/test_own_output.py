@@ -23,17 +23,8 @@ import pytest
 from helpers import FIXTURES, fixture_config, invoke
 from np2jax.api import convert_source
 
-# Known gaps (open work, named in the session note), each still run and expected to fail:
-KNOWN_GAPS = {
-    # a write carried through a view in a loop keeps the function eager (the loop rewrites
-    # cannot carry the extra names), but its output has no view left and compiles
-    "uncompilable-function/write_through_view_in_loop_stays_eager":
-        "--jit on the output compiles what the view carry kept eager",
-    # `(c, labels), centers = kmeans(...)`: a value unpacked from a call is not known to be a
-    # JAX array, so the parameter it is passed for gets an NJ112 note
-    "mutated-argument/kmeans_returns_a_tuple":
-        "an array unpacked from a converted call is not known to be JAX",
-}
+# Known gaps (open work), each still run and expected to fail: {"rule/case": "why"}.
+KNOWN_GAPS: dict[str, str] = {}
 CASES = sorted(FIXTURES.glob("*/*.in.py"))
 IDS = [f"{p.parent.name}/{p.name[:-6]}" for p in CASES]
 PARAMS = [pytest.param(case, id=name, marks=[pytest.mark.xfail(reason=KNOWN_GAPS[name], strict=True)]
