@@ -142,42 +142,113 @@ def _import_line(module: str, alias: str | None) -> str:
     return f"import {module}" if alias is None else f"import {module} as {alias}"
 
 
-def describe_fixes(analysis, applied: list, code_of: dict) -> dict[int, dict]:
+def describe_fixes(analysis, applied: list, code_of: dict, copies: list = ()) -> dict[int, dict]:
     """id(report) -> its fix object, for the applied fixes of one module (np2jax.pipeline's
-    reports). `code_of`: fixed node -> the codes of the fixes applied to it. A fix whose
-    edit cannot be worked out (its function refuses the original node) gets none."""
+    reports). `code_of`: fixed node -> the codes of the fixes applied to it. `copies`: the
+    fixes convert adds at the edges of NumPy islands (`np.array(...)` around a fresh array
+    converted code makes, `np.asarray(...)` around an operand read into an island's array),
+    which are findings of their own nowhere: each goes with the fixes that make its
+    expression a JAX array (np2jax.analysis.values' jax_refs: `np.zeros` renamed inside a
+    helper whose result is copied) and with those inside it, so that no fix applied alone
+    hands an island a JAX array. A fix inside a copied expression gets the whole copied
+    expression as its edit; one outside it an edit of that expression besides its own. A fix
+    whose edit cannot be worked out (its function refuses the original node) gets none."""
     module = analysis.module
-    wanted = {report.node for report in applied}
+    copies = list(copies)
+    copied = {copy.node for copy in copies}
+    wanted = {report.node for report in applied} | copied
     state = _RangeState(module.default_indent, module.default_newline, wanted)
     module._codegen(state)
     text = "".join(state.tokens)
     offsets = list(accumulate(map(len, state.tokens), initial=0))
     place = _Places(text)
     try:
-        replacements = _replacements(analysis, applied)
+        replacements = _replacements(analysis, [*applied, *copies])
     except Exception:  # noqa: BLE001 - check reports without edits rather than fail
         return {}
-    described = {}
-    for report in applied:
-        if report.node not in state.ranges or report.node not in replacements:
-            continue
-        first, last, indent = state.ranges[report.node]
+
+    def edit_of(node) -> dict | None:
+        """The edit replacing `node` with what convert makes of it (None: no change)."""
+        first, last, indent = state.ranges[node]
         start, end = offsets[first], offsets[min(last, len(state.tokens))]
-        new = _code(replacements[report.node], module, indent)
+        new = _code(replacements[node], module, indent)
         if last > len(state.tokens) and new.endswith(module.default_newline):
             new = new[:-len(module.default_newline)]  # the file ends without a line break
         old = text[start:end]
+        if old == new:
+            return None
         head, tail = _trimmed(old, new)
-        edits = [] if old == new else [  # a fix that changes nothing here, only with others
-            {"content": new[head:len(new) - tail], "location": place(start + head),
-             "end_location": place(end - tail)}]
+        return {"content": new[head:len(new) - tail], "location": place(start + head),
+                "end_location": place(end - tail)}
+
+    def around(node) -> list:
+        """The copied expressions holding `node` (itself included), innermost first."""
+        held = []
+        while node is not None:
+            if node in copied:
+                held.append(node)
+            node = analysis.parents.get(node)
+        return held
+
+    relied: dict = {}  # fixed node -> the copies it makes JAX, outside it
+    needs: dict = {}  # copied node -> the imports its wrap needs
+    for copy in copies:
+        if copy.node not in state.ranges or copy.node not in replacements:
+            continue
+        needs[copy.node] = copy.imports
+        outer = around(analysis.parents.get(copy.node))
+        if outer:
+            continue  # inside another copy: that one's edit holds it
+        for node in analysis.dataflow.jax_refs(copy.node):
+            relied.setdefault(node, []).append(copy.node)
+    described = {}
+    attached: set = set()
+    for report in applied:
+        if report.node not in state.ranges or report.node not in replacements:
+            continue
+        holders = [node for node in around(report.node) if node in needs]
+        target = holders[-1] if holders else report.node  # the outermost copy holding it
+        edit = edit_of(target)
+        edits = [] if edit is None else [edit]  # no edit: a fix only with the others
+        carried = list(holders)
+        for node in relied.get(report.node, ()):
+            if node not in holders and not _inside(analysis.parents, node, report.node):
+                extra = edit_of(node)
+                if extra is not None and extra not in edits:
+                    edits.append(extra)
+                    carried.append(node)
+        edits.sort(key=lambda e: (e["location"]["row"], e["location"]["column"]))
         together = []
         for node in report.requires:
             line, col = analysis.position(node)
             together += [{"code": code, "location": {"row": line, "column": col}}
                          for code in code_of.get(node, ())]
-        imports = sorted({_import_line(*needed) for needed in report.imports})
+        attached.update(carried)
+        needed = set(report.imports) | {i for node in carried for i in needs[node]}
+        imports = sorted({_import_line(*n) for n in needed})
         described[id(report)] = {"applicability": "safe", "message": None, "edits": edits,
                                  "imports": imports, "applies_with": together,
                                  "standalone": not together and not imports}
+    for copy in copies:  # no fix of this module makes it JAX, as far as the analysis sees
+        if copy.node in needs and copy.node not in attached and not around(
+                analysis.parents.get(copy.node)):
+            edit = edit_of(copy.node)
+            imports = sorted({_import_line(*n) for n in copy.imports})
+            described[id(copy)] = {
+                "applicability": "safe", "message": ISLAND_EDGE, "edits": [edit],
+                "imports": imports, "applies_with": [], "standalone": not imports}
     return described
+
+
+# The message of the fix a finding left as it was carries: the copy at its island's edge.
+ISLAND_EDGE = ("keep the write working on NumPy once the rest is JAX: convert reads this "
+               "value as a NumPy array")
+
+
+def _inside(parents: dict, node, container) -> bool:
+    """Whether `node` is `container` or lies within it."""
+    while node is not None:
+        if node is container:
+            return True
+        node = parents.get(node)
+    return False

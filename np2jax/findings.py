@@ -41,7 +41,7 @@ class Finding:
     def as_dict(self) -> dict:
         # every field is a plain value: a shallow copy (asdict deep-copies, slow on big trees)
         fields = dict(self.__dict__)
-        if fields["fix"] is None:  # only check's fixable findings have one
+        if fields["fix"] is None:  # only check's fixable findings (and island edges) have one
             del fields["fix"]
         return fields
 
@@ -95,7 +95,8 @@ class Coverage:
         percent = self.percent
         return {"call_sites": self.call_sites, "moved": self.moved, "left": self.left,
                 "on_purpose": self.on_purpose,
-                "percent": None if percent is None else round(percent, 1)}
+                "percent": None if percent is None else round(percent, 1),
+                "boundaries": self.boundaries}
 
     def row(self) -> list[int]:
         return [self.call_sites, self.moved, self.on_purpose, self.boundaries]

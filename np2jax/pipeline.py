@@ -123,7 +123,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         converted = apply_fixes(analysis, applied + _copies(analysis, islands), config.x64).code
         _check_parses(converted, text, path)
     elif applied:  # check: what convert would do, said as such (and each fix's edit)
-        kept = _as_fixable(kept, applied, analysis, edits)
+        kept = _as_fixable(kept, applied, analysis, edits, islands)
     return FileResult(
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -265,10 +265,11 @@ def fixable_message(report: Report) -> str:
     return f"{message} (fixable: `np2jax convert` rewrites it)"
 
 
-def _as_fixable(kept: list, applied: list, analysis, edits: bool) -> list:
+def _as_fixable(kept: list, applied: list, analysis, edits: bool, islands) -> list:
     """check's findings for the fixes convert would apply: the message says so (info ones,
     plain renames, are left as they are), and with `edits` each gets its edit
-    (np2jax.edits; it costs about a conversion's rewrite, so only JSON asks for it)."""
+    (np2jax.edits; it costs about a conversion's rewrite, so only JSON asks for it), the
+    copies at the islands' edges included in the edits of the fixes they go with."""
     fixes = {}
     if edits:
         from np2jax.edits import describe_fixes
@@ -276,11 +277,41 @@ def _as_fixable(kept: list, applied: list, analysis, edits: bool) -> list:
         codes: dict = {}
         for report in applied:
             codes.setdefault(report.node, []).append(report.code)
-        fixes = describe_fixes(analysis, applied, codes)
+        copies = _copies(analysis, islands)
+        fixes = describe_fixes(analysis, applied, codes, copies)
+        kept = _with_edges(kept, [(c, fixes[id(c)]) for c in copies if id(c) in fixes],
+                           analysis.parents)
     applied_ids = {id(r) for r in applied}
     return [(r, f) if id(r) not in applied_ids else (r, replace(
         f, fix=fixes.get(id(r)),
         message=f.message if f.severity == "info" else fixable_message(r))) for r, f in kept]
+
+
+def _with_edges(kept: list, edges: list, parents: dict) -> list:
+    """An island's edge no fix of the module goes with (`t -= np.asarray(v)`, where `v` may
+    be made JAX by code the analysis does not follow): its edit is the fix of the finding
+    of the write left in place in the statement that holds it (convert leaves the write as
+    it is, and adds the copy so that it keeps working)."""
+    from np2jax.analysis.islands import WRITE_CODES
+
+    by_node = {}
+    for index, (report, finding) in enumerate(kept):
+        if report.code in WRITE_CODES and finding.fix is None and not finding.fixable:
+            by_node.setdefault(report.node, index)
+    kept = list(kept)
+    for copy, fix in edges:
+        node = copy.node
+        while node is not None and node not in by_node:
+            node = parents.get(node)
+        if node is None:
+            continue
+        report, finding = kept[by_node[node]]
+        if finding.fix is not None:  # a second edge of the same write
+            fix = {**finding.fix, "edits": sorted(finding.fix["edits"] + fix["edits"], key=lambda e: (
+                e["location"]["row"], e["location"]["column"])),
+                "imports": sorted(set(finding.fix["imports"]) | set(fix["imports"]))}
+        kept[by_node[node]] = (report, replace(finding, fix=fix))
+    return kept
 
 
 def may_call_tree_mutator(text: str, context: ModuleContext) -> bool:

@@ -72,11 +72,39 @@ def test_json_has_the_totals_and_each_file(tree, command):
     """convert's figure, and check's (what convert would move): the same numbers."""
     coverage = _coverage(run_cli(*command, "--format", "json", cwd=tree).stdout)
     files = coverage.pop("files")
-    assert coverage == {"call_sites": 7, "moved": 4, "left": 3, "on_purpose": 2, "percent": 57.1}
+    assert coverage == {"call_sites": 7, "moved": 4, "left": 3, "on_purpose": 2, "percent": 57.1,
+                        "boundaries": 0}
     assert files == {
-        "partly.py": {"call_sites": 5, "moved": 4, "left": 1, "on_purpose": 0, "percent": 80.0},
-        "on_purpose.py": {"call_sites": 2, "moved": 0, "left": 2, "on_purpose": 2, "percent": 0.0},
-        "plain.py": {"call_sites": 0, "moved": 0, "left": 0, "on_purpose": 0, "percent": None}}
+        "partly.py": {"call_sites": 5, "moved": 4, "left": 1, "on_purpose": 0, "percent": 80.0,
+                      "boundaries": 0},
+        "on_purpose.py": {"call_sites": 2, "moved": 0, "left": 2, "on_purpose": 2, "percent": 0.0,
+                          "boundaries": 0},
+        "plain.py": {"call_sites": 0, "moved": 0, "left": 0, "on_purpose": 0, "percent": None,
+                     "boundaries": 0}}
+
+
+# `clamp_first` is public (its callers elsewhere pass NumPy arrays): its write stays, and the
+# array main makes with converted code is copied into a NumPy array for it, `np.array(...)`
+ISLAND = ("import numpy as np\n\n__all__ = [\"clamp_first\"]\n\n\ndef clamp_first(x):\n"
+          "    x[0] = 0.0\n    return x\n\n\ndef main():\n    data = np.arange(5.0) + 3.0\n"
+          "    clamp_first(data)\n    y = np.arange(2.0) * 2.0\n    clamp_first(y)\n"
+          "    return data, y\n")
+
+
+@pytest.mark.parametrize("command", ["convert", "check"])
+def test_json_counts_the_calls_islands_add_at_their_edges(tmp_path, command):
+    """`boundaries`: the `np.array(...)` copies (and `np.asarray` reads) convert adds where a
+    NumPy island meets converted code, which are no call sites of the program; per file
+    and in the total, the same in check (what convert would add)."""
+    (tmp_path / "island.py").write_text(ISLAND)
+    (tmp_path / "plain.py").write_text(PARTLY)
+    args = ("convert", ".", "--diff") if command == "convert" else ("check", ".")
+    done = run_cli(*args, "--format", "json", cwd=tmp_path)
+    coverage = _coverage(done.stdout)
+    assert coverage["boundaries"] == 2
+    assert coverage["files"]["island.py"]["boundaries"] == 2
+    assert coverage["files"]["plain.py"]["boundaries"] == 0
+    assert coverage["files"]["island.py"]["moved"] == 2  # the two np.arange calls
 
 
 def test_html_report_has_the_card_and_a_line_per_file(tree):
