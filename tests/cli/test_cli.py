@@ -453,3 +453,33 @@ def test_convert_html_says_where_the_report_went(tmp_path):
     assert failed.exit_code == 2 and "HTML report written" not in failed.output
     assert "HTML report written" not in invoke("convert", source, "--diff", "--html", report,
                                                "-q").output
+
+
+def test_check_reports_nothing_on_code_already_jax(tmp_path):
+    """A module importing both NumPy and jax.numpy (issue 20): `jnp.clip(x, 0.0, 1.0)` is no
+    NJ204 (`out` is NumPy's), `k /= jnp.sum(k)` of a fresh `jnp.ones` no NJ203; check says
+    nothing and exits 0, and convert leaves the JAX code as it is."""
+    source = write(tmp_path / "a.py", "import numpy as np\nimport jax.numpy as jnp\n\n"
+                   "x = jnp.linspace(0.0, 2.0, 5)\ny = jnp.clip(x, 0.0, 1.0)\n"
+                   "k = jnp.ones((5, 5))\nk /= jnp.sum(k)\nz = np.zeros(3)\n")
+    check = invoke("check", source, "--no-cache")
+    assert check.exit_code == 0, check.output
+    assert "NJ2" not in check.output and "left for you" not in check.output
+    convert = invoke("convert", source, "--diff", "--no-cache")
+    assert "y = jnp.clip(x, 0.0, 1.0)" in convert.stdout and "-k /= jnp.sum(k)" not in convert.stdout
+
+
+def test_every_finding_is_one_line(tmp_path):
+    """A finding on an expression spanning lines quotes it on one line (issue 20): in the
+    text report every finding is one `path:line:col: CODE message` line, and its JSON
+    message has no line break."""
+    source = write(tmp_path / "a.py", "import numpy as np\nx = np.linspace(0.0, 4.0, 5)\n"
+                   "levels = (x * 90.0\n          + 100.0\n"
+                   "          + np.sin(x) * 30.0 + np.cos(x) * 12.5).astype(np.uint8)\n")
+    text = invoke("check", source, "--no-cache", "--quiet")
+    assert text.exit_code == 1
+    lines = text.stdout.splitlines()
+    assert lines and all(line.startswith(f"{source}:") for line in lines), lines
+    assert any(": NJ403 `(x * 90.0 + 100.0" in line for line in lines), lines
+    machine = json.loads(invoke("check", source, "--no-cache", "--format", "json").stdout)
+    assert machine["findings"] and all("\n" not in f["message"] for f in machine["findings"])
