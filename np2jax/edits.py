@@ -167,8 +167,12 @@ def describe_fixes(analysis, applied: list, code_of: dict, copies: list = ()) ->
     except Exception:  # noqa: BLE001 - check reports without edits rather than fail
         return {}
 
-    def edit_of(node) -> dict | None:
-        """The edit replacing `node` with what convert makes of it (None: no change)."""
+    spans: dict = {}  # node -> (start, end) of its trimmed edit, offsets in the source
+
+    def edit_of(node, trim: int = 2) -> dict | None:
+        """The edit replacing `node` with what convert makes of it (None: no change), the
+        lines and characters it leaves alone trimmed off (trim 2), only the lines (1), or
+        nothing (0)."""
         first, last, indent = state.ranges[node]
         start, end = offsets[first], offsets[min(last, len(state.tokens))]
         new = _code(replacements[node], module, indent)
@@ -177,9 +181,25 @@ def describe_fixes(analysis, applied: list, code_of: dict, copies: list = ()) ->
         old = text[start:end]
         if old == new:
             return None
-        head, tail = _trimmed(old, new)
+        head, tail = _trimmed(old, new) if trim else (0, 0)
+        if trim == 1:  # from the start of the first changed line, its indentation included
+            head = max(old.rfind("\n", 0, head), old.rfind("\r", 0, head)) + 1
+        spans[node] = (start + head, end - tail)
         return {"content": new[head:len(new) - tail], "location": place(start + head),
                 "end_location": place(end - tail)}
+
+    def outer_edit(node) -> dict | None:
+        """edit_of(node), trimmed less where its span would be exactly that of the edit of a
+        fix inside it (`global key` added above a statement NJ302 rewrites: a consumer
+        applying the outer edit first could not tell it from the inner one)."""
+        inner = {spans.get(n) for n in fixed_inside.get(node, ())}
+        for trim in (2, 1):
+            spans.pop(node, None)
+            edit = edit_of(node, trim)
+            if spans.get(node) not in inner:
+                return edit
+        spans.pop(node, None)
+        return edit_of(node, 0)
 
     def around(node) -> list:
         """The copied expressions holding `node` (itself included), innermost first."""
@@ -201,6 +221,16 @@ def describe_fixes(analysis, applied: list, code_of: dict, copies: list = ()) ->
             continue  # inside another copy: that one's edit holds it
         for node in analysis.dataflow.jax_refs(copy.node):
             relied.setdefault(node, []).append(copy.node)
+    fixed_inside: dict = {}  # fixed node -> the fixed nodes strictly inside it
+    for report in applied:
+        node = analysis.parents.get(report.node)
+        while node is not None:
+            if node in wanted:
+                fixed_inside.setdefault(node, set()).add(report.node)
+            node = analysis.parents.get(node)
+    for node in {report.node for report in applied}:
+        if node in state.ranges and node in replacements:
+            edit_of(node)  # the spans outer_edit compares
     described = {}
     attached: set = set()
     for report in applied:
@@ -208,7 +238,7 @@ def describe_fixes(analysis, applied: list, code_of: dict, copies: list = ()) ->
             continue
         holders = [node for node in around(report.node) if node in needs]
         target = holders[-1] if holders else report.node  # the outermost copy holding it
-        edit = edit_of(target)
+        edit = outer_edit(target)
         edits = [] if edit is None else [edit]  # no edit: a fix only with the others
         carried = list(holders)
         for node in relied.get(report.node, ()):

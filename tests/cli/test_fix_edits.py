@@ -148,7 +148,12 @@ ISLANDS = ["subscript-assignment/island_public_function_parameter",
            "aliased-augmented-assignment/attribute_shared_with_caller"]
 
 
-@pytest.mark.parametrize("name", ISLANDS)
+# `global key` added to a function whose statement NJ302 rewrites: the function's edit
+# must not span exactly the statement's, or applying the statement's first loses the line
+NESTED = ["numpy-random-keys/legacy_seed_draws_in_functions"]
+
+
+@pytest.mark.parametrize("name", ISLANDS + NESTED)
 def test_every_json_fix_applied_gives_convert_output_with_the_island_copies(tmp_path, name):
     """`check --format json --show-fixes`, every fix of the report applied (outermost first,
     then checked again, as ruff does), gives the code `convert` writes, the `np.array(...)`
@@ -158,14 +163,15 @@ def test_every_json_fix_applied_gives_convert_output_with_the_island_copies(tmp_
     flags = ["--jit"] if fixture_config(source).jit else []
     convert = run("convert", "m.py", "--out", "out", "--no-cache", *flags, cwd=tmp_path)
     expected = (tmp_path / "out" / "m.py").read_text()
-    assert "np.array(" in expected or "np.asarray(" in expected, convert.stdout
+    island = name in ISLANDS
+    assert not island or "np.array(" in expected or "np.asarray(" in expected, convert.stdout
     current = source
     for round_ in range(5):
         (tmp_path / "m.py").write_text(current)
         done = run("check", "m.py", "--format", "json", "--show-fixes", "--no-cache", *flags,
                    cwd=tmp_path)
         fixes = [f["fix"] for f in json.loads(done.stdout)["findings"] if "fix" in f]
-        if round_ == 0:
+        if round_ == 0 and island:
             edges = [fix for fix in fixes if any(
                 e["content"].startswith(("np.array(", "np.asarray(")) for e in fix["edits"])]
             assert edges, fixes
