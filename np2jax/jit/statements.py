@@ -229,11 +229,14 @@ def view_carry(analysis, target, statement) -> str:
 
 
 def view_carry_in(analysis, body) -> str:
-    """The first write in `body` that rebinds other names too (view_carry), or ""."""
+    """The first write in `body` that rebinds other names too (view_carry), or "": the
+    writes carried_in_control_flow judges, `v op= w` and `v[i] = w` / `v[i] op= w` (a plain
+    `v = ...` rebinds `v` alone)."""
     for node in walk(body):
         if isinstance(node, cst.AugAssign):
             target = node.target
-        elif isinstance(node, cst.Assign) and len(node.targets) == 1:
+        elif isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Subscript):
             target = node.targets[0].target
         else:
             continue
