@@ -52,6 +52,9 @@ NUMPY_CREATORS = frozenset({
     "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "numpy.copy", "numpy.arange",
     "numpy.linspace", "numpy.eye", "numpy.identity",
 })
+# Fresh methods that lists and dicts have too, or whose result is not an array: a value
+# they give is not surely an array, so an island copies it only when it is a JAX array.
+_NOT_ONLY_ARRAY_METHODS = frozenset({"copy", "tolist", "item", "nonzero"})
 # Attributes of an array that are views of it.
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat"})
 # The rule codes of in-place writes: their findings say what stayed on NumPy.
@@ -339,7 +342,7 @@ class _Reach:
         elif isinstance(node, cst.Call):
             self._call(node, deeper)
         elif isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
-            if self.flow.value_kind(node) not in (CONTAINER, SCALAR) and self.flow.jax_typed(node):
+            if self._may_be_jax_array(node):
                 self._copy(node)
         elif isinstance(node, cst.IfExp):
             self._reach(node.body, deeper)
@@ -575,10 +578,33 @@ class _Reach:
                 isinstance(func.value, (cst.Name, cst.Attribute)) and self.collector.is_api(func.value)):
             method = func.attr.value
             if method in flow.fresh_methods or flow._draws(func):
-                if flow.jax_typed(call):
+                if self._may_be_jax_array(call):
                     self._copy(call)
                 return
             self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x
+
+    def _may_be_jax_array(self, value) -> bool:
+        """Whether a fresh array expression (arithmetic, a comparison, `x.astype(...)`) may
+        give a JAX array once converted, so that the island copies it: when it is one, or
+        when it is surely an array and an operand may be one (a parameter of a nested
+        function called with converted arrays). Copying a NumPy array again changes nothing
+        but time; a value that may be a list or a number is never copied."""
+        flow = self.flow
+        kind = flow.value_kind(value)
+        if kind in (CONTAINER, SCALAR):
+            return False
+        if flow.jax_typed(value):
+            return True
+        operands = [value.func.value] if isinstance(value, cst.Call) else []
+        if isinstance(value, cst.BinaryOperation):
+            operands = [value.left, value.right]
+        elif isinstance(value, cst.UnaryOperation):
+            operands = [value.expression]
+        elif isinstance(value, cst.Comparison):
+            operands = [value.left, *(c.comparator for c in value.comparisons)]
+        surely_array = kind == ARRAY or isinstance(value, cst.Comparison) or (
+            isinstance(value, cst.Call) and value.func.attr.value not in _NOT_ONLY_ARRAY_METHODS)
+        return surely_array and any(_may_be_jax(flow, self, o, self._current.keys) for o in operands)
 
     def _fresh_result(self, function: cst.FunctionDef) -> bool:
         """Whether every call of `function` returns a new array no one else holds: each
