@@ -59,6 +59,9 @@ _NOT_ONLY_ARRAY_METHODS = frozenset({"copy", "tolist", "item", "nonzero"})
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat"})
 # The rule codes of in-place writes: their findings say what stayed on NumPy.
 WRITE_CODES = frozenset({"NJ201", "NJ202", "NJ203", "NJ204", "NJ205", "NJ206", "NJ207", "NJ209"})
+# Builtins that only iterate what they are given: `list(m.flat)`, `sum(m.flat)`.
+ITERATING_BUILTINS = frozenset({"list", "tuple", "sorted", "sum", "min", "max", "enumerate",
+                                "zip", "iter", "any", "all", "set", "frozenset", "map"})
 ISLAND_DROPPED = "left as it was, because the array stays on NumPy for a write np2jax leaves in place"
 
 
@@ -79,6 +82,10 @@ class ModuleFacts(Protocol):
     random_shuffles: list
 
     def ref_of_call(self, call: cst.Call) -> Any: ...
+
+    def attribute_loads(self, attribute: str) -> list: ...
+
+    def numpy_only_attribute_reads(self) -> list: ...
 
 
 @dataclass
@@ -172,6 +179,8 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
                 # fixes stand or fall together
                 sites.append(WriteSite(draw.call, draw.call.args[-1].value,
                                        (draw.statement,), draw.statement))
+    for node in analysis.numpy_only_attribute_reads():  # `it = m.flat`, `m.strides`: m stays NumPy
+        sites.append(WriteSite(node, node.value, (), None))
     draws = {d.call for state in analysis.random_states for d in state.draws}
     shuffles = list(analysis.random_shuffles) + [
         ref.call for ref in analysis.refs
@@ -709,3 +718,26 @@ def describe(island: Island, numpy_alias: str) -> str:
     if island.notes:
         sentence += "; " + "; ".join(island.notes[:2])
     return sentence[0].upper() + sentence[1:] + "." if not sentence.startswith("`") else sentence + "."
+
+
+def read_for_elements(analysis, node: cst.Attribute) -> bool:
+    """Whether `node` (`m.flat`) is only iterated or indexed for reading where it is: unpacked,
+    a loop's or a comprehension's iterable, `m.flat[i]` read, or given to a builtin that
+    only iterates it (`sum(m.flat)`)."""
+    parents = analysis.parents
+    parent = parents.get(node)
+    if isinstance(parent, cst.Assign):
+        return parent.value is node and all(
+            isinstance(t.target, (cst.Tuple, cst.List)) for t in parent.targets)
+    if isinstance(parent, (cst.For, cst.CompFor)):
+        return parent.iter is node
+    if isinstance(parent, cst.Subscript):
+        above = parents.get(parent)
+        return parent.value is node and not isinstance(above, (cst.AssignTarget, cst.Del)) \
+            and not (isinstance(above, (cst.AugAssign, cst.AnnAssign)) and above.target is parent)
+    if isinstance(parent, cst.Arg) and not parent.keyword and not parent.star:
+        call = parents.get(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+            and call.func.value in ITERATING_BUILTINS \
+            and analysis.qualified_names(call.func) == {f"builtins.{call.func.value}"}
+    return False
