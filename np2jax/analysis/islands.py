@@ -87,6 +87,8 @@ class ModuleFacts(Protocol):
 
     def numpy_only_attribute_reads(self) -> list: ...
 
+    def subclass_views(self) -> list: ...
+
 
 @dataclass
 class WriteSite:
@@ -181,6 +183,8 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
                                        (draw.statement,), draw.statement))
     for node in analysis.numpy_only_attribute_reads():  # `it = m.flat`, `m.strides`: m stays NumPy
         sites.append(WriteSite(node, node.value, (), None))
+    for call in analysis.subclass_views():  # `obj.view(cls)`: only a NumPy array can be viewed so
+        sites.append(WriteSite(call, call.func.value, (), None))
     draws = {d.call for state in analysis.random_states for d in state.draws}
     shuffles = list(analysis.random_shuffles) + [
         ref.call for ref in analysis.refs
@@ -568,6 +572,10 @@ class _Reach:
         if call in self.collector.jax_calls:
             if flow.value_kind(call) != CONTAINER:
                 self._copy(call)
+            return
+        effects = flow.tree_function_effects(call)
+        if effects is not None and effects[0]:
+            self._copy(call)  # another module's function giving new JAX arrays
             return
         function = flow.module_function(call)
         if function is not None:

@@ -133,6 +133,29 @@ class ModuleAnalysis:
                 found.append(node)
         return found
 
+    def subclass_views(self) -> list[cst.Call]:
+        """`obj.view(cls)`, `obj.view(Matrix33)`, `obj.view(type=C)`: a view of an array as
+        a class of this module (or `cls`, `type(self)`), which only a NumPy array can be
+        (JAX arrays cannot be viewed as or derive from a class)."""
+        classes = {c.name.value for c in self.nodes(cst.ClassDef)}
+        found = []
+        for call in self.nodes(cst.Call):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value == "view") \
+                    or self.dataflow.collector.is_api(func.value):
+                continue
+            for arg in call.args:
+                value = arg.value
+                as_class = (isinstance(value, cst.Name) and (value.value == "cls"
+                                                             or value.value in classes)) or (
+                    isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                    and value.func.value == "type")
+                if (arg.keyword is None and as_class and arg is call.args[0]) or (
+                        arg.keyword is not None and arg.keyword.value == "type"):
+                    found.append(call)
+                    break
+        return found
+
     def nodes(self, kind: type[cst.CSTNode]) -> list:
         """Every node of one type, in the order of the walk (import statements aside)."""
         return self.dataflow.collector.nodes.get(kind, [])
