@@ -193,7 +193,9 @@ def _with_island(report, finding, islands, parents: dict, applied_ids: set):
     from np2jax.analysis.islands import WRITE_CODES
     from np2jax.rules.base import one_line
 
-    if report.code not in WRITE_CODES or id(report) in applied_ids or not islands.sentences:
+    numpy_only_read = report.code == "NJ102" and report.node in islands.sentences  # `it = m.flat`
+    if (report.code not in WRITE_CODES and not numpy_only_read) or id(report) in applied_ids \
+            or not islands.sentences:
         return finding
     import libcst
 

@@ -52,10 +52,16 @@ NUMPY_CREATORS = frozenset({
     "numpy.ones_like", "numpy.empty_like", "numpy.full_like", "numpy.copy", "numpy.arange",
     "numpy.linspace", "numpy.eye", "numpy.identity",
 })
+# Fresh methods that lists and dicts have too, or whose result is not an array: a value
+# they give is not surely an array, so an island copies it only when it is a JAX array.
+_NOT_ONLY_ARRAY_METHODS = frozenset({"copy", "tolist", "item", "nonzero"})
 # Attributes of an array that are views of it.
 VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "flat"})
 # The rule codes of in-place writes: their findings say what stayed on NumPy.
 WRITE_CODES = frozenset({"NJ201", "NJ202", "NJ203", "NJ204", "NJ205", "NJ206", "NJ207", "NJ209"})
+# Builtins that only iterate what they are given: `list(m.flat)`, `sum(m.flat)`.
+ITERATING_BUILTINS = frozenset({"list", "tuple", "sorted", "sum", "min", "max", "enumerate",
+                                "zip", "iter", "any", "all", "set", "frozenset", "map"})
 ISLAND_DROPPED = "left as it was, because the array stays on NumPy for a write np2jax leaves in place"
 
 
@@ -76,6 +82,12 @@ class ModuleFacts(Protocol):
     random_shuffles: list
 
     def ref_of_call(self, call: cst.Call) -> Any: ...
+
+    def attribute_loads(self, attribute: str) -> list: ...
+
+    def numpy_only_attribute_reads(self) -> list: ...
+
+    def subclass_views(self) -> list: ...
 
 
 @dataclass
@@ -169,6 +181,10 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
                 # fixes stand or fall together
                 sites.append(WriteSite(draw.call, draw.call.args[-1].value,
                                        (draw.statement,), draw.statement))
+    for node in analysis.numpy_only_attribute_reads():  # `it = m.flat`, `m.strides`: m stays NumPy
+        sites.append(WriteSite(node, node.value, (), None))
+    for call in analysis.subclass_views():  # `obj.view(cls)`: only a NumPy array can be viewed so
+        sites.append(WriteSite(call, call.func.value, (), None))
     draws = {d.call for state in analysis.random_states for d in state.draws}
     shuffles = list(analysis.random_shuffles) + [
         ref.call for ref in analysis.refs
@@ -339,7 +355,7 @@ class _Reach:
         elif isinstance(node, cst.Call):
             self._call(node, deeper)
         elif isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
-            if self.flow.value_kind(node) not in (CONTAINER, SCALAR) and self.flow.jax_typed(node):
+            if self._may_be_jax_array(node):
                 self._copy(node)
         elif isinstance(node, cst.IfExp):
             self._reach(node.body, deeper)
@@ -557,6 +573,10 @@ class _Reach:
             if flow.value_kind(call) != CONTAINER:
                 self._copy(call)
             return
+        effects = flow.tree_function_effects(call)
+        if effects is not None and effects[0]:
+            self._copy(call)  # another module's function giving new JAX arrays
+            return
         function = flow.module_function(call)
         if function is not None:
             if self._fresh_result(function):
@@ -575,10 +595,33 @@ class _Reach:
                 isinstance(func.value, (cst.Name, cst.Attribute)) and self.collector.is_api(func.value)):
             method = func.attr.value
             if method in flow.fresh_methods or flow._draws(func):
-                if flow.jax_typed(call):
+                if self._may_be_jax_array(call):
                     self._copy(call)
                 return
             self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x
+
+    def _may_be_jax_array(self, value) -> bool:
+        """Whether a fresh array expression (arithmetic, a comparison, `x.astype(...)`) may
+        give a JAX array once converted, so that the island copies it: when it is one, or
+        when it is surely an array and an operand may be one (a parameter of a nested
+        function called with converted arrays). Copying a NumPy array again changes nothing
+        but time; a value that may be a list or a number is never copied."""
+        flow = self.flow
+        kind = flow.value_kind(value)
+        if kind in (CONTAINER, SCALAR):
+            return False
+        if flow.jax_typed(value):
+            return True
+        operands = [value.func.value] if isinstance(value, cst.Call) else []
+        if isinstance(value, cst.BinaryOperation):
+            operands = [value.left, value.right]
+        elif isinstance(value, cst.UnaryOperation):
+            operands = [value.expression]
+        elif isinstance(value, cst.Comparison):
+            operands = [value.left, *(c.comparator for c in value.comparisons)]
+        surely_array = kind == ARRAY or isinstance(value, cst.Comparison) or (
+            isinstance(value, cst.Call) and value.func.attr.value not in _NOT_ONLY_ARRAY_METHODS)
+        return surely_array and any(_may_be_jax(flow, self, o, self._current.keys) for o in operands)
 
     def _fresh_result(self, function: cst.FunctionDef) -> bool:
         """Whether every call of `function` returns a new array no one else holds: each
@@ -683,3 +726,26 @@ def describe(island: Island, numpy_alias: str) -> str:
     if island.notes:
         sentence += "; " + "; ".join(island.notes[:2])
     return sentence[0].upper() + sentence[1:] + "." if not sentence.startswith("`") else sentence + "."
+
+
+def read_for_elements(analysis, node: cst.Attribute) -> bool:
+    """Whether `node` (`m.flat`) is only iterated or indexed for reading where it is: unpacked,
+    a loop's or a comprehension's iterable, `m.flat[i]` read, or given to a builtin that
+    only iterates it (`sum(m.flat)`)."""
+    parents = analysis.parents
+    parent = parents.get(node)
+    if isinstance(parent, cst.Assign):
+        return parent.value is node and all(
+            isinstance(t.target, (cst.Tuple, cst.List)) for t in parent.targets)
+    if isinstance(parent, (cst.For, cst.CompFor)):
+        return parent.iter is node
+    if isinstance(parent, cst.Subscript):
+        above = parents.get(parent)
+        return parent.value is node and not isinstance(above, (cst.AssignTarget, cst.Del)) \
+            and not (isinstance(above, (cst.AugAssign, cst.AnnAssign)) and above.target is parent)
+    if isinstance(parent, cst.Arg) and not parent.keyword and not parent.star:
+        call = parents.get(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+            and call.func.value in ITERATING_BUILTINS \
+            and analysis.qualified_names(call.func) == {f"builtins.{call.func.value}"}
+    return False

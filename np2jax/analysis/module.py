@@ -21,6 +21,8 @@ from np2jax.analysis.collect import Collector
 from np2jax.analysis.dtypes import Dtypes
 from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
+    ARRAY,
+    CONTAINER,
     JNP_DEFAULT_ALIAS,
     KEEP_OBJECT_VALUES,
     KEEP_OUT,
@@ -29,14 +31,16 @@ from np2jax.analysis.facts import (
     AugAssignFact,
     MethodWrite,
     MutatorFunction,
+    SCALAR,
     SubscriptWrite,
 )
-from np2jax.analysis.islands import Islands, numpy_alias
+from np2jax.analysis.islands import Islands, numpy_alias, read_for_elements
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import call_site, plan
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
+from np2jax.catalog import api_policy
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
 
@@ -97,6 +101,60 @@ class ModuleAnalysis:
     def attribute_loads(self, attribute: str) -> list[cst.Attribute]:
         """Every `<value>.<attribute>` of the module."""
         return self.dataflow.collector.attribute_loads.get(attribute, [])
+
+    def numpy_only_attribute_reads(self) -> list[cst.Attribute]:
+        """`m.strides`, `it = m.flat`, `m.base` (on an array): attributes JAX arrays lack
+        (rules/api/policy.toml), read in a module using NumPy where the value may hold an
+        array, and not a `.flat` read only for its elements (NJ115 reads those through a
+        NumPy view) nor a write (`m.flat = ...`: NJ205)."""
+        if not self.uses_numpy:
+            return []
+        policy = api_policy()
+        on_arrays = policy.get("missing_array_attributes_on_arrays", [])
+        dataflow = self.dataflow
+        found = []
+        for attribute in policy["missing_array_attributes"] + on_arrays:
+            for node in self.attribute_loads(attribute):
+                receiver = node.value
+                if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
+                    continue
+                if attribute in on_arrays and not (
+                        dataflow.kind_of(receiver) == ARRAY or dataflow.jax_typed(receiver)):
+                    continue
+                if attribute == "flat" and read_for_elements(self, node):
+                    continue
+                parent = self.parents.get(node)
+                if isinstance(parent, cst.AssignTarget) or (
+                        isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node):
+                    continue
+                if any(ref.node is receiver and ref.qualname for ref in self.refs) or \
+                        dataflow.kind_of(receiver) in (CONTAINER, SCALAR):
+                    continue  # np.<name>, or a value that is never an array
+                found.append(node)
+        return found
+
+    def subclass_views(self) -> list[cst.Call]:
+        """`obj.view(cls)`, `obj.view(Matrix33)`, `obj.view(type=C)`: a view of an array as
+        a class of this module (or `cls`, `type(self)`), which only a NumPy array can be
+        (JAX arrays cannot be viewed as or derive from a class)."""
+        classes = {c.name.value for c in self.nodes(cst.ClassDef)}
+        found = []
+        for call in self.nodes(cst.Call):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value == "view") \
+                    or self.dataflow.collector.is_api(func.value):
+                continue
+            for arg in call.args:
+                value = arg.value
+                as_class = (isinstance(value, cst.Name) and (value.value == "cls"
+                                                             or value.value in classes)) or (
+                    isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                    and value.func.value == "type")
+                if (arg.keyword is None and as_class and arg is call.args[0]) or (
+                        arg.keyword is not None and arg.keyword.value == "type"):
+                    found.append(call)
+                    break
+        return found
 
     def nodes(self, kind: type[cst.CSTNode]) -> list:
         """Every node of one type, in the order of the walk (import statements aside)."""

@@ -147,6 +147,11 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
     if qualname in policy["type_checks"]:
         ref.keep = KEEP_TYPE_CHECK
         return
+    if qualname in ("numpy.asarray", "numpy.array") and ref.call is not None and isinstance(
+            flat := parents.get(ref.call), cst.Attribute) and flat.value is ref.call \
+            and flat.attr.value == "flat":
+        ref.keep = KEEP_BY_DESIGN  # np.asarray(m).flat: NumPy's elements of m (NJ115's form)
+        return
     if qualname in policy["differs"]:
         ref.keep, ref.detail = KEEP_DIFFERS, policy["differs"][qualname]
         return

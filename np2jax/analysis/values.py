@@ -140,6 +140,43 @@ class Values:
             scope = getattr(scope, "parent", None)
         return None, [], []
 
+    def live_bindings(self, read: cst.Name, values: list) -> list:
+        """A name's bindings less the parameter binding that cannot reach `read`: its
+        function rebinds the parameter unconditionally (`x = np.asarray(x)` at the top level
+        of the body) before the read, which is a later statement or in a function defined
+        after it (`thresholds` read by a nested function)."""
+        kept = []
+        for value, statement in values:
+            if value == "param" and self._rebound_before(statement, read):
+                continue
+            kept.append((value, statement))
+        return kept if kept else values
+
+    def _rebound_before(self, param, read: cst.Name) -> bool:
+        function = self.parents.get(self.parents.get(param))
+        if not isinstance(function, cst.FunctionDef) \
+                or not isinstance(function.body, cst.IndentedBlock):
+            return False
+        inside = set()
+        node = self.parents.get(read)
+        while node is not None and node is not function:
+            inside.add(node)
+            node = self.parents.get(node)
+        if node is not function:
+            return False
+        read_at = self.start(read)
+        name = param.name.value
+        for statement in function.body.body:
+            if statement in inside or self.start(statement) >= read_at:
+                return False
+            if isinstance(statement, cst.SimpleStatementLine) and any(
+                    isinstance(small, cst.Assign) and any(
+                        isinstance(t.target, cst.Name) and t.target.value == name
+                        for t in small.targets)
+                    for small in statement.body):
+                return True
+        return False
+
     def own_bindings(self, name: cst.Name) -> list:
         """The bindings of a name in the scope it is read in (not the enclosing ones):
         [(value or marker, statement)]."""
@@ -588,7 +625,8 @@ class Values:
     def index_kind(self, subscript: cst.Subscript) -> str:
         """"basic" (ints, slices, ..., None: no index repeats), "mask-of-base" (a boolean
         mask provably of the array's own shape, np2jax.shapes), "mask" (another boolean
-        mask), or "other" (fancy or unknown: may repeat)."""
+        mask), "distinct" (fancy, found from the data, each position once: `np.nonzero(m)`),
+        or "other" (fancy or unknown: may repeat)."""
         elements = subscript.slice
         if all(self._basic(e.slice) for e in elements):
             return "basic"
@@ -596,7 +634,39 @@ class Values:
             index = elements[0].slice.value
             if self.is_mask(index):
                 return "mask-of-base" if same_shape(self, index, subscript.value) else "mask"
+            if self._distinct_positions(index, whole=True):
+                return "distinct"
+        others = [e for e in elements if not self._basic(e.slice)]
+        if len(others) == 1 and isinstance(others[0].slice, cst.Index) \
+                and self._distinct_positions(others[0].slice.value, whole=False):
+            return "distinct"
         return "other"
+
+    def _distinct_positions(self, node, whole: bool, depth: int = 0) -> bool:
+        """An index array that names each position at most once, though it is fancy (its
+        length depends on the data): `np.nonzero(m)`, `np.where(m)` (one argument), as the
+        whole index, `np.flatnonzero(m)`, `np.unique(i)`, `np.nonzero(m)[0]`, anywhere, or a
+        name bound only to those."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Name):
+            values, aug_values = self.name_values(node)
+            return bool(values) and not aug_values and all(
+                not isinstance(v, str) and self._distinct_positions(v, whole, depth + 1)
+                for v, _ in values)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 \
+                and isinstance(node.slice[0].slice, cst.Index) \
+                and isinstance(node.slice[0].slice.value, cst.Integer):
+            return self._distinct_positions(node.value, True, depth + 1)  # np.nonzero(m)[0]
+        if not isinstance(node, cst.Call) or any(a.star or a.keyword for a in node.args):
+            return False
+        ref = self.collector.ref_by_call.get(node)
+        if ref is None:
+            return whole and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value == "nonzero" and not node.args
+        if ref.qualname in ("numpy.flatnonzero", "numpy.unique"):
+            return len(node.args) == 1
+        return whole and len(node.args) == 1 and ref.qualname in ("numpy.nonzero", "numpy.where")
 
     def _basic(self, index) -> bool:
         if isinstance(index, cst.Slice):
@@ -864,7 +934,7 @@ class _JaxTyping:
             return self.of(value.value)
         if isinstance(value, cst.Name):
             values, _ = flow.name_values(value)
-            return self._all_bindings(value.value, values)
+            return self._all_bindings(value.value, flow.live_bindings(value, values))
         return no
 
     def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:

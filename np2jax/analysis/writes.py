@@ -98,7 +98,7 @@ def _form(analysis, statement, target: cst.Subscript, base, index, value, operat
     flat = cst.Subscript(value=base, slice=index)
     kind = dataflow.index_kind(flat)
     uniform = dataflow.is_scalar(value)
-    if kind == "basic":
+    if kind in ("basic", "distinct"):
         if _stores_other_dtype(analysis, base, value, operator):
             return ("set-cast" if operator is None else "set-op-cast"), None
         if operator is None:
@@ -249,7 +249,7 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
         after = carried.statements() if carried is not None else []
         return updates.replace_line(new_line, [updates.assign(new_base, value), *after])
 
-    eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base") \
+    eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base", "distinct") \
         and not form.startswith("where")
     how = _describe(form) + (f", {carried.describe()}" if carried is not None else "")
     requires = carried.requires if carried is not None else dataflow.binding_refs(base)

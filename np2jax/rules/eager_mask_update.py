@@ -10,6 +10,12 @@ from np2jax.rules._in_place import NOT_ARRAYS
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
+MASK = ("a boolean mask inside `.at[]` (the mask is not provably of the array's own shape, or "
+        "the new values are not one number or elementwise, so it is not `jnp.where`), compiling "
+        "a scatter per mask")
+DISTINCT = ("indices found from the data inside `.at[]` (`np.nonzero(m)`, `np.where(m)`: each "
+            "position once, so the write is NumPy's)")
+
 
 class EagerMaskUpdate(Rule):
     code = "NJ208"
@@ -20,4 +26,6 @@ class EagerMaskUpdate(Rule):
                 continue
             plan = self.analysis.write_plan(write.statement)
             if plan.fix is not None and plan.eager_mask:
-                yield self.report(write.target, target=code_of(write.target))
+                distinct = self.analysis.dataflow.index_kind(write.target) == "distinct"
+                yield self.report(write.target, target=code_of(write.target),
+                                  index=DISTINCT if distinct else MASK)

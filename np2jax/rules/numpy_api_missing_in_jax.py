@@ -8,7 +8,6 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis import facts
-from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
@@ -61,31 +60,12 @@ class NumpyApiMissingInJax(Rule):
                                      "none of them is converted")
 
     def _missing_attributes(self):
-        """`m.flat` read in a NumPy module: once `m` holds a JAX array (from a converted call
-        here or in the caller), the attribute does not exist."""
-        if not self.analysis.uses_numpy:
-            return
-        policy = api_policy()
-        on_arrays = policy.get("missing_array_attributes_on_arrays", [])
-        for attribute in policy["missing_array_attributes"] + on_arrays:
-            for node in self.analysis.attribute_loads(attribute):
-                receiver = node.value
-                if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls"):
-                    continue
-                if attribute in on_arrays and not (
-                        self.analysis.dataflow.kind_of(receiver) == facts.ARRAY
-                        or self.analysis.dataflow.jax_typed(receiver)):
-                    continue
-                parent = self.analysis.parents.get(node)
-                if isinstance(parent, cst.AssignTarget) or (
-                        isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node):
-                    continue  # `x.flat = ...`: an in-place write (NJ205)
-                if any(ref.node is receiver and ref.qualname for ref in self.analysis.refs) or \
-                        self.analysis.dataflow.kind_of(receiver) in (facts.CONTAINER, facts.SCALAR):
-                    continue  # np.<name>, or a value that is never an array
-                yield self.report(node, name=code_of(node),
-                                  reason=f"JAX arrays have no `.{attribute}`, so this raises once "
-                                         f"`{code_of(receiver)}` holds a converted array")
+        """`m.strides`, `it = m.flat` in a NumPy module: JAX arrays lack the attribute, so
+        `m` stays NumPy (np2jax.analysis.islands) and the read is left as it was."""
+        for node in self.analysis.numpy_only_attribute_reads():
+            yield self.report(node, name=code_of(node),
+                              reason=f"JAX arrays have no `.{node.attr.value}`, so this raises if "
+                                     f"`{code_of(node.value)}` holds a converted array")
 
     def _class_base(self, node: cst.CSTNode) -> bool:
         parent = self.analysis.parents.get(node)

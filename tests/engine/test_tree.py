@@ -277,3 +277,42 @@ def test_a_function_returning_something_else_used_elsewhere_keeps_its_interface(
     assert "    return float(v.sum())\n" in (out / "pkg" / "ops.py").read_text()
     assert "    total = scale_and_total(p, 3.0)\n" in (out / "pkg" / "app.py").read_text()
     assert any(f.code == "NJ209" and "it keeps its interface" in f.message for f in run.findings)
+
+
+SHAPES = """
+import numpy as np
+
+
+def create_scaled(n, k):
+    return np.arange(float(n)) * k
+"""
+
+OBJECTS = """
+import numpy as np
+
+from pkg import shapes
+
+
+class Vector(np.ndarray):
+    def __new__(cls, n=3):
+        obj = shapes.create_scaled(n, 2.0)
+        obj = obj.view(cls)
+        return obj
+
+
+def main():
+    v = Vector()
+    v[0] = 9.0
+    return {"v": np.asarray(v), "name": type(v).__name__}
+"""
+
+
+def test_a_new_array_from_another_module_is_copied_where_only_numpy_will_do(tmp_path):
+    """`obj.view(cls)` needs a NumPy array; `obj` comes from another module's function whose
+    every return is a new JAX array once converted: it is copied into a NumPy array where
+    it is made, and the program runs as it did (issue 17, a NumPy island across modules)."""
+    source, out, run = _convert(tmp_path, shapes=SHAPES, app=OBJECTS)
+    app = (out / "pkg" / "app.py").read_text()
+    assert "obj = np.array(shapes.create_scaled(n, 2.0))" in app
+    assert "jnp.arange" in (out / "pkg" / "shapes.py").read_text()
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
