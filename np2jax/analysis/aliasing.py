@@ -20,8 +20,9 @@ from np2jax.analysis.facts import (
     ApiRef,
 )
 from np2jax.analysis.effects import Effects
-from np2jax.analysis.values import Values
+from np2jax.analysis.values import ReturnsFinder, Values
 from np2jax.syntax import code_of
+from np2jax.syntax.walk import walk
 
 
 class Aliasing(Values):
@@ -159,7 +160,13 @@ class Aliasing(Values):
                     return call
         return None
 
-    def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode) -> str | None:
+    def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode,
+                                 need_jax: bool = True) -> str | None:
+        """Why `self.attr` may hold an array another object can see, or None: the class
+        binds it to fresh arrays only (JAX arrays, with `need_jax`), no other module of the
+        tree names `.attr`, and every read of it outside the methods that bind it neither
+        writes nor keeps the array (`a.w.sum()`, `a.w.copy()`), or hands it out only as a
+        function's last act on an object no one else holds (_returned_for_good)."""
         if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
             return f"`{code_of(target)}` is an attribute of another object"
         attr = target.attr.value
@@ -168,18 +175,156 @@ class Aliasing(Values):
         if not values:
             return f"`self.{attr}` is not assigned in this class"
         for value, _statement in values:
-            if isinstance(value, str) or not self._fresh(value) or not self.jax_typed(value):
+            if isinstance(value, str) or not self._fresh(value) \
+                    or (need_jax and not self.jax_typed(value)):
                 shown = value if isinstance(value, str) else code_of(value)
                 return f"`self.{attr}` may not hold a fresh JAX array (it is bound to `{shown}`)"
+        if attr in self.collector.context.external_names:
+            return f"`.{attr}` is named in another module of the tree, where the array may be shared"
         for use in self.collector.attribute_loads.get(attr, ()):
             inside = isinstance(use.value, cst.Name) and use.value.value == "self" \
                 and self.class_of(use) is cls
             if not inside:
-                return f"`.{attr}` is read outside the class, where the array may be shared"
+                reason = self._outside_use(use)
+                if reason is not None:
+                    return reason
+                continue
             holder = self._holder(use, returns_escape=True) if use is not target else None
             if holder is not None:
                 return f"`self.{attr}` is also reachable through `{code_of(holder).strip()}`"
         return None
+
+    def _outside_use(self, use: cst.Attribute) -> str | None:
+        """Why a use of `.attr` outside its class may share or change the array, or None."""
+        attr = use.attr.value
+        if self._written_through(use):
+            return f"`.{attr}` is written outside the class (`{code_of(use)}`)"
+        holder = self._holder(use, returns_escape=True)
+        while isinstance(holder, (cst.Dict, cst.List, cst.Tuple, cst.Set)):
+            holder = self._holder(holder, returns_escape=True)  # `return {"w": a.w}`: the return
+        if holder is None or self._returned_for_good(use, holder):
+            return None
+        return (f"`.{attr}` is read outside the class, where the array may be shared "
+                f"(`{code_of(holder).strip()}` keeps it)")
+
+    def _written_through(self, use: cst.Attribute) -> bool:
+        """`a.w = v`, `a.w[0] = v`, `a.w += v`, `del a.w`, `a.w.sort()`, `a.w.T[0] = v`,
+        `for a.w in ...`: the array (or the attribute) changed through this use."""
+        node, parent = use, self.parents.get(use)
+        while True:
+            if isinstance(parent, (cst.Subscript, cst.Attribute)) and parent.value is node:
+                call = self.parents.get(parent)
+                if isinstance(parent, cst.Attribute) and isinstance(call, cst.Call) \
+                        and call.func is parent:
+                    if any(call is w[0] for w in self.collector.method_writes) \
+                            or any(call is w[0] for w in self.collector.out_method_calls):
+                        return True
+                    node, parent = call, self.parents.get(call)
+                    continue
+                node, parent = parent, self.parents.get(parent)
+                continue
+            if isinstance(parent, (cst.Element, cst.StarredElement)) and self._is_store_target(
+                    self.parents.get(parent)):
+                return True
+            if isinstance(parent, (cst.AssignTarget, cst.Del)) or (
+                    isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor))
+                    and parent.target is node) or (
+                    isinstance(parent, cst.AsName) and parent.name is node):
+                return True
+            return False
+
+    def _returned_for_good(self, use: cst.Attribute, holder) -> bool:
+        """`return {"w": model.w}` in a function where `model` is a local bound only to new
+        objects of classes of this module that never let `self` out, used only as
+        `model.attr` and `model.method(...)` in that function's own body, and the return
+        calls none of its methods: once it returns, no code can reach the object, so
+        nothing changes the array NumPy hands out (JAX's copy is the same values)."""
+        obj = use.value
+        if not isinstance(holder, cst.Return) or not isinstance(obj, cst.Name) \
+                or obj.value == "self":
+            return False
+        function = self.parents.get(holder)
+        while function is not None and not isinstance(function, (cst.FunctionDef, cst.Lambda,
+                                                                  cst.ClassDef)):
+            if isinstance(function, cst.With) or (
+                    isinstance(function, cst.Try) and function.finalbody is not None):
+                return False  # code may run after the return
+            function = self.parents.get(function)
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        finder = ReturnsFinder()
+        function.body.visit(finder)
+        scope = self.scopes.get(obj)
+        if finder.yields or scope is None or scope is not self.scopes.get(function.body) \
+                or obj.value not in scope.assignments:
+            return False
+        values = self.collector.bindings.get((scope, obj.value), [])
+        if not values or any(not self._closed_class_instance(value) for value, _ in values):
+            return False
+        accesses = set(scope.accesses[obj.value])
+        for assignment in scope.assignments[obj.value]:
+            accesses.update(assignment.references)
+        for access in accesses:
+            node = access.node
+            parent = self.parents.get(node)
+            if not self._run_at_once(node, function) or not (
+                    isinstance(parent, cst.Attribute) and parent.value is node):
+                return False
+            if self._inside(node, holder):
+                call = self.parents.get(parent)
+                if isinstance(call, cst.Call) and call.func is parent:
+                    return False  # `return model.w, model.step()`: a method runs after the read
+        return True
+
+    def _run_at_once(self, node, function: cst.FunctionDef) -> bool:
+        """Whether `node`, in `function`'s body, runs during the call: not in a nested
+        function, lambda or class, nor in a generator expression that is not consumed at
+        once by a builtin (`sum(m.step(x) for x in xs)`)."""
+        parent = self.parents.get(node)
+        while parent is not None and parent is not function:
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(parent, cst.GeneratorExp):
+                arg = self.parents.get(parent)
+                call = self.parents.get(arg)
+                if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call)
+                        and isinstance(call.func, cst.Name)
+                        and call.func.value in PURE_BUILTINS | {"list", "tuple", "set"}):
+                    return False
+            parent = self.parents.get(parent)
+        return parent is function
+
+    def _inside(self, node, ancestor) -> bool:
+        while node is not None:
+            if node is ancestor:
+                return True
+            node = self.parents.get(node)
+        return False
+
+    def _closed_class_instance(self, value) -> bool:
+        """`Model(...)`: a call of a class defined once at module level, undecorated, with
+        no base but `object`, whose body uses `self` only as `self.attr` (it never stores,
+        passes, returns or captures the object itself)."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return False
+        scope = self.scopes.get(value.func)
+        assignments = list(scope[value.func.value]) if scope is not None else []
+        if len(assignments) != 1:
+            return False
+        cls = getattr(assignments[0], "node", None)
+        if not isinstance(cls, cst.ClassDef) or cls.decorators \
+                or not isinstance(self.scopes.get(cls), GlobalScope) \
+                or any(not (isinstance(b.value, cst.Name) and b.value.value == "object")
+                       for b in cls.bases) or cls.keywords:
+            return False
+        for node in walk(cls.body):
+            if isinstance(node, cst.Name) and node.value == "self":
+                parent = self.parents.get(node)
+                if isinstance(parent, cst.Param) and parent.name is node:
+                    continue
+                if not (isinstance(parent, cst.Attribute) and parent.value is node):
+                    return False
+        return True
 
     def settle_out_calls(self, refs: list[ApiRef]) -> None:
         """`np.f(..., out=x)` is planned KEEP_OUT until every reference is planned; then the
@@ -243,8 +388,13 @@ class Aliasing(Values):
         if isinstance(target, cst.Attribute):
             if self.kind_of(target, node) in (SCALAR, CONTAINER):
                 return None
+            dynamic = self._dynamic_code(target)
+            private = None if dynamic is not None else \
+                self._attribute_unconvertible(target, node, need_jax=False)
+            if dynamic is None and private is None:
+                return None  # no one else holds the array: rebinding the attribute agrees
             return (f"`{code_of(target)}` is an attribute: other references to the object "
-                    "may hold the same array")
+                    f"may hold the same array ({private or f'the code calls `{dynamic}`'})")
         name = target.value
         scope = self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])

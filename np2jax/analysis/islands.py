@@ -483,6 +483,8 @@ class _Reach:
             self._reach(argument, depth)
         if name in self.collector.exported_names or name in self.collector.context.external_names:
             self._note(f"callers of `{name}` in other modules must pass NumPy arrays")
+        if name in self.collector.dynamic_names:
+            self._note(f"callers of `{name}` through `globals()` must pass NumPy arrays")
 
     def _mapped(self, reference):
         """`map(f, xs)`: the call of the builtin map passing the function first, or None."""
