@@ -277,3 +277,55 @@ def test_a_function_returning_something_else_used_elsewhere_keeps_its_interface(
     assert "    return float(v.sum())\n" in (out / "pkg" / "ops.py").read_text()
     assert "    total = scale_and_total(p, 3.0)\n" in (out / "pkg" / "app.py").read_text()
     assert any(f.code == "NJ209" and "it keeps its interface" in f.message for f in run.findings)
+
+
+ACC = """
+import numpy as np
+
+
+class Acc:
+    def __init__(self, n):
+        self.w = np.zeros(n)
+
+    def add(self, v):
+        self.w[0] += v
+"""
+
+
+def test_an_attribute_another_module_reads_stays_numpy(tmp_path):
+    """`w = acc.w` in another module keeps the array the class then updates in place:
+    rebinding `self.w` would leave that `w` behind (it did, silently)."""
+    app = """
+    from pkg.acc import Acc
+
+
+    def main():
+        acc = Acc(3)
+        w = acc.w
+        acc.add(2.0)
+        return {"w": w}
+    """
+    source, out, run = _convert(tmp_path, acc=ACC, app=app)
+    assert "        self.w[0] += v\n" in (out / "pkg" / "acc.py").read_text()
+    assert any(f.code == "NJ202" and "named in another module" in f.message for f in run.findings)
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_an_attribute_no_other_module_names_is_rebound(tmp_path):
+    app = """
+    from pkg.acc import Acc
+
+
+    def main():
+        acc = Acc(3)
+        acc.add(2.0)
+        return {"total": acc.total()}
+    """
+    acc = ACC + """
+    def total(self):
+        return float(self.w.sum())
+"""
+    source, out, run = _convert(tmp_path, acc=acc, app=app)
+    assert "        self.w = self.w.at[0].add(v)\n" in (out / "pkg" / "acc.py").read_text()
+    assert run.findings == []
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
