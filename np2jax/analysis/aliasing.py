@@ -194,6 +194,32 @@ class Aliasing(Values):
                 return f"`self.{attr}` is also reachable through `{code_of(holder).strip()}`"
         return None
 
+    def module_array_changed(self, module_scope, name: str) -> bool:
+        """Whether the array a module global holds may change after it is bound: some use
+        writes into it (`G[i] = v`, `G += v`, `G.sort()`, `out=G`, a function of this
+        module that writes its argument) or lets a name, a container or a call keep it
+        (which may write it later). jax.jit takes such a global for a constant, and would
+        keep its first value."""
+        accesses = set(module_scope.accesses[name]) if name in module_scope.accesses else set()
+        for assignment in module_scope.assignments[name] if name in module_scope.assignments else ():
+            accesses.update(assignment.references)
+        for access in accesses:
+            use = access.node
+            if not isinstance(use, cst.Name):
+                return True
+            if self._written_through(use) or self._holder(use, returns_escape=True) is not None:
+                return True
+            arg = self.parents.get(use)
+            call = self.parents.get(arg)
+            if isinstance(arg, cst.Arg) and isinstance(call, cst.Call):
+                ref = self.collector.ref_by_call.get(call)
+                if (arg.keyword is not None and arg.keyword.value == "out") or (
+                        ref is not None and ref.keep is not None and call.args and call.args[0] is arg):
+                    return True  # out=G, np.copyto(G, ...): kept on NumPy, written
+                if ref is None and self.effects.argument_effect(call, arg).written:
+                    return True
+        return False
+
     def _outside_use(self, use: cst.Attribute) -> str | None:
         """Why a use of `.attr` outside its class may share or change the array, or None."""
         attr = use.attr.value
