@@ -4,7 +4,7 @@ globals, attributes), and so whether an in-place write can become a rebinding.""
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import GlobalScope
+from libcst.metadata import FunctionScope, GlobalScope
 
 from np2jax.analysis.facts import (
     ARRAY,
@@ -37,12 +37,15 @@ class Aliasing(Values):
 
     def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
                               need_jax: bool = True, certain: bool = False,
-                              excused: frozenset = frozenset()) -> str | None:
+                              excused: frozenset = frozenset(),
+                              module_global: bool = False) -> str | None:
         """Why an in-place write at `at` into the array held by `target` (a name, or an
         attribute of self) cannot become `target = <new array>`; None when `target` provably
         holds a fresh JAX array that no other name can see, so rebinding it is equivalent.
         `certain`: see jax_typed (a wrong guess must fail loudly, else pass True).
-        `excused`: statements that hold the array but are followed by np2jax.analysis.views."""
+        `excused`: statements that hold the array but are followed by np2jax.analysis.views.
+        `module_global`: a function's write into a module global may become `global G;
+        G = ...` (global_write_unconvertible); the caller then declares the name global."""
         dynamic = self._dynamic_code(target)
         if dynamic is not None:
             return f"the code calls `{dynamic}`, through which the array may be changed unseen"
@@ -55,6 +58,8 @@ class Aliasing(Values):
             return f"`{code_of(target)}` is not a plain name"
         name, scope = target.value, self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])
+        if module_global and self.module_global_written(target):
+            return self.global_write_unconvertible(target)
         if not values:
             return f"`{name}` is not assigned in this scope (a global or enclosing variable)"
         relevant = False
@@ -193,6 +198,95 @@ class Aliasing(Values):
             if holder is not None:
                 return f"`self.{attr}` is also reachable through `{code_of(holder).strip()}`"
         return None
+
+    def module_global_written(self, target: cst.Name) -> bool:
+        """Whether `target`, in a function, names a module global (declared `global`, or
+        read there and bound nowhere but at module level)."""
+        scope = self.scopes.get(target)
+        module_scope = getattr(scope, "globals", None)
+        if scope is None or module_scope is None or scope is module_scope \
+                or not isinstance(self.enclosing(target, (cst.FunctionDef, cst.Lambda,
+                                                          cst.ClassDef)), cst.FunctionDef):
+            return False
+        if not isinstance(scope, FunctionScope):
+            return False  # in a comprehension
+        found = list(scope[target.value])
+        return bool(found) and all(a.scope is module_scope for a in found)
+
+    def global_write_unconvertible(self, target: cst.Name, need_jax: bool = True) -> str | None:
+        """Why a function's write into the module global `target` cannot become `global
+        G; G = <new array>`, or None: G is the module's own (not in __all__, not named by
+        another module of the tree, not read through globals()), every binding of it (at
+        module level, or in a function declaring it global) is a fresh JAX array, and no
+        use of it anywhere lets a name, a container, a call or a caller keep the array
+        (a function may run at any time, so every use counts, not only earlier ones)."""
+        name = target.value
+        module_scope = self.scopes.get(target).globals
+        context = self.collector.context
+        if name in self.collector.exported_names or name in context.external_names \
+                or name in self.collector.dynamic_names or name.startswith("__"):
+            return (f"`{name}` is a module global other modules may import (or `globals()` "
+                    "reads it), where the array would be shared")
+        values = self.global_values(module_scope, name)
+        if values is None:
+            return f"`{name}` is a module global bound other than by plain assignments"
+        for value, _statement in values:
+            if not self._fresh(value):
+                return f"`{name}` may share memory with `{code_of(value)}`{self._returns_shared(value)}"
+            if need_jax and not self.jax_typed(value):
+                return f"`{name}` may not hold a JAX array (it is bound to `{code_of(value)}`)"
+        accesses = set(module_scope.accesses[name]) if name in module_scope.accesses else set()
+        for assignment in module_scope.assignments[name]:
+            accesses.update(assignment.references)
+        for access in sorted(accesses, key=lambda a: self.start(a.node)):
+            use = access.node
+            if not isinstance(use, cst.Name):
+                return f"`{name}` is named in a string annotation or similar"
+            if use is target:
+                continue
+            holder = self._holder(use, returns_escape=True)
+            if holder is not None:
+                return (f"`{name}` is a module global also reachable through "
+                        f"`{code_of(holder).strip()}`{self._keeps_argument(holder)}")
+        return None
+
+    def global_values(self, module_scope, name: str) -> list | None:
+        """(value, statement) of every binding of a module global, at module level or in a
+        function declaring it `global`; None when one is not a plain assignment."""
+        found = []
+        for (scope, bound), values in self.collector.bindings.items():
+            values = [(v, st) for v, st in values if v != "global"]  # the declarations
+            if bound != name or scope is None or not values:
+                continue
+            if scope is module_scope:
+                found.extend(values)
+            elif all(a.scope is module_scope for a in scope[name]):
+                found.extend(values)  # a function declaring it global
+        plain = [a for a in module_scope.assignments[name]
+                 if not isinstance(self.parents.get(a.node), cst.AugAssign)]  # `G op= v`
+        if len(found) != len(plain) \
+                or any(isinstance(v, str) for v, _ in found):
+            return None
+        return found
+
+    def global_binding_refs(self, target: cst.Name) -> tuple:
+        """binding_refs of a module global written in a function: the conversions that
+        make its every binding a JAX array."""
+        module_scope = self.scopes.get(target).globals
+        found = []
+        for value, _ in self.global_values(module_scope, target.value) or ():
+            for node in [*self._converted_refs_in(value), *self.jax_refs(value)]:
+                if node not in found:
+                    found.append(node)
+        return tuple(found)
+
+    def declares_global(self, target: cst.Name) -> bool:
+        """Whether the function holding `target` already says `global <name>`."""
+        function = self.enclosing(target, (cst.FunctionDef,))
+        return any(self.enclosing(statement, (cst.FunctionDef,)) is function
+                   for (_scope, bound), values in self.collector.bindings.items()
+                   if bound == target.value
+                   for v, statement in values if v == "global")
 
     def module_array_changed(self, module_scope, name: str) -> bool:
         """Whether the array a module global holds may change after it is bound: some use
@@ -428,6 +522,8 @@ class Aliasing(Values):
             return None  # numbers are immutable; containers are not arrays
         if self.never_numpy(target):
             return None  # code already JAX: `a op= v` rebinds, as it did before
+        if self.module_global_written(target):  # `global G; G op= v` in a function
+            return self.global_write_unconvertible(target, need_jax=False)
         for value, statement in values:
             if value == "param" and statement in self.fresh_params:
                 continue  # its function is rewritten to return it (NJ209)
