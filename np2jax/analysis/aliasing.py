@@ -4,7 +4,7 @@ globals, attributes), and so whether an in-place write can become a rebinding.""
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import GlobalScope
+from libcst.metadata import FunctionScope, GlobalScope
 
 from np2jax.analysis.facts import (
     ARRAY,
@@ -20,8 +20,9 @@ from np2jax.analysis.facts import (
     ApiRef,
 )
 from np2jax.analysis.effects import Effects
-from np2jax.analysis.values import Values
+from np2jax.analysis.values import ReturnsFinder, Values
 from np2jax.syntax import code_of
+from np2jax.syntax.walk import walk
 
 
 class Aliasing(Values):
@@ -36,12 +37,15 @@ class Aliasing(Values):
 
     def unconvertible_because(self, target: cst.BaseExpression, at: cst.CSTNode,
                               need_jax: bool = True, certain: bool = False,
-                              excused: frozenset = frozenset()) -> str | None:
+                              excused: frozenset = frozenset(),
+                              module_global: bool = False) -> str | None:
         """Why an in-place write at `at` into the array held by `target` (a name, or an
         attribute of self) cannot become `target = <new array>`; None when `target` provably
         holds a fresh JAX array that no other name can see, so rebinding it is equivalent.
         `certain`: see jax_typed (a wrong guess must fail loudly, else pass True).
-        `excused`: statements that hold the array but are followed by np2jax.analysis.views."""
+        `excused`: statements that hold the array but are followed by np2jax.analysis.views.
+        `module_global`: a function's write into a module global may become `global G;
+        G = ...` (global_write_unconvertible); the caller then declares the name global."""
         dynamic = self._dynamic_code(target)
         if dynamic is not None:
             return f"the code calls `{dynamic}`, through which the array may be changed unseen"
@@ -54,6 +58,8 @@ class Aliasing(Values):
             return f"`{code_of(target)}` is not a plain name"
         name, scope = target.value, self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])
+        if module_global and self.module_global_written(target):
+            return self.global_write_unconvertible(target)
         if not values:
             return f"`{name}` is not assigned in this scope (a global or enclosing variable)"
         relevant = False
@@ -159,7 +165,13 @@ class Aliasing(Values):
                     return call
         return None
 
-    def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode) -> str | None:
+    def _attribute_unconvertible(self, target: cst.Attribute, at: cst.CSTNode,
+                                 need_jax: bool = True) -> str | None:
+        """Why `self.attr` may hold an array another object can see, or None: the class
+        binds it to fresh arrays only (JAX arrays, with `need_jax`), no other module of the
+        tree names `.attr`, and every read of it outside the methods that bind it neither
+        writes nor keeps the array (`a.w.sum()`, `a.w.copy()`), or hands it out only as a
+        function's last act on an object no one else holds (_returned_for_good)."""
         if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
             return f"`{code_of(target)}` is an attribute of another object"
         attr = target.attr.value
@@ -168,18 +180,271 @@ class Aliasing(Values):
         if not values:
             return f"`self.{attr}` is not assigned in this class"
         for value, _statement in values:
-            if isinstance(value, str) or not self._fresh(value) or not self.jax_typed(value):
+            if isinstance(value, str) or not self._fresh(value) \
+                    or (need_jax and not self.jax_typed(value)):
                 shown = value if isinstance(value, str) else code_of(value)
                 return f"`self.{attr}` may not hold a fresh JAX array (it is bound to `{shown}`)"
+        if attr in self.collector.context.external_names:
+            return f"`.{attr}` is named in another module of the tree, where the array may be shared"
         for use in self.collector.attribute_loads.get(attr, ()):
             inside = isinstance(use.value, cst.Name) and use.value.value == "self" \
                 and self.class_of(use) is cls
             if not inside:
-                return f"`.{attr}` is read outside the class, where the array may be shared"
+                reason = self._outside_use(use)
+                if reason is not None:
+                    return reason
+                continue
             holder = self._holder(use, returns_escape=True) if use is not target else None
             if holder is not None:
                 return f"`self.{attr}` is also reachable through `{code_of(holder).strip()}`"
         return None
+
+    def module_global_written(self, target: cst.Name) -> bool:
+        """Whether `target`, in a function, names a module global (declared `global`, or
+        read there and bound nowhere but at module level)."""
+        scope = self.scopes.get(target)
+        module_scope = getattr(scope, "globals", None)
+        if scope is None or module_scope is None or scope is module_scope \
+                or not isinstance(self.enclosing(target, (cst.FunctionDef, cst.Lambda,
+                                                          cst.ClassDef)), cst.FunctionDef):
+            return False
+        if not isinstance(scope, FunctionScope):
+            return False  # in a comprehension
+        found = list(scope[target.value])
+        return bool(found) and all(a.scope is module_scope for a in found)
+
+    def global_write_unconvertible(self, target: cst.Name, need_jax: bool = True) -> str | None:
+        """Why a function's write into the module global `target` cannot become `global
+        G; G = <new array>`, or None: G is the module's own (not in __all__, not named by
+        another module of the tree, not read through globals()), every binding of it (at
+        module level, or in a function declaring it global) is a fresh JAX array, and no
+        use of it anywhere lets a name, a container, a call or a caller keep the array
+        (a function may run at any time, so every use counts, not only earlier ones)."""
+        name = target.value
+        module_scope = self.scopes.get(target).globals
+        context = self.collector.context
+        if name in self.collector.exported_names or name in context.external_names \
+                or name in self.collector.dynamic_names or name.startswith("__"):
+            return (f"`{name}` is a module global other modules may import (or `globals()` "
+                    "reads it), where the array would be shared")
+        values = self.global_values(module_scope, name)
+        if values is None:
+            return f"`{name}` is a module global bound other than by plain assignments"
+        for value, _statement in values:
+            if not self._fresh(value):
+                return f"`{name}` may share memory with `{code_of(value)}`{self._returns_shared(value)}"
+            if need_jax and not self.jax_typed(value):
+                return f"`{name}` may not hold a JAX array (it is bound to `{code_of(value)}`)"
+        accesses = set(module_scope.accesses[name]) if name in module_scope.accesses else set()
+        for assignment in module_scope.assignments[name]:
+            accesses.update(assignment.references)
+        for access in sorted(accesses, key=lambda a: self.start(a.node)):
+            use = access.node
+            if not isinstance(use, cst.Name):
+                return f"`{name}` is named in a string annotation or similar"
+            if use is target:
+                continue
+            holder = self._holder(use, returns_escape=True)
+            if holder is not None:
+                return (f"`{name}` is a module global also reachable through "
+                        f"`{code_of(holder).strip()}`{self._keeps_argument(holder)}")
+        return None
+
+    def global_values(self, module_scope, name: str) -> list | None:
+        """(value, statement) of every binding of a module global, at module level or in a
+        function declaring it `global`; None when one is not a plain assignment."""
+        found = []
+        for (scope, bound), values in self.collector.bindings.items():
+            values = [(v, st) for v, st in values if v != "global"]  # the declarations
+            if bound != name or scope is None or not values:
+                continue
+            if scope is module_scope:
+                found.extend(values)
+            elif all(a.scope is module_scope for a in scope[name]):
+                found.extend(values)  # a function declaring it global
+        plain = [a for a in module_scope.assignments[name]
+                 if not isinstance(self.parents.get(a.node), cst.AugAssign)]  # `G op= v`
+        if len(found) != len(plain) \
+                or any(isinstance(v, str) for v, _ in found):
+            return None
+        return found
+
+    def global_binding_refs(self, target: cst.Name) -> tuple:
+        """binding_refs of a module global written in a function: the conversions that
+        make its every binding a JAX array."""
+        module_scope = self.scopes.get(target).globals
+        found = []
+        for value, _ in self.global_values(module_scope, target.value) or ():
+            for node in [*self._converted_refs_in(value), *self.jax_refs(value)]:
+                if node not in found:
+                    found.append(node)
+        return tuple(found)
+
+    def declares_global(self, target: cst.Name) -> bool:
+        """Whether the function holding `target` already says `global <name>`."""
+        function = self.enclosing(target, (cst.FunctionDef,))
+        return any(self.enclosing(statement, (cst.FunctionDef,)) is function
+                   for (_scope, bound), values in self.collector.bindings.items()
+                   if bound == target.value
+                   for v, statement in values if v == "global")
+
+    def module_array_changed(self, module_scope, name: str) -> bool:
+        """Whether the array a module global holds may change after it is bound: some use
+        writes into it (`G[i] = v`, `G += v`, `G.sort()`, `out=G`, a function of this
+        module that writes its argument) or lets a name, a container or a call keep it
+        (which may write it later). jax.jit takes such a global for a constant, and would
+        keep its first value."""
+        accesses = set(module_scope.accesses[name]) if name in module_scope.accesses else set()
+        for assignment in module_scope.assignments[name] if name in module_scope.assignments else ():
+            accesses.update(assignment.references)
+        for access in accesses:
+            use = access.node
+            if not isinstance(use, cst.Name):
+                return True
+            if self._written_through(use) or self._holder(use, returns_escape=True) is not None:
+                return True
+            arg = self.parents.get(use)
+            call = self.parents.get(arg)
+            if isinstance(arg, cst.Arg) and isinstance(call, cst.Call):
+                ref = self.collector.ref_by_call.get(call)
+                if (arg.keyword is not None and arg.keyword.value == "out") or (
+                        ref is not None and ref.keep is not None and call.args and call.args[0] is arg):
+                    return True  # out=G, np.copyto(G, ...): kept on NumPy, written
+                if ref is None and self.effects.argument_effect(call, arg).written:
+                    return True
+        return False
+
+    def _outside_use(self, use: cst.Attribute) -> str | None:
+        """Why a use of `.attr` outside its class may share or change the array, or None."""
+        attr = use.attr.value
+        if self._written_through(use):
+            return f"`.{attr}` is written outside the class (`{code_of(use)}`)"
+        holder = self._holder(use, returns_escape=True)
+        while isinstance(holder, (cst.Dict, cst.List, cst.Tuple, cst.Set)):
+            holder = self._holder(holder, returns_escape=True)  # `return {"w": a.w}`: the return
+        if holder is None or self._returned_for_good(use, holder):
+            return None
+        return (f"`.{attr}` is read outside the class, where the array may be shared "
+                f"(`{code_of(holder).strip()}` keeps it)")
+
+    def _written_through(self, use: cst.Attribute) -> bool:
+        """`a.w = v`, `a.w[0] = v`, `a.w += v`, `del a.w`, `a.w.sort()`, `a.w.T[0] = v`,
+        `for a.w in ...`: the array (or the attribute) changed through this use."""
+        node, parent = use, self.parents.get(use)
+        while True:
+            if isinstance(parent, (cst.Subscript, cst.Attribute)) and parent.value is node:
+                call = self.parents.get(parent)
+                if isinstance(parent, cst.Attribute) and isinstance(call, cst.Call) \
+                        and call.func is parent:
+                    if any(call is w[0] for w in self.collector.method_writes) \
+                            or any(call is w[0] for w in self.collector.out_method_calls):
+                        return True
+                    node, parent = call, self.parents.get(call)
+                    continue
+                node, parent = parent, self.parents.get(parent)
+                continue
+            if isinstance(parent, (cst.Element, cst.StarredElement)) and self._is_store_target(
+                    self.parents.get(parent)):
+                return True
+            if isinstance(parent, (cst.AssignTarget, cst.Del)) or (
+                    isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor))
+                    and parent.target is node) or (
+                    isinstance(parent, cst.AsName) and parent.name is node):
+                return True
+            return False
+
+    def _returned_for_good(self, use: cst.Attribute, holder) -> bool:
+        """`return {"w": model.w}` in a function where `model` is a local bound only to new
+        objects of classes of this module that never let `self` out, used only as
+        `model.attr` and `model.method(...)` in that function's own body, and the return
+        calls none of its methods: once it returns, no code can reach the object, so
+        nothing changes the array NumPy hands out (JAX's copy is the same values)."""
+        obj = use.value
+        if not isinstance(holder, cst.Return) or not isinstance(obj, cst.Name) \
+                or obj.value == "self":
+            return False
+        function = self.parents.get(holder)
+        while function is not None and not isinstance(function, (cst.FunctionDef, cst.Lambda,
+                                                                  cst.ClassDef)):
+            if isinstance(function, cst.With) or (
+                    isinstance(function, cst.Try) and function.finalbody is not None):
+                return False  # code may run after the return
+            function = self.parents.get(function)
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        finder = ReturnsFinder()
+        function.body.visit(finder)
+        scope = self.scopes.get(obj)
+        if finder.yields or scope is None or scope is not self.scopes.get(function.body) \
+                or obj.value not in scope.assignments:
+            return False
+        values = self.collector.bindings.get((scope, obj.value), [])
+        if not values or any(not self._closed_class_instance(value) for value, _ in values):
+            return False
+        accesses = set(scope.accesses[obj.value])
+        for assignment in scope.assignments[obj.value]:
+            accesses.update(assignment.references)
+        for access in accesses:
+            node = access.node
+            parent = self.parents.get(node)
+            if not self._run_at_once(node, function) or not (
+                    isinstance(parent, cst.Attribute) and parent.value is node):
+                return False
+            if self._inside(node, holder):
+                call = self.parents.get(parent)
+                if isinstance(call, cst.Call) and call.func is parent:
+                    return False  # `return model.w, model.step()`: a method runs after the read
+        return True
+
+    def _run_at_once(self, node, function: cst.FunctionDef) -> bool:
+        """Whether `node`, in `function`'s body, runs during the call: not in a nested
+        function, lambda or class, nor in a generator expression that is not consumed at
+        once by a builtin (`sum(m.step(x) for x in xs)`)."""
+        parent = self.parents.get(node)
+        while parent is not None and parent is not function:
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(parent, cst.GeneratorExp):
+                arg = self.parents.get(parent)
+                call = self.parents.get(arg)
+                if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call)
+                        and isinstance(call.func, cst.Name)
+                        and call.func.value in PURE_BUILTINS | {"list", "tuple", "set"}):
+                    return False
+            parent = self.parents.get(parent)
+        return parent is function
+
+    def _inside(self, node, ancestor) -> bool:
+        while node is not None:
+            if node is ancestor:
+                return True
+            node = self.parents.get(node)
+        return False
+
+    def _closed_class_instance(self, value) -> bool:
+        """`Model(...)`: a call of a class defined once at module level, undecorated, with
+        no base but `object`, whose body uses `self` only as `self.attr` (it never stores,
+        passes, returns or captures the object itself)."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return False
+        scope = self.scopes.get(value.func)
+        assignments = list(scope[value.func.value]) if scope is not None else []
+        if len(assignments) != 1:
+            return False
+        cls = getattr(assignments[0], "node", None)
+        if not isinstance(cls, cst.ClassDef) or cls.decorators \
+                or not isinstance(self.scopes.get(cls), GlobalScope) \
+                or any(not (isinstance(b.value, cst.Name) and b.value.value == "object")
+                       for b in cls.bases) or cls.keywords:
+            return False
+        for node in walk(cls.body):
+            if isinstance(node, cst.Name) and node.value == "self":
+                parent = self.parents.get(node)
+                if isinstance(parent, cst.Param) and parent.name is node:
+                    continue
+                if not (isinstance(parent, cst.Attribute) and parent.value is node):
+                    return False
+        return True
 
     def settle_out_calls(self, refs: list[ApiRef]) -> None:
         """`np.f(..., out=x)` is planned KEEP_OUT until every reference is planned; then the
@@ -243,8 +508,13 @@ class Aliasing(Values):
         if isinstance(target, cst.Attribute):
             if self.kind_of(target, node) in (SCALAR, CONTAINER):
                 return None
+            dynamic = self._dynamic_code(target)
+            private = None if dynamic is not None else \
+                self._attribute_unconvertible(target, node, need_jax=False)
+            if dynamic is None and private is None:
+                return None  # no one else holds the array: rebinding the attribute agrees
             return (f"`{code_of(target)}` is an attribute: other references to the object "
-                    "may hold the same array")
+                    f"may hold the same array ({private or f'the code calls `{dynamic}`'})")
         name = target.value
         scope = self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])
@@ -252,6 +522,8 @@ class Aliasing(Values):
             return None  # numbers are immutable; containers are not arrays
         if self.never_numpy(target):
             return None  # code already JAX: `a op= v` rebinds, as it did before
+        if self.module_global_written(target):  # `global G; G op= v` in a function
+            return self.global_write_unconvertible(target, need_jax=False)
         for value, statement in values:
             if value == "param" and statement in self.fresh_params:
                 continue  # its function is rewritten to return it (NJ209)

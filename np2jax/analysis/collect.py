@@ -4,6 +4,8 @@ Only np2jax.analysis reads the Collector; the rules read the facts of ModuleAnal
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from collections import defaultdict
 
 import libcst as cst
@@ -55,6 +57,11 @@ class Collector(Walker):
         self.jax_calls: dict[cst.Call, str] = {}  # jnp.zeros(...) -> "numpy.zeros"
         self.attribute_loads: dict[str, list[cst.Attribute]] = defaultdict(list)
         self.exported_names: set[str] = set()  # from __all__
+        # module names read through `globals()` by code the walk cannot follow (a timeit
+        # statement given as a string, `globals()["name"]`): they have unseen users
+        self.dynamic_names: set[str] = set()
+        self.imported_modules: set[str] = set()  # names `import m` / `import m as a` bind
+        self._globals_reads: list[tuple[cst.Name, tuple]] = []  # (globals, (names, code?))
         # scopes calling exec, globals(), setattr...: names there can change unseen
         self.dynamic_scopes: dict = {}
         # values combined into a name by `x op= v`: they can change what kind of value x holds
@@ -77,6 +84,7 @@ class Collector(Walker):
         for alias in node.names:
             bound = alias.evaluated_alias or alias.evaluated_name.split(".")[0]
             self.bound_names.add(bound)
+            self.imported_modules.add(bound)
             self.imports_numpy |= alias.evaluated_name.split(".")[0] in MODULE_ROOTS
             if alias.evaluated_name == "jax.numpy" and alias.evaluated_alias:
                 self.jax_numpy_aliases.add(alias.evaluated_alias)
@@ -291,7 +299,11 @@ class Collector(Walker):
         if _makes_object_array(node):
             self.object_values.append((node, "makes an object array (`" + code_of(node) + "`)"))
         if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
-            self.dynamic_scopes.setdefault(self._scope(func), set()).add(func.value)
+            read = self._globals_read(node) if func.value == "globals" else None
+            if read is None:
+                self.dynamic_scopes.setdefault(self._scope(func), set()).add(func.value)
+            else:
+                self._globals_reads.append((func, read))
         for name in self._names_of(func):
             if name.source is QualifiedNameSource.IMPORT and name.name.startswith("jax.numpy."):
                 self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
@@ -309,6 +321,64 @@ class Collector(Walker):
             self.method_writes.append((node, func.value, method))
         if not self._is_api_call(node) and self._passes_out(node, method):
             self.out_method_calls.append((node, func.value, method))
+
+    def _globals_read(self, node: cst.Call) -> set | None:
+        """The module names a `globals()` call can reach when its dictionary is only read
+        by name: `globals()["name"]` or `globals().get("name")` read (not stored, not
+        deleted), `"name" in globals()` (nothing), or `globals=globals()` given to
+        timeit.timeit/repeat/Timer whose statement and setup are string literals of code
+        that binds, deletes and imports nothing and calls no exec/globals()... (the names
+        that code reads). None for any other use: the dictionary may then rebind or reach
+        any name (`globals()["x"] = v`, `globals().update(...)`, passed to exec/eval)."""
+        if node.args:
+            return None
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            holder = self.parents.get(parent)
+            if isinstance(holder, (cst.AssignTarget, cst.AugAssign, cst.Del, cst.For,
+                                   cst.CompFor, cst.WithItem, cst.AnnAssign)) \
+                    or isinstance(holder, (cst.Element, cst.StarredElement)):
+                return None  # a store, a deletion, or maybe an unpacking target
+            key = _literal_key(parent.slice)
+            return None if key is None else (key, False)
+        if isinstance(parent, cst.Attribute) and parent.value is node \
+                and parent.attr.value == "get":
+            call = self.parents.get(parent)
+            if isinstance(call, cst.Call) and call.func is parent and call.args \
+                    and call.args[0].keyword is None and not call.args[0].star:
+                name = _string_literal(call.args[0].value)
+                return None if name is None else ({name}, False)
+            return None
+        if isinstance(parent, cst.ComparisonTarget) and parent.comparator is node \
+                and isinstance(parent.operator, (cst.In, cst.NotIn)):
+            return (set(), False)
+        if isinstance(parent, cst.Arg) and parent.keyword is not None \
+                and parent.keyword.value == "globals":
+            call = self.parents.get(parent)
+            if isinstance(call, cst.Call) and any(
+                    n.name in _TIMEIT_CALLS for n in self._names_of(call.func)):
+                names = _timeit_code_reads(call, self.imported_modules)
+                return None if names is None else (names, True)
+        return None
+
+    def settle_globals_reads(self, module: cst.Module) -> None:
+        """After the walk: a `globals()` whose dictionary is only read (_globals_read) is
+        not dynamic code when what it reads is a function or class defined once at module
+        level (calling it unseen is a use the tree cannot see, as from another module: its
+        name joins dynamic_names), or any module name for timeit's code, which only reads
+        and calls. `globals()["G"]` reading an array is dynamic code: the array would be
+        held, and maybe written, where the analysis cannot follow."""
+        defined = {s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+        module_scope = self.scopes.get(module)
+        for func, (names, from_code) in self._globals_reads:
+            if not from_code and any(
+                    n not in defined or self.bindings.get((module_scope, n))
+                    or sum(isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == n
+                           for s in module.body) != 1
+                    for n in names):
+                self.dynamic_scopes.setdefault(self._scope(func), set()).add("globals")
+                continue
+            self.dynamic_names |= names
 
     def _passes_out(self, node: cst.Call, method: str) -> bool:
         """x.clip(0, 1, out=x) or x.clip(0, 1, x). JAX's methods take no out, not even None."""
@@ -388,3 +458,76 @@ def _makes_object_array(call: cst.Call) -> bool:
             return True
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" \
         and bool(call.args) and call.args[0].keyword is None and _is_object_dtype(call.args[0].value)
+
+
+_TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})
+
+
+def _string_literal(node) -> str | None:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _literal_key(elements) -> set | None:
+    """`["name"]`: {"name"}; any other index: None."""
+    if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
+        name = _string_literal(elements[0].slice.value)
+        if name is not None:
+            return {name}
+    return None
+
+
+def _timeit_code_reads(call: cst.Call, modules) -> set | None:
+    """The names read by the statement and setup of a timeit call given as string literals
+    of code that only reads (see Collector._globals_read), or None."""
+    names: set = set()
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return None
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        index = positional.index(arg) if keyword is None else None
+        if keyword in ("stmt", "setup") or index in (0, 1):
+            code = _string_literal(arg.value)
+            read = None if code is None else _reads_only(code, modules)
+            if read is None:
+                return None
+            names |= read
+    return names
+
+
+def _reads_only(code: str, modules) -> set | None:
+    """The names `code` reads, when it binds, deletes and imports nothing, calls none of
+    DYNAMIC_CALLS, calls no method but an imported module's and passes no name to a call
+    (`x.sort()`, `f(x)`, `np.copyto(x, y)` may write an array the analysis cannot see;
+    `work()`, `np.ones(3)` cannot); else None."""
+    try:
+        tree = ast.parse(textwrap.dedent(code))
+    except (SyntaxError, ValueError):
+        return None
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
+                             ast.Delete, ast.AugAssign, ast.AnnAssign, ast.Assign,
+                             ast.NamedExpr, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef, ast.Lambda)):
+            return None
+        if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+            return None
+        if isinstance(node, ast.Call):
+            root = node.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if root is not node.func and not (isinstance(root, ast.Name) and root.id in modules):
+                return None
+            passed = [*node.args, *(k.value for k in node.keywords)]
+            if any(isinstance(n, ast.Name) and n.id not in modules
+                   for a in passed for n in ast.walk(a)):
+                return None  # `f(x)`, `np.copyto(x, y)`: may write an array unseen
+        if isinstance(node, ast.Name):
+            if node.id in DYNAMIC_CALLS:
+                return None
+            names.add(node.id)
+    return names

@@ -395,6 +395,15 @@ class _Reach:
             self._current.names.append(node.value)
         for value, statement in values:
             self._binding(node.value, value, statement, scope, depth)
+        if scope is not None and getattr(scope, "globals", None) is scope:
+            # a module global: the functions declaring it `global` bind it too
+            for (other, bound), others in list(self.collector.bindings.items()):
+                if bound == node.value and other is not None and other is not scope \
+                        and getattr(other, "globals", None) is scope \
+                        and all(a.scope is scope for a in other[bound]):
+                    for value, statement in others:
+                        if value != "global":
+                            self._binding(node.value, value, statement, other, depth)
 
     def _binding(self, name: str, value, statement, scope, depth: int) -> None:
         if value == "param":
@@ -499,6 +508,8 @@ class _Reach:
             self._reach(argument, depth)
         if name in self.collector.exported_names or name in self.collector.context.external_names:
             self._note(f"callers of `{name}` in other modules must pass NumPy arrays")
+        if name in self.collector.dynamic_names:
+            self._note(f"callers of `{name}` through `globals()` must pass NumPy arrays")
 
     def _mapped(self, reference):
         """`map(f, xs)`: the call of the builtin map passing the function first, or None."""

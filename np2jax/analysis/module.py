@@ -227,6 +227,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
     scopes = _scopes(module)
     collector = Collector(scopes, context)
     collector.walk(module)
+    collector.settle_globals_reads(module)
     parents = collector.parents
     positions = SourcePositions(module)
     dataflow = Dataflow(collector, parents, positions, scopes)

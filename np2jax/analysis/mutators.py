@@ -121,6 +121,9 @@ class Dataflow(Aliasing):
             return self._used_by_other_modules(name)
         if name in self.collector.exported_names or name.startswith("__"):
             return f"`{name}` is public API (listed in __all__), with callers the tool cannot see"
+        if name in self.collector.dynamic_names:
+            return (f"`{name}` is reached through `globals()` (by name, or by a timeit "
+                    "statement), by callers the tool cannot see")
         if fact.param.star:
             return f"`{param}` is a star argument"
         for assignment in self.collector.bindings.get((scope, param), []):
@@ -142,6 +145,9 @@ class Dataflow(Aliasing):
                     f"(returning `{param}` beside its result would change it)")
         if name in self.collector.exported_names or name.startswith("__"):
             return (f"`{name}` is public API (listed in __all__): it keeps its interface "
+                    f"(returning `{param}` beside its result would change it)")
+        if name in self.collector.dynamic_names:
+            return (f"`{name}` is reached through `globals()`: it keeps its interface "
                     f"(returning `{param}` beside its result would change it)")
         return None
 

@@ -333,6 +333,7 @@ class Values:
         name = function.name.value
         context = self.collector.context
         if name in self.collector.exported_names or name in context.external_names \
+                or name in self.collector.dynamic_names \
                 or name.startswith("__") or function.decorators or function.asynchronous \
                 or self.collector.dynamic_scopes:
             return None

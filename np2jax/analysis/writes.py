@@ -46,6 +46,9 @@ class WritePlan:
     eager_mask: bool = False  # uses a boolean mask in .at[], which jax.jit cannot compile
     requires: tuple = ()
     where: bool = False  # a mask of the array's own shape: jnp.where(mask, v, x)
+    # (function, name): the write rebinds a module global in a function that does not
+    # declare it `global` yet; the fix needs `global name` at the top of its body
+    declare: tuple | None = None
 
 
 def _flatten(target: cst.Subscript, dataflow) -> tuple[cst.BaseExpression, list] | None:
@@ -226,8 +229,12 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
     if flat is None:
         return WritePlan(None, f"`{code_of(target)}` writes into a copy made by an inner index")
     base, index = flat
-    reason = dataflow.unconvertible_because(base, statement)
+    reason = dataflow.unconvertible_because(base, statement, module_global=True)
     carried = None
+    declare = None  # a module global written in a function: `global G` declared there
+    if reason is None and isinstance(base, cst.Name) and dataflow.module_global_written(base):
+        declare = None if dataflow.declares_global(base) else (
+            dataflow.enclosing(base, (cst.FunctionDef,)), base.value)
     if reason is not None:
         carried = analysis.views.carry(base, statement)  # a view, or the base of views
         if carried is None or carried.reason is not None:
@@ -253,7 +260,11 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
         and not form.startswith("where")
     how = _describe(form) + (f", {carried.describe()}" if carried is not None else "")
     requires = carried.requires if carried is not None else dataflow.binding_refs(base)
-    return WritePlan((line, fix), None, how, eager, requires, where=form.startswith("where"))
+    if isinstance(base, cst.Name) and dataflow.module_global_written(base):
+        requires = dataflow.global_binding_refs(base)
+        how += f" of the module global `{base.value}`"
+    return WritePlan((line, fix), None, how, eager, requires, where=form.startswith("where"),
+                     declare=declare)
 
 
 def _rebuild(target: cst.Subscript, depth: int) -> tuple:

@@ -33,6 +33,7 @@ class JitModule:
     refs_by_node: dict
     refs_by_call: dict
     globals: dict = field(default_factory=dict)  # constant module names -> class
+    changed_globals: set = field(default_factory=set)  # module arrays written or kept
     compiled: set = field(default_factory=set)  # current candidates
     histories: dict = field(default_factory=dict)  # FunctionDef -> Histories, found once
     sites: dict = field(default_factory=dict)  # callee name -> [CallSite] of the last pass

@@ -113,6 +113,11 @@ class ExpressionChecks(TraceCheckerBase):
             return STATIC  # jax.numpy itself (`jnp.float64`, `jnp.pi`): already JAX
         if name in self.m.globals:
             return self.m.globals[name]
+        if name in self.m.changed_globals:
+            self.refuse(node, f"it reads `{name}`, a global array changed in place or kept "
+                              "elsewhere (jax.jit would keep its first value)",
+                        f"pass `{name}` as an argument")
+            return UNKNOWN
         if name in BUILTIN_TYPES and self.m.analysis.dataflow.name_bindings(node)[0] is None:
             return STATIC  # the builtin type, bound nowhere in the file (`.astype(int)`)
         self.refuse(node, f"it reads `{name}`, a global the analysis cannot follow",

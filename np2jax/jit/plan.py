@@ -191,6 +191,10 @@ def _module_globals(m: JitModule, counts_once: set) -> dict:
                         kind = checker.expr(small.value)
                     except Stop:
                         kind = UNKNOWN
+                    if kind == ARRAY and m.analysis.dataflow.module_array_changed(
+                            m.analysis.dataflow.scopes.get(small.targets[0].target), name):
+                        m.changed_globals.add(name)  # written in place or kept: not a constant
+                        continue
                     if kind in (STATIC, ARRAY):
                         result[name] = kind
                         checker.env[name] = kind

@@ -40,6 +40,11 @@ def report_writes(rule, augmented: bool):
         if first:
             yield rule.report(line, fix=fix, imports=imports, requires=plan.requires,
                               outcome=rewritten_as(plan.how), **fields)
+            if plan.declare is not None:
+                function, name = plan.declare
+                yield rule.report(function, fix=updates.declare_global(name), requires=(line,),
+                                  report_if_unfixed=False, listed=False,
+                                  outcome=rewritten_as(plan.how), **fields)
         else:
             yield rule.report(write.target, fix=lambda node: node, requires=(line,),
                               outcome=rewritten_as(plan.how), **fields)

@@ -93,3 +93,30 @@ def with_commas(index: list) -> list:
     return [e.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             if i < len(index) - 1 else e.with_changes(comma=cst.MaybeSentinel.DEFAULT)
             for i, e in enumerate(index)]
+
+
+def declare_global(name: str):
+    """A fix of a FunctionDef: `global name` as the first statement of its body (after its
+    docstring), unless the body already says it; one per name however many writes ask."""
+    def fix(function: cst.FunctionDef) -> cst.FunctionDef:
+        body = function.body
+        statement = cst.Global(names=[cst.NameItem(cst.Name(name))])
+        if isinstance(body, cst.SimpleStatementSuite):
+            if any(isinstance(s, cst.Global) and any(n.name.value == name for n in s.names)
+                   for s in body.body):
+                return function
+            return function.with_changes(body=body.with_changes(body=[statement, *body.body]))
+        lines = list(body.body)
+        for line in lines:
+            if isinstance(line, cst.SimpleStatementLine) and any(
+                    isinstance(s, cst.Global) and any(n.name.value == name for n in s.names)
+                    for s in line.body):
+                return function
+        first = 0
+        if lines and isinstance(lines[0], cst.SimpleStatementLine) and len(lines[0].body) == 1 \
+                and isinstance(lines[0].body[0], cst.Expr) \
+                and isinstance(lines[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            first = 1  # the docstring stays first
+        lines.insert(first, cst.SimpleStatementLine(body=[statement]))
+        return function.with_changes(body=body.with_changes(body=lines))
+    return fix

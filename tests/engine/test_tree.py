@@ -315,4 +315,104 @@ def test_a_new_array_from_another_module_is_copied_where_only_numpy_will_do(tmp_
     app = (out / "pkg" / "app.py").read_text()
     assert "obj = np.array(shapes.create_scaled(n, 2.0))" in app
     assert "jnp.arange" in (out / "pkg" / "shapes.py").read_text()
+
+
+ACC = """
+import numpy as np
+
+
+class Acc:
+    def __init__(self, n):
+        self.w = np.zeros(n)
+
+    def add(self, v):
+        self.w[0] += v
+"""
+
+
+def test_an_attribute_another_module_reads_stays_numpy(tmp_path):
+    """`w = acc.w` in another module keeps the array the class then updates in place:
+    rebinding `self.w` would leave that `w` behind (it did, silently)."""
+    app = """
+    from pkg.acc import Acc
+
+
+    def main():
+        acc = Acc(3)
+        w = acc.w
+        acc.add(2.0)
+        return {"w": w}
+    """
+    source, out, run = _convert(tmp_path, acc=ACC, app=app)
+    assert "        self.w[0] += v\n" in (out / "pkg" / "acc.py").read_text()
+    assert any(f.code == "NJ202" and "named in another module" in f.message for f in run.findings)
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_an_attribute_no_other_module_names_is_rebound(tmp_path):
+    app = """
+    from pkg.acc import Acc
+
+
+    def main():
+        acc = Acc(3)
+        acc.add(2.0)
+        return {"total": acc.total()}
+    """
+    acc = ACC + """
+    def total(self):
+        return float(self.w.sum())
+"""
+    source, out, run = _convert(tmp_path, acc=acc, app=app)
+    assert "        self.w = self.w.at[0].add(v)\n" in (out / "pkg" / "acc.py").read_text()
+    assert run.findings == []
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+STATE = """
+import numpy as np
+
+COUNTS = np.zeros(3)
+
+
+def bump():
+    COUNTS[0] += 1.0
+"""
+
+
+def test_a_module_global_another_module_imports_stays_numpy(tmp_path):
+    """`from pkg.state import COUNTS` holds the array itself: a rebinding in pkg.state
+    would not reach it, so the write stays and the array stays NumPy."""
+    app = """
+    from pkg.state import COUNTS, bump
+
+
+    def main():
+        bump()
+        return {"counts": COUNTS}
+    """
+    source, out, run = _convert(tmp_path, state=STATE, app=app)
+    assert "    COUNTS[0] += 1.0\n" in (out / "pkg" / "state.py").read_text()
+    assert any(f.code == "NJ202" and "other modules may import" in f.message for f in run.findings)
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_a_module_global_of_its_own_module_is_rebound_with_global(tmp_path):
+    app = """
+    from pkg.state import bump, total
+
+
+    def main():
+        bump()
+        bump()
+        return {"total": total()}
+    """
+    state = STATE + """
+
+def total():
+    return float(COUNTS.sum())
+"""
+    source, out, run = _convert(tmp_path, state=state, app=app)
+    assert "    global COUNTS\n    COUNTS = COUNTS.at[0].add(1.0)\n" in (out / "pkg" / "state.py").read_text()
+    assert run.findings == []
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
