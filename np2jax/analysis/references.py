@@ -291,10 +291,19 @@ def _unsupported_data(argument: Argument, policy: dict, ref: ApiRef) -> str | No
 
 
 def _holds_strings(node: cst.BaseExpression) -> bool:
+    """String literals, lists of them, `str(...)`, and an array made of them in place
+    (`np.unique(np.array(["b", "a"]))`: the inner array stays NumPy, so must the call)."""
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return True
     if isinstance(node, (cst.List, cst.Tuple)):
         return any(_holds_strings(e.value) for e in node.elements)
+    if isinstance(node, cst.Call) and node.args and not node.args[0].keyword:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        if name == "str":
+            return True
+        if name in ("array", "asarray", "asanyarray") and isinstance(func, cst.Attribute):
+            return _holds_strings(node.args[0].value)
     return False
 
 
