@@ -138,9 +138,9 @@ def convert_project(project: Project, work: Path, x64: bool) -> dict:
             "original": original, "converted": converted}
 
 
-def verify_project(project: Project, converted: dict, x64: bool) -> dict:
+def verify_project(project: Project, converted: dict, x64: bool, timeout: int = 3600) -> dict:
     command = [*NP2JAX, "verify", str(converted["original"]), str(converted["converted"]),
-               "--tests", "--devices", "cpu", "--format", "json", "--timeout", "1800"]
+               "--tests", "--devices", "cpu", "--format", "json", "--timeout", str(timeout)]
     if x64:
         command.append("--x64")
     # a test module whose import fails stays one error instead of stopping the whole run
@@ -305,6 +305,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/np2jax-real-projects"))
     parser.add_argument("--only", nargs="*", help="project names (default: all)")
+    parser.add_argument("--timeout", type=int, default=3600,
+                        help="seconds each test suite may run (eager JAX on tiny arrays is slow)")
     parser.add_argument("--float32", action="store_true",
                         help="convert and run without --x64 (JAX's default 32-bit floats)")
     args = parser.parse_args()
@@ -321,7 +323,7 @@ def main() -> int:
         converted = convert_project(project, args.work, x64)
         report = converted["report"]
         findings = Counter(f["code"] for f in report["findings"])
-        verified = verify_project(project, converted, x64)["tests"]
+        verified = verify_project(project, converted, x64, args.timeout)["tests"]
         after = next(iter(verified["converted"].values()), {})
         changed = verified["changed"]
         traces = trace(project, converted, verified, x64)
