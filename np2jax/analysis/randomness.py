@@ -24,7 +24,9 @@ from typing import Any, Protocol
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
+from np2jax.analysis.effects import parameter_for
 from np2jax.analysis.facts import GENERATOR_FACTORIES
+from np2jax.analysis.values import ReturnsFinder
 from np2jax.catalog import catalog_dir, tomllib
 from np2jax.syntax import code_of, is_none
 from np2jax.syntax.walk import fresh_name, names_in
@@ -39,6 +41,8 @@ class ModuleFacts(Protocol):
     refs: list
     dataflow: Any
     object_values: list
+    mutators: list
+    context: Any
 
 
 # numpy.random names that are not the global state's functions
@@ -62,6 +66,39 @@ class Draw:
     # a function drawing from a module-level state: it declares `global <key>`, so its
     # draws advance the module's key at call time, as they advanced NumPy's state
     function: cst.FunctionDef | None = None
+    # a draw from a generator parameter: the function taking the key (None: the state's own)
+    holder: Threaded | None = None
+
+
+@dataclass(eq=False)
+class Pass:
+    """`f(rng, ...)`: a generator handed to a function of the module that draws from it; the
+    call becomes `r, key = f(key, ...)` (`key = f(key, ...)` when f returns nothing)."""
+
+    call: cst.Call
+    line: cst.SimpleStatementLine  # the call's line, rewritten to take the key back
+    argument: cst.Arg  # the generator passed, which becomes the caller's key
+    holder: Threaded | None  # the caller's generator: a parameter (None: the state itself)
+    callee: Threaded
+
+
+@dataclass(eq=False)
+class Threaded:
+    """A function of the module with a generator parameter: it takes a key there instead,
+    splits it before each draw and returns the new key beside its result (`pair`) or alone."""
+
+    function: cst.FunctionDef
+    param: cst.Param
+    pair: bool = False
+    key: str = "key"  # the key parameter's name
+    draws: list[Draw] = field(default_factory=list)
+    passes: list[Pass] = field(default_factory=list)  # its calls (every one, once it converts)
+    onward: list[Pass] = field(default_factory=list)  # the calls it passes its own key to
+    refused: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
 
 
 @dataclass(eq=False)
@@ -76,15 +113,26 @@ class RandomState:
     refused: str | None = None
     key: str = "key"
     anchor: cst.CSTNode | None = None  # unseeded global: the statement the key line precedes
+    passes: list[Pass] = field(default_factory=list)  # its own calls handing it to functions
+    # the functions its key is threaded through (directly or on from them), and the states
+    # sharing one of them: they all convert together or none does
+    threaded: list[Threaded] = field(default_factory=list)
 
     @property
     def nodes(self) -> list:
         """Every node a fix of this state is attached to (they stand or fall together)."""
         found = [self.binding if self.binding is not None else self.anchor]
-        for draw in self.draws:
+        for draw in self.all_draws:
             found += [draw.call, draw.statement]
         found += self.functions
+        for threaded in self.threaded:
+            found += [threaded.function] + [p.line for p in threaded.passes]
         return list(dict.fromkeys(found))
+
+    @property
+    def all_draws(self) -> list[Draw]:
+        """Its draws and those of the functions its key is threaded through."""
+        return self.draws + [d for t in self.threaded for d in t.draws]
 
     @property
     def functions(self) -> list:
@@ -105,6 +153,8 @@ class _Finder:
         self.parents = analysis.parents
         self.scopes = self.flow.scopes
         self.table = random_table()
+        self.threadeds: dict = {}  # (function, parameter name) -> Threaded
+        self.refused_passes: set = set()  # id(call.func) of calls refused with their reason
 
     def states(self) -> list[RandomState]:
         states = [s for s in (self._generator(ref) for ref in self.analysis.refs
@@ -112,7 +162,6 @@ class _Finder:
         global_state = self._global()
         if global_state is not None:
             states.append(global_state)
-        taken = None  # the module's names, walked for only when a key needs naming
         for state in states:
             if state.refused is None and self.analysis.object_values:
                 # the module stays on NumPy (KEEP_OBJECT_VALUES): its draws must give NumPy arrays
@@ -121,9 +170,16 @@ class _Finder:
                                    "stays on NumPy")
             if state.refused is None:
                 state.refused = self._check(state)
+        self._tie(states)
+        taken = None  # the module's names, walked for only when a key needs naming
+        for state in states:
             if state.refused is None:
                 taken = names_in(self.analysis.module) if taken is None else taken
                 state.key = fresh_name("key", taken)
+        module_keys = {s.key for s in states if s.refused is None and isinstance(s.scope, GlobalScope)}
+        for threaded in dict.fromkeys(t for s in states if s.refused is None for t in s.threaded):
+            # a parameter: clashing with no name of its function, nor a module-level key
+            threaded.key = fresh_name("key", names_in(threaded.function) | module_keys)
         return states
 
     # finding states
@@ -149,20 +205,194 @@ class _Finder:
         if len(assignments) != 1:
             state.refused = f"`{target.value}` is bound more than once"
             return state
+        state.refused = _all_of(self._uses(state, None, target.value, assignments[0].references))
+        return state
+
+    def _uses(self, state: RandomState, holder: Threaded | None, name: str, accesses) -> list:
+        """Every use of the generator `name` (the state's own name, or the parameter of the
+        function `holder`): a draw, or a call handing it to a function of the module. The
+        reasons it cannot convert (None for each use that can)."""
         reasons = []  # every reason at once, not one per run
-        for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
+        for access in sorted(accesses, key=lambda a: self.flow.start(a.node)):
             use = access.node
             attribute = self.parents.get(use)
             call_ = self.parents.get(attribute)
-            if not (isinstance(attribute, cst.Attribute) and attribute.value is use
-                    and isinstance(call_, cst.Call) and call_.func is attribute):
-                reasons.append(f"`{target.value}` is used other than by calling its methods "
-                               "(passed to a function or stored), and threading a key there is "
-                               "not done")
+            if isinstance(attribute, cst.Attribute) and attribute.value is use \
+                    and isinstance(call_, cst.Call) and call_.func is attribute:
+                reasons.append(self._add_draw(state, call_, attribute.attr.value, holder))
+            elif isinstance(attribute, cst.Arg) and attribute.value is use \
+                    and isinstance(call_, cst.Call) and attribute in call_.args:
+                reasons.append(self._pass(state, holder, name, call_, attribute))
+            else:
+                reasons.append(f"`{name}` is used other than by calling its methods or passing "
+                               "it to a function of the module (stored, returned, put in a "
+                               "container?), where a key cannot follow it")
+        return reasons
+
+    # threading a key through the module's functions
+    def _pass(self, state: RandomState, holder: Threaded | None, name: str, call: cst.Call,
+              arg: cst.Arg) -> str | None:
+        shown = f"`{code_of(call)}`"
+        function = self.flow.module_function(call)
+        if function is None:
+            return (f"`{name}` is passed to `{code_of(call.func)}`, not a function of this module "
+                    "the tool can follow, so no key can be threaded there")
+        reason = self._pass_refused(state, holder, name, call, arg, function)
+        if reason is not None:
+            self.refused_passes.add(id(call.func))
+        return reason
+
+    def _pass_refused(self, state, holder, name, call, arg, function) -> str | None:
+        shown = f"`{code_of(call)}`"
+        param = parameter_for(function, call, arg)
+        if param is None or arg.keyword is not None and param.name.value != arg.keyword.value:
+            return f"{shown} passes `{name}` through * or ** or past the named parameters"
+        if self._in_lambda(call) or self.scopes.get(call.func) is not self._scope_of(state, holder):
+            return (f"{shown} hands `{name}` on from a nested function, lambda or comprehension "
+                    "(or a function, for a module-level generator), where no key is threaded")
+        line, pair_target = self._pass_line(call, arg)
+        if line is None:
+            return (f"{shown} uses its result other than by binding it to plain names alone on "
+                    f"its line, so it cannot take the key back")
+        callee = self._threaded(function, param)
+        if not callee.pair and pair_target:
+            return (f"{shown} binds the result of `{callee.name}`, which returns nothing: it "
+                    "could not take the key back too")
+        reason = self._changed_later(call, self.scopes.get(call.func))
+        if reason is not None:
+            return reason
+        passed = Pass(call, line, arg, holder, callee)
+        (holder.onward if holder is not None else state.passes).append(passed)
+        callee.passes.append(passed)
+        return None
+
+    def _pass_line(self, call: cst.Call, arg: cst.Arg):
+        """The line of a call handing a generator on, when it can take the key back:
+        `f(rng)` alone (False), or `r = f(rng)` / `a, b = f(rng)` alone (True)."""
+        line = self.flow.expression_statement_line(call)
+        if line is not None:
+            return line, False
+        if isinstance(arg.value, cst.Name) and self.flow._pair_statement(call, arg.value):
+            return self.flow.expression_statement_line(self.parents.get(call)), True
+        return None, False
+
+    def _scope_of(self, state: RandomState, holder: Threaded | None):
+        if holder is None:
+            return state.scope
+        return self.scopes.get(holder.function.body.body[0]) if holder.function.body.body else None
+
+    def _threaded(self, function: cst.FunctionDef, param: cst.Param) -> Threaded:
+        """The function `function` taking a key for its generator parameter `param`, analysed
+        once (its `refused` says why it cannot)."""
+        memo = (function, param.name.value)
+        if memo in self.threadeds:
+            return self.threadeds[memo]
+        threaded = self.threadeds[memo] = Threaded(function, param)
+        finder = ReturnsFinder()
+        function.body.visit(finder)
+        threaded.pair = finder.value_returned
+        name = param.name.value
+        scope = self._scope_of(None, threaded)
+        if param.star or finder.yields or function.decorators or function.asynchronous:
+            threaded.refused = (f"`{threaded.name}` takes `{name}` as a star argument, yields, or "
+                                "is decorated or async, so it cannot take a key and return it")
+            return threaded
+        if param.default is not None:
+            threaded.refused = (f"`{threaded.name}` gives its generator parameter `{name}` a "
+                                "default, which a key parameter could not keep")
+            return threaded
+        if any(fact.node is function and fact.refused is None for fact in self.analysis.mutators):
+            threaded.refused = (f"`{threaded.name}` also changes an argument in place, and its "
+                                "calls are rewritten to take that array back (NJ209)")
+            return threaded
+        change = f"taking a key for `{name}` and returning the new one"
+        if threaded.pair:
+            reason = self.flow._pair_refusal(function, "the new key", self.analysis.context)
+        else:
+            reason = self.flow.interface_refusal(function, change, self.analysis.context)
+        if reason is not None:
+            threaded.refused = f"`{threaded.name}`: {reason}"
+            return threaded
+        if scope is None or any(v != "param" for v, _ in self.flow.collector.bindings.get(
+                (scope, name), [])):
+            threaded.refused = f"`{threaded.name}` rebinds its generator parameter `{name}`"
+            return threaded
+        accesses = [a for assignment in scope.assignments[name] for a in assignment.references] \
+            if name in scope.assignments else []
+        threaded.refused = _all_of([f"`{threaded.name}`: {r}" if r is not None else None
+                                    for r in self._uses(None, threaded, name, accesses)])
+        return threaded
+
+    def _tie(self, states: list[RandomState]) -> None:
+        """States whose keys meet in a function (and those functions) convert together or
+        none does; a function must be called, everywhere in the module, with a generator
+        whose key reaches it."""
+        parent = {s: s for s in states}
+
+        def root(s):
+            while parent[s] is not s:
+                s = parent[s]
+            return s
+
+        reached: dict = {}  # Threaded -> the states reaching it
+        for state in states:
+            todo, seen = list(state.passes), set()
+            while todo:
+                threaded = todo.pop().callee
+                if threaded in seen:
+                    continue
+                seen.add(threaded)
+                state.threaded.append(threaded)
+                reached.setdefault(threaded, []).append(state)
+                todo += threaded.onward
+        for owners in reached.values():
+            for other in owners[1:]:
+                parent[root(other)] = root(owners[0])
+        components: dict = {}
+        for state in states:
+            components.setdefault(root(state), []).append(state)
+        for members in components.values():
+            functions = list(dict.fromkeys(t for s in members for t in s.threaded))
+            if not functions:
                 continue
-            reasons.append(self._add_draw(state, call_, attribute.attr.value))
-        state.refused = _all_of(reasons)
-        return state
+            reasons = [s.refused for s in members] + [self._calls_refused(t) for t in functions]
+            by_function: dict = {}
+            for threaded in functions:
+                by_function.setdefault(threaded.function, []).append(threaded)
+            for threaded in functions:
+                if len(by_function[threaded.function]) > 1:
+                    reasons.append(f"`{threaded.name}` is handed a generator for more than one "
+                                   "parameter")
+            lines = {d.statement for s in members for d in s.all_draws}
+            for threaded in functions:
+                for passed in threaded.passes:
+                    if passed.line in lines:
+                        reasons.append(f"`{code_of(passed.call)}` draws on the line that hands "
+                                       "the generator on")
+            reason = _all_of(reasons)
+            for state in members:
+                state.threaded = functions
+                state.refused = reason
+
+    def _calls_refused(self, threaded: Threaded) -> str | None:
+        """Every reference to the function must be a call passing a generator whose key
+        reaches it (a call with anything else would get no key back)."""
+        if threaded.refused is not None:
+            return threaded.refused
+        scope = self.scopes.get(threaded.function.name)
+        name = threaded.name
+        assignments = list(scope.assignments[name]) if scope is not None and name in scope.assignments else []
+        if len(assignments) != 1:
+            return f"`{name}` is defined more than once"
+        passed = {id(p.call.func) for p in threaded.passes} | self.refused_passes
+        for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
+            if id(access.node) not in passed:
+                call = self.parents.get(access.node)
+                shown = f"`{code_of(call)}`" if isinstance(call, cst.Call) else f"`{name}`"
+                return (f"{shown} is a use of `{name}` that hands it no generator the tool "
+                        "follows (or not by calling it), so its key parameter would not be "
+                        "threaded there")
+        return None
 
     def _global(self) -> RandomState | None:
         refs = [r for r in self.analysis.refs if r.qualname.startswith("numpy.random")
@@ -229,7 +459,8 @@ class _Finder:
         return f"the seed `{code_of(value)}` is not an integer literal or a name"
 
     # draws
-    def _add_draw(self, state: RandomState, call: cst.Call, method: str) -> str | None:
+    def _add_draw(self, state: RandomState | None, call: cst.Call, method: str,
+                  holder: Threaded | None = None) -> str | None:
         shown = f"`{code_of(call.func)}`"
         if method in self.table["missing"]:
             return f"{shown}: {self.table['missing'][method]}"
@@ -240,12 +471,15 @@ class _Finder:
         if isinstance(scope, ComprehensionScope) or self._in_lambda(call):
             return f"{shown} draws inside a comprehension or lambda, where no split line can go"
         function = None
-        if scope is not state.scope:
+        if holder is not None:
+            if scope is not self._scope_of(state, holder):
+                return f"{shown} draws in a nested function, where no key is threaded"
+        elif scope is not state.scope:
             function = self._module_state_function(scope, state)
             if function is None:
                 return (f"{shown} draws in another function than the one holding the state; only "
                         "a state made at module level is shared with functions (as a global key)")
-        if function is None and state.binding is not None \
+        if function is None and holder is None and state.binding is not None \
                 and self.flow.start(call) < self.flow.start(state.binding):
             return f"{shown} draws before the state is seeded"
         bound = bind(call, entry)
@@ -257,7 +491,8 @@ class _Finder:
         statement = self._statement(call)
         if isinstance(statement, str):
             return f"{shown} {statement}"
-        draw = Draw(call, method, statement, shuffle=method == "shuffle", function=function)
+        draw = Draw(call, method, statement, shuffle=method == "shuffle", function=function,
+                    holder=holder)
         if draw.shuffle:
             reason = self._shuffle(call, bound)
             if reason is not None:
@@ -265,7 +500,7 @@ class _Finder:
         reason = self._changed_later(call, scope)
         if reason is not None:
             return reason
-        state.draws.append(draw)
+        (holder if holder is not None else state).draws.append(draw)
         return None
 
     def _module_state_function(self, scope, state: RandomState):
@@ -377,7 +612,7 @@ class _Finder:
         return node
 
     def _check(self, state: RandomState) -> str | None:
-        if not state.draws:
+        if not state.draws and not state.passes:
             return f"nothing draws from `{state.name}`"
         return None
 
