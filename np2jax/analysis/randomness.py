@@ -44,6 +44,8 @@ class ModuleFacts(Protocol):
     mutators: list
     context: Any
 
+    def ref_of_call(self, call: cst.Call) -> Any: ...
+
 
 # numpy.random names that are not the global state's functions
 NOT_GLOBAL = frozenset({"default_rng", "RandomState", "Generator", "PCG64", "PCG64DXSM",
@@ -76,10 +78,13 @@ class Pass:
     call becomes `r, key = f(key, ...)` (`key = f(key, ...)` when f returns nothing)."""
 
     call: cst.Call
-    line: cst.SimpleStatementLine  # the call's line, rewritten to take the key back
+    line: cst.CSTNode  # the call's line, rewritten to take the key back
     argument: cst.Arg  # the generator passed, which becomes the caller's key
     holder: Threaded | None  # the caller's generator: a parameter (None: the state itself)
     callee: Threaded
+    # "alone": `f(rng)`; "pair": `r = f(rng)`; "hoist": inside an expression, the call moves
+    # to a line of its own before `line` (then the statement, maybe compound)
+    mode: str = "alone"
 
 
 @dataclass(eq=False)
@@ -126,7 +131,8 @@ class RandomState:
             found += [draw.call, draw.statement]
         found += self.functions
         for threaded in self.threaded:
-            found += [threaded.function] + [p.line for p in threaded.passes]
+            found += [threaded.function] + [p.line for p in threaded.passes] + [
+                p.call for p in threaded.passes if p.mode == "hoist"]
         return list(dict.fromkeys(found))
 
     @property
@@ -232,7 +238,6 @@ class _Finder:
     # threading a key through the module's functions
     def _pass(self, state: RandomState, holder: Threaded | None, name: str, call: cst.Call,
               arg: cst.Arg) -> str | None:
-        shown = f"`{code_of(call)}`"
         function = self.flow.module_function(call)
         if function is None:
             return (f"`{name}` is passed to `{code_of(call.func)}`, not a function of this module "
@@ -250,31 +255,70 @@ class _Finder:
         if self._in_lambda(call) or self.scopes.get(call.func) is not self._scope_of(state, holder):
             return (f"{shown} hands `{name}` on from a nested function, lambda or comprehension "
                     "(or a function, for a module-level generator), where no key is threaded")
-        line, pair_target = self._pass_line(call, arg)
-        if line is None:
-            return (f"{shown} uses its result other than by binding it to plain names alone on "
-                    f"its line, so it cannot take the key back")
+        line, mode = self._pass_line(call, arg)
+        if isinstance(mode, str) and line is None:
+            return f"{shown} {mode}"
         callee = self._threaded(function, param)
-        if not callee.pair and pair_target:
-            return (f"{shown} binds the result of `{callee.name}`, which returns nothing: it "
+        if not callee.pair and mode != "alone":
+            return (f"{shown} uses the result of `{callee.name}`, which returns nothing: it "
                     "could not take the key back too")
         reason = self._changed_later(call, self.scopes.get(call.func))
         if reason is not None:
             return reason
-        passed = Pass(call, line, arg, holder, callee)
+        passed = Pass(call, line, arg, holder, callee, mode)
         (holder.onward if holder is not None else state.passes).append(passed)
         callee.passes.append(passed)
         return None
 
     def _pass_line(self, call: cst.Call, arg: cst.Arg):
-        """The line of a call handing a generator on, when it can take the key back:
-        `f(rng)` alone (False), or `r = f(rng)` / `a, b = f(rng)` alone (True)."""
+        """The statement of a call handing a generator on and how it takes the key back:
+        `f(rng)` alone on its line ("alone"), `r = f(rng)` / `a, b = f(rng)` alone ("pair"),
+        or inside an expression ("hoist": `r, key = f(key)` on a line before the statement,
+        which reads `r`); else (None, why not)."""
         line = self.flow.expression_statement_line(call)
         if line is not None:
-            return line, False
+            return line, "alone"
         if isinstance(arg.value, cst.Name) and self.flow._pair_statement(call, arg.value):
-            return self.flow.expression_statement_line(self.parents.get(call)), True
-        return None, False
+            return self.flow.expression_statement_line(self.parents.get(call)), "pair"
+        statement = self._statement(call)
+        if isinstance(statement, str):
+            return None, statement
+        reason = self._not_hoistable(call, statement, arg.value)
+        if reason is not None:
+            return None, reason
+        return statement, "hoist"
+
+    def _not_hoistable(self, call: cst.Call, statement, passed) -> str | None:
+        """Why the call cannot run on a line of its own before its statement: it runs only
+        on some paths of its expression, or something of the statement that runs before it
+        may act (a call other than NumPy's, a pure builtin's or another call handing the
+        same generator on)."""
+        node, parent = call, self.parents.get(call)
+        while parent is not None and parent is not statement:
+            if isinstance(parent, cst.IfExp) and node is not parent.test \
+                    or isinstance(parent, cst.BooleanOperation) and node is parent.right:
+                return "runs only on some paths of its expression, so it cannot run first"
+            node, parent = parent, self.parents.get(parent)
+        start = self.flow.start(call)
+        inside = set(_walk(call))
+        for other in _walk(statement):
+            if not isinstance(other, cst.Call) or other in inside or other is call \
+                    or self.flow.start(other) >= start or call in set(_walk(other)):
+                continue
+            if self.analysis.ref_of_call(other) is not None or (
+                    isinstance(other.func, cst.Name) and other.func.value in PURE_BUILTINS) \
+                    or isinstance(other.func, cst.Attribute) \
+                    and other.func.attr.value in ARRAY_METHODS \
+                    or isinstance(passed, cst.Name) and (
+                        any(isinstance(a.value, cst.Name) and a.value.value == passed.value
+                            for a in other.args)  # it hands the same generator on
+                        or isinstance(other.func, cst.Attribute)  # it draws from it
+                        and isinstance(other.func.value, cst.Name)
+                        and other.func.value.value == passed.value):
+                continue
+            return (f"comes after `{code_of(other.func)}(...)` in its statement, which would then "
+                    "run after it")
+        return None
 
     def _scope_of(self, state: RandomState, holder: Threaded | None):
         if holder is None:
@@ -307,7 +351,7 @@ class _Finder:
             return threaded
         change = f"taking a key for `{name}` and returning the new one"
         if threaded.pair:
-            reason = self.flow._pair_refusal(function, "the new key", self.analysis.context)
+            reason = self.flow._pair_refusal(function, "key", self.analysis.context)
         else:
             reason = self.flow.interface_refusal(function, change, self.analysis.context)
         if reason is not None:
@@ -363,12 +407,12 @@ class _Finder:
                 if len(by_function[threaded.function]) > 1:
                     reasons.append(f"`{threaded.name}` is handed a generator for more than one "
                                    "parameter")
-            lines = {d.statement for s in members for d in s.all_draws}
+            shuffles = {d.statement for s in members for d in s.all_draws if d.shuffle}
             for threaded in functions:
                 for passed in threaded.passes:
-                    if passed.line in lines:
-                        reasons.append(f"`{code_of(passed.call)}` draws on the line that hands "
-                                       "the generator on")
+                    if passed.line in shuffles:
+                        reasons.append(f"`{code_of(passed.call)}` hands the generator on in "
+                                       "a shuffle's statement")
             reason = _all_of(reasons)
             for state in members:
                 state.threaded = functions
@@ -388,10 +432,11 @@ class _Finder:
         for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
             if id(access.node) not in passed:
                 call = self.parents.get(access.node)
-                shown = f"`{code_of(call)}`" if isinstance(call, cst.Call) else f"`{name}`"
-                return (f"{shown} is a use of `{name}` that hands it no generator the tool "
-                        "follows (or not by calling it), so its key parameter would not be "
-                        "threaded there")
+                if not (isinstance(call, cst.Call) and call.func is access.node):
+                    return (f"`{name}` is used other than by calling it (as a value, a "
+                            "callback?), so not every call would pass a key and take it back")
+                return (f"`{code_of(call)}` hands `{name}` no generator whose key the tool "
+                        "follows, so it would get no key")
         return None
 
     def _global(self) -> RandomState | None:
@@ -615,6 +660,23 @@ class _Finder:
         if not state.draws and not state.passes:
             return f"nothing draws from `{state.name}`"
         return None
+
+
+# builtins that act on nothing but their arguments: a call of a threaded function may run
+# before them (hoisted out of its statement)
+PURE_BUILTINS = frozenset({"len", "float", "int", "abs", "min", "max", "sum", "round", "bool",
+                           "tuple", "list", "range", "str", "complex"})
+
+# array methods that only read their array: a call may run before them too
+ARRAY_METHODS = frozenset({"sum", "mean", "std", "var", "min", "max", "prod", "any", "all",
+                           "reshape", "astype", "copy", "ravel", "flatten", "transpose", "dot",
+                           "argmax", "argmin", "cumsum", "round", "item", "tolist", "clip"})
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 # --- binding arguments and building the JAX expression --------------------------------------

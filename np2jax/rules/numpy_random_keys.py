@@ -66,8 +66,10 @@ def _prefixed(lines: list[str], shuffle: bool):
             node = node.with_changes(body=[cst.Assign(
                 targets=[cst.AssignTarget(target=target)], value=call)])
         new = [cst.parse_statement(line + "\n") for line in lines]
-        new[0] = new[0].with_changes(leading_lines=node.leading_lines)
-        return cst.FlattenSentinel([*new, node.with_changes(leading_lines=[])])
+        after = list(node.nodes) if isinstance(node, cst.FlattenSentinel) else [node]
+        new[0] = new[0].with_changes(leading_lines=after[0].leading_lines)
+        after[0] = after[0].with_changes(leading_lines=[])
+        return cst.FlattenSentinel([*new, *after])  # after lines another fix put there too
     return fix
 
 
@@ -76,6 +78,7 @@ class NumpyRandomKeys(Rule):
 
     def _threads(self, states, threadeds, group):
         """Functions taking a key for their generator parameter, and their calls."""
+        hoisted: dict = {}  # statement -> [(pass, key, requires)] of the calls it runs first
         for threaded in threadeds:
             state = next(s for s in states if threaded in s.threaded)
             requires = tuple(group[state])
@@ -89,10 +92,29 @@ class NumpyRandomKeys(Rule):
             for passed in threaded.passes:
                 key = passed.holder.key if passed.holder is not None else next(
                     s.key for s in states if passed in s.passes)
-                yield self.report(passed.line, fix=_call_takes_key(passed, key), requires=requires,
-                                  name=code_of(passed.call.func), outcome=(
-                                      f"converted: the call passes the key `{key}` and takes "
-                                      "the new one back"))
+                outcome = f"converted: the call passes the key `{key}` and takes the new one back"
+                if passed.mode != "hoist":
+                    yield self.report(passed.line, fix=_call_takes_key(passed, key),
+                                      requires=requires, name=code_of(passed.call.func),
+                                      outcome=outcome)
+                    continue
+                hoisted.setdefault(passed.line, []).append((passed, key, requires))
+        taken = names_in(self.analysis.module)
+        for statement, passes in hoisted.items():
+            passes.sort(key=lambda entry: self.analysis.dataflow.start(entry[0].call))
+            stash: dict = {}
+            lines = []
+            for passed, key, requires in passes:
+                result = fresh_name(f"{passed.callee.name}_result", taken)
+                lines.append((passed, key, result))
+                yield self.report(passed.call, fix=_stashed(stash, passed, result),
+                                  requires=requires + (statement,), name=code_of(passed.call.func),
+                                  outcome=f"converted: the call runs first, on a line of its own "
+                                          f"(`{result}, {key} = ...`), passing the key `{key}` "
+                                          "and taking the new one back")
+            yield self.report(statement, fix=_hoisted(stash, lines), requires=passes[0][2],
+                              name=code_of(passes[0][0].call.func), outcome="", listed=False,
+                              report_if_unfixed=False, converts=False)
 
     def run(self):
         states = [s for s in self.analysis.random_states if s.refused is None]
@@ -226,6 +248,40 @@ def _call_takes_key(passed, key: str):
         if isinstance(statement, cst.Expr) and not passed.callee.pair:
             return assign_back(line, key)
         return take_pair(line, key)
+    return fix
+
+
+def _stashed(stash: dict, passed, result: str):
+    """A call moved before its statement: its place reads `result`, and the call as
+    rewritten so far (its arguments converted) waits in `stash` for the statement's fix."""
+    def fix(call: cst.Call):
+        stash[passed] = call
+        return cst.Name(result)
+    return fix
+
+
+def _hoisted(stash: dict, lines: list):
+    """The statement gets, before it, `result, key = f(key, ...)` for each call moved out of
+    it, in their order."""
+    def fix(node):
+        new = []
+        for passed, key, result in lines:
+            call = stash[passed]
+            index = [id(a) for a in passed.call.args].index(id(passed.argument))
+            args = list(call.args)
+            args[index] = args[index].with_changes(value=cst.Name(key))
+            if args[index].keyword is not None:
+                args[index] = args[index].with_changes(keyword=cst.Name(passed.callee.key))
+            new.append(cst.SimpleStatementLine(body=[cst.Assign(
+                targets=[cst.AssignTarget(cst.Tuple(elements=[
+                    cst.Element(cst.Name(result), comma=cst.Comma(
+                        whitespace_after=cst.SimpleWhitespace(" "))),
+                    cst.Element(cst.Name(key))], lpar=[], rpar=[]))],
+                value=call.with_changes(args=args))]))
+        after = list(node.nodes) if isinstance(node, cst.FlattenSentinel) else [node]
+        new[0] = new[0].with_changes(leading_lines=after[0].leading_lines)
+        after[0] = after[0].with_changes(leading_lines=[])
+        return cst.FlattenSentinel([*new, *after])
     return fix
 
 
