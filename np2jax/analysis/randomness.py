@@ -107,6 +107,19 @@ class Threaded:
 
 
 @dataclass(eq=False)
+class MethodKey:
+    """A method drawing from its instance's generator (`self.rng.normal(...)`): its draws
+    split the instance's key attribute (`self.key`), set in `__init__`."""
+
+    function: cst.FunctionDef
+    instance: str  # the method's instance parameter: `self`
+    key: str = "self.{key}"  # the expression of the key, once its attribute is named
+    draws: list[Draw] = field(default_factory=list)
+    passes: list = field(default_factory=list)
+    refused: str | None = None
+
+
+@dataclass(eq=False)
 class RandomState:
     kind: str  # "global" or "generator"
     name: str  # how findings name it: `rng`, `np.random`
@@ -122,6 +135,8 @@ class RandomState:
     # the functions its key is threaded through (directly or on from them), and the states
     # sharing one of them: they all convert together or none does
     threaded: list[Threaded] = field(default_factory=list)
+    methods: list[MethodKey] = field(default_factory=list)  # an instance's: its methods drawing
+    attribute: bool = False  # `self.rng = ...`: the key is an attribute of the instance
 
     @property
     def nodes(self) -> list:
@@ -138,7 +153,7 @@ class RandomState:
     @property
     def all_draws(self) -> list[Draw]:
         """Its draws and those of the functions its key is threaded through."""
-        return self.draws + [d for t in self.threaded for d in t.draws]
+        return self.draws + [d for t in self.threaded + self.methods for d in t.draws]
 
     @property
     def functions(self) -> list:
@@ -161,6 +176,7 @@ class _Finder:
         self.table = random_table()
         self.threadeds: dict = {}  # (function, parameter name) -> Threaded
         self.refused_passes: set = set()  # id(call.func) of calls refused with their reason
+        self.method_keys: dict = {}  # method -> MethodKey
 
     def states(self) -> list[RandomState]:
         states = [s for s in (self._generator(ref) for ref in self.analysis.refs
@@ -182,6 +198,11 @@ class _Finder:
             if state.refused is None:
                 taken = names_in(self.analysis.module) if taken is None else taken
                 state.key = fresh_name("key", taken)
+                if state.attribute:  # `self.key`, in __init__ and in every method drawing
+                    for method in state.methods:
+                        method.key = method.key.format(key=state.key)
+                    state.key = code_of(state.binding.body[0].targets[0].target.value) \
+                        + "." + state.key
         module_keys = {s.key for s in states if s.refused is None and isinstance(s.scope, GlobalScope)}
         for threaded in dict.fromkeys(t for s in states if s.refused is None for t in s.threaded):
             # a parameter: clashing with no name of its function, nor a module-level key
@@ -192,6 +213,9 @@ class _Finder:
     def _generator(self, ref) -> RandomState | None:
         call = ref.call
         assign = self.parents.get(call) if call is not None else None
+        if isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1 \
+                and isinstance(assign.targets[0].target, cst.Attribute):
+            return self._object_state(ref, assign)
         if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1
                 and isinstance(assign.targets[0].target, cst.Name)):
             return None  # not a state this analysis follows: NJ301 reports it as before
@@ -212,6 +236,89 @@ class _Finder:
             state.refused = f"`{target.value}` is bound more than once"
             return state
         state.refused = _all_of(self._uses(state, None, target.value, assignments[0].references))
+        return state
+
+    def _object_state(self, ref, assign: cst.Assign) -> RandomState:
+        """`self.rng = np.random.default_rng(seed)` in `__init__`, drawn from as `self.rng.m(...)`
+        in the class's methods: `self.key = jax.random.key(seed)`, and each method's draws
+        split `self.key`, which every instance keeps as it kept its generator."""
+        target = assign.targets[0].target
+        attr = target.attr.value
+        shown = code_of(target)
+        state = RandomState("generator", shown, self.parents.get(assign), None,
+                            self.scopes.get(ref.call), [ref.node], attribute=True)
+        init = self.flow.enclosing(assign, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        cls = self.flow.enclosing(init, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) \
+            if init is not None else None
+        if not (isinstance(init, cst.FunctionDef) and init.name.value == "__init__"
+                and isinstance(cls, cst.ClassDef) and self._instance_name(init) is not None
+                and isinstance(target.value, cst.Name)
+                and target.value.value == self._instance_name(init)):
+            state.refused = (f"`{shown}` is stored other than as an attribute of the instance "
+                             "in `__init__`, where a key cannot follow it")
+            return state
+        seed = self._seed(ref.call)
+        if isinstance(seed, str):
+            state.refused = seed
+            return state
+        state.seed = seed
+        if not self._top_level(state.binding, state.scope):
+            state.refused = f"`{shown}` is not set by a plain statement of `__init__`'s body"
+            return state
+        if attr in self.analysis.context.external_names:
+            return self._refuse(state, f"`.{attr}` is used by another module of the tree, "
+                                       "where the key would not follow it")
+        if any(isinstance(s, cst.SimpleStatementLine) and "__slots__" in names_in(s)
+               for s in cls.body.body):
+            return self._refuse(state, f"`{cls.name.value}` declares __slots__, so the key "
+                                       "attribute could not be added")
+        methods = {}  # the class's plain methods -> their instance parameter's name
+        for statement in cls.body.body:
+            if isinstance(statement, cst.FunctionDef) and not statement.decorators \
+                    and self._instance_name(statement) is not None:
+                methods[statement] = self._instance_name(statement)
+        reasons = []
+        for node in self.analysis.attribute_loads(attr) + [target]:
+            if node is target:
+                continue
+            reasons.append(self._object_use(state, node, cls, methods, shown))
+        if self.flow.collector.dynamic_scopes:
+            reasons.append("the module calls exec, globals() or setattr, which may reach "
+                           f"`.{attr}` unseen")
+        state.refused = _all_of(reasons)
+        return state
+
+    def _object_use(self, state, node: cst.Attribute, cls, methods: dict, shown: str):
+        """A use of the instance's generator: `self.rng.m(...)` in a method, drawing."""
+        function = self.flow.enclosing(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        owner = self.parents.get(node)
+        call = self.parents.get(owner)
+        if not (function in methods and isinstance(node.value, cst.Name)
+                and node.value.value == methods[function]
+                and self.scopes.get(node.value) is self.scopes.get(function.body.body[0])
+                and isinstance(owner, cst.Attribute) and owner.value is node
+                and isinstance(call, cst.Call) and call.func is owner):
+            return (f"`{code_of(node)}` is used other than by drawing from it in a method of "
+                    f"`{cls.name.value}` (passed, stored, or read outside the class?), where the "
+                    "key would not follow it")
+        if any(v != "param" for v, _ in self.flow.collector.bindings.get(
+                (self.scopes.get(node.value), node.value.value), [])):
+            return f"a method of `{cls.name.value}` rebinds `{node.value.value}`"
+        holder = self.method_keys.get(function)
+        if holder is None:
+            holder = self.method_keys[function] = MethodKey(
+                function, methods[function], f"{methods[function]}.{{key}}")
+            state.methods.append(holder)
+        return self._add_draw(state, call, owner.attr.value, holder)
+
+    @staticmethod
+    def _instance_name(function: cst.FunctionDef) -> str | None:
+        params = [*function.params.posonly_params, *function.params.params]
+        return params[0].name.value if params and not params[0].star else None
+
+    @staticmethod
+    def _refuse(state: RandomState, reason: str) -> RandomState:
+        state.refused = reason
         return state
 
     def _uses(self, state: RandomState, holder: Threaded | None, name: str, accesses) -> list:
@@ -499,9 +606,22 @@ class _Finder:
         value = args[0].value
         if isinstance(value, cst.Name) and value.value == "None":
             return None
+        if isinstance(value, cst.Name) and self._none_default(value):
+            return (f"the seed `{value.value}` is a parameter whose default is None (NumPy then "
+                    "seeds from the OS; jax.random.key cannot take None)")
         if isinstance(value, (cst.Integer, cst.Name)):
             return value
         return f"the seed `{code_of(value)}` is not an integer literal or a name"
+
+    def _none_default(self, name: cst.Name) -> bool:
+        function = self.flow.enclosing(name, (cst.FunctionDef, cst.Lambda))
+        while function is not None:
+            params = function.params
+            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                if param.name.value == name.value:
+                    return param.default is not None and is_none(param.default)
+            function = self.flow.enclosing(function, (cst.FunctionDef, cst.Lambda))
+        return False
 
     # draws
     def _add_draw(self, state: RandomState | None, call: cst.Call, method: str,
@@ -657,7 +777,7 @@ class _Finder:
         return node
 
     def _check(self, state: RandomState) -> str | None:
-        if not state.draws and not state.passes:
+        if not state.draws and not state.passes and not state.methods:
             return f"nothing draws from `{state.name}`"
         return None
 

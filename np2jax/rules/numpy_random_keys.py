@@ -129,6 +129,7 @@ class NumpyRandomKeys(Rule):
         threadeds = list(dict.fromkeys(t for s in states for t in s.threaded))
         for state in states:
             owned += [(state, draw) for draw in state.draws]
+            owned += [(state, draw) for method in state.methods for draw in method.draws]
         for threaded in threadeds:
             state = next(s for s in states if threaded in s.threaded)
             owned += [(state, draw) for draw in threaded.draws]
