@@ -137,6 +137,11 @@ class RandomState:
     threaded: list[Threaded] = field(default_factory=list)
     methods: list[MethodKey] = field(default_factory=list)  # an instance's: its methods drawing
     attribute: bool = False  # `self.rng = ...`: the key is an attribute of the instance
+    # `def make(): return np.random.default_rng(0)`: the binding is that return line, which
+    # returns a key; `made` are the states its calls bind (`rng = make()` -> `key = make()`)
+    returned: bool = False
+    made: list = field(default_factory=list)
+    made_by: RandomState | None = None
 
     @property
     def nodes(self) -> list:
@@ -181,6 +186,7 @@ class _Finder:
     def states(self) -> list[RandomState]:
         states = [s for s in (self._generator(ref) for ref in self.analysis.refs
                               if ref.qualname in GENERATOR_FACTORIES) if s is not None]
+        states += [made for s in states for made in s.made]
         global_state = self._global()
         if global_state is not None:
             states.append(global_state)
@@ -190,12 +196,12 @@ class _Finder:
                 state.refused = ("the module " + self.analysis.object_values[0][1]
                                  + ": values JAX cannot hold may reach its NumPy calls, so it "
                                    "stays on NumPy")
-            if state.refused is None:
+            if state.refused is None and not state.made:
                 state.refused = self._check(state)
         self._tie(states)
         taken = None  # the module's names, walked for only when a key needs naming
         for state in states:
-            if state.refused is None:
+            if state.refused is None and not state.returned:  # a maker returns its key
                 taken = names_in(self.analysis.module) if taken is None else taken
                 state.key = fresh_name("key", taken)
                 if state.attribute:  # `self.key`, in __init__ and in every method drawing
@@ -213,6 +219,8 @@ class _Finder:
     def _generator(self, ref) -> RandomState | None:
         call = ref.call
         assign = self.parents.get(call) if call is not None else None
+        if isinstance(assign, cst.Return) and assign.value is call:
+            return self._maker(ref, assign)
         if isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1 \
                 and isinstance(assign.targets[0].target, cst.Attribute):
             return self._object_state(ref, assign)
@@ -235,6 +243,69 @@ class _Finder:
         if len(assignments) != 1:
             state.refused = f"`{target.value}` is bound more than once"
             return state
+        state.refused = _all_of(self._uses(state, None, target.value, assignments[0].references))
+        return state
+
+    def _maker(self, ref, ret: cst.Return) -> RandomState:
+        """`def make(seed): return np.random.default_rng(seed)`, every call of which binds a
+        name alone on its line (`rng = make(1)`): make returns a key instead, and each name
+        it binds is a state of its own, drawn from, handed on, as any generator (`key =
+        make(1)`); all convert together or none does."""
+        line = self.flow.expression_statement_line(ret)
+        function = self.flow.enclosing(ret, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        state = RandomState("generator", code_of(ref.call.func), line, None,
+                            self.scopes.get(ref.call), [ref.node], returned=True)
+        if line is None or not isinstance(function, cst.FunctionDef) \
+                or not self.flow.plain_module_function(function):
+            return self._refuse(state, "it is returned other than alone on its line by a "
+                                       "function of the module, where a key cannot follow it")
+        name = function.name.value
+        seed = self._seed(ref.call)
+        if isinstance(seed, str):
+            return self._refuse(state, seed)
+        state.seed = seed
+        finder = ReturnsFinder()
+        function.body.visit(finder)
+        if finder.yields or finder.returns != [ret] or self.flow.function_returns(function) is None:
+            return self._refuse(state, f"`{name}` returns it on some paths only")
+        reason = self.flow.interface_refusal(function, "returning a key instead of a generator",
+                                             self.analysis.context)
+        if reason is not None:
+            return self._refuse(state, reason)
+        scope = self.scopes.get(function.name)
+        assignments = list(scope.assignments[name]) if scope is not None and name in scope.assignments else []
+        if len(assignments) != 1:
+            return self._refuse(state, f"`{name}` is defined more than once")
+        reasons = []
+        for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
+            call = self.parents.get(access.node)
+            assign = self.parents.get(call)
+            if not (isinstance(call, cst.Call) and call.func is access.node
+                    and isinstance(assign, cst.Assign) and assign.value is call
+                    and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
+                    and self.flow.expression_statement_line(assign) is not None):
+                reasons.append(f"`{code_of(self.parents.get(access.node))}` uses what `{name}` "
+                               "returns other than by binding it to a name alone on its line")
+                continue
+            made = self._made(assign, state)
+            state.made.append(made)
+            reasons.append(None if made.refused is None else
+                           f"`{made.name}` (made by `{name}`): {made.refused}")
+        state.refused = _all_of(reasons)
+        return state
+
+    def _made(self, assign: cst.Assign, maker: RandomState) -> RandomState:
+        """`rng = make()`: a state bound by a call of a function returning a generator."""
+        target = assign.targets[0].target
+        scope = self.scopes.get(target)
+        state = RandomState("generator", target.value, self.parents.get(assign), None, scope, [],
+                            made_by=maker)
+        if not self._top_level(state.binding, scope):
+            return self._refuse(state, f"`{target.value}` is not bound by a plain statement of "
+                                       "its function or module body")
+        assignments = list(scope.assignments[target.value]) if target.value in scope.assignments else []
+        if len(assignments) != 1:
+            return self._refuse(state, f"`{target.value}` is bound more than once")
         state.refused = _all_of(self._uses(state, None, target.value, assignments[0].references))
         return state
 
@@ -499,12 +570,15 @@ class _Finder:
         for owners in reached.values():
             for other in owners[1:]:
                 parent[root(other)] = root(owners[0])
+        for state in states:  # a function returning a generator and the states it makes
+            for made in state.made:
+                parent[root(made)] = root(state)
         components: dict = {}
         for state in states:
             components.setdefault(root(state), []).append(state)
         for members in components.values():
             functions = list(dict.fromkeys(t for s in members for t in s.threaded))
-            if not functions:
+            if len(members) == 1 and not functions:
                 continue
             reasons = [s.refused for s in members] + [self._calls_refused(t) for t in functions]
             by_function: dict = {}

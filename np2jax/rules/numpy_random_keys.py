@@ -150,6 +150,13 @@ class NumpyRandomKeys(Rule):
             union = set().union(*(group[s] for s in sharing))
             for s in sharing:
                 group[s] = union
+        for state in states:  # a function returning a generator and the states it makes
+            if state.made_by is not None and state.made_by in group:
+                union = group[state] | group[state.made_by]
+                for s in [state.made_by, *state.made_by.made]:
+                    if s in group:
+                        group[s] = union
+                group[state] = union
         for pairs in by_statement.values():  # a shared statement ties its states together
             union = set().union(*(group[s] for s, _ in pairs))
             for s, _ in pairs:
@@ -159,11 +166,18 @@ class NumpyRandomKeys(Rule):
             name = code_of(state.binding.body[0]) if state.binding is not None else "np.random"
             seed = code_of(state.seed) if state.seed is not None else UNSEEDED_SEED
             key_line = f"{state.key} = jax.random.key({seed})"
-            if state.binding is not None and state.binding not in by_statement:
+            if state.returned:
+                key_line = f"return jax.random.key({seed})"
+            if state.made_by is not None:
+                yield self.report(state.binding, fix=_rebound(state.key), requires=requires,
+                                  name=name, outcome=(
+                                      f"converted: `{code_of(state.binding.body[0].value.func)}` "
+                                      f"returns a key, bound to `{state.key}`"))
+            elif state.binding is not None and state.binding not in by_statement:
                 yield self.report(state.binding, fix=_replaced(key_line), imports=imports,
                                   requires=requires, moves=(_bound_call(state.binding),),
                                   name=name, outcome=CONVERTED)
-            if state.seed is None:
+            if state.seed is None and state.made_by is None:
                 node = state.binding.body[0] if state.binding is not None else state.draws[0].call
                 # about the conversion: shown only if the state is converted (requires)
                 yield self.report(node, name=code_of(node) if state.binding is None else name,
@@ -283,6 +297,15 @@ def _hoisted(stash: dict, lines: list):
         new[0] = new[0].with_changes(leading_lines=after[0].leading_lines)
         after[0] = after[0].with_changes(leading_lines=[])
         return cst.FlattenSentinel([*new, *after])
+    return fix
+
+
+def _rebound(key: str):
+    """`rng = make(1)` -> `key = make(1)` (the call as other fixes left it)."""
+    def fix(line: cst.SimpleStatementLine):
+        statement = line.body[0]
+        return line.with_changes(body=[statement.with_changes(
+            targets=[statement.targets[0].with_changes(target=cst.Name(key))])])
     return fix
 
 
