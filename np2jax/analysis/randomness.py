@@ -9,7 +9,18 @@ same scope (not in a nested function, lambda or comprehension), at a place where
 be put before it, and maps through the table (rules/api/random.toml) with every argument
 understood. Then the binding becomes `key = jax.random.key(seed)` and each statement that
 draws gets `key, subkey = jax.random.split(key)` on the line before it, so a key is never
-used twice. Anything else keeps the whole state on NumPy, with the reason (NJ301).
+used twice.
+
+The key is threaded where the generator goes: a function of the module it is handed to
+(`Threaded`: it takes a key for that parameter and returns the new key beside its result,
+each call taking it back, `r, key = f(key)`; `Pass` is one such call, hoisted before its
+statement when it sits inside an expression), a function returning a new generator (the
+state's binding is that `return`; each name its calls bind is a state of its own, `made`),
+an attribute of the instance set in `__init__` (`MethodKey`: each method drawing from
+`self.rng` splits `self.key`). States whose keys meet in a function convert together or
+none does (`_Finder._tie`); a function whose callers are not all in this file keeps its
+interface (Dataflow.interface_refusal, NJ209's decision). Anything else keeps the whole
+state on NumPy, with the reason (NJ301).
 
 Analysis only: the rules (np2jax/rules/numpy_random.py, numpy_random_keys.py) report, and
 NJ302 builds the jax.random code.
