@@ -596,6 +596,9 @@ class _Finder:
             for threaded in functions:
                 by_function.setdefault(threaded.function, []).append(threaded)
             for threaded in functions:
+                if not threaded.draws and not threaded.onward:
+                    reasons.append(f"`{threaded.name}` never draws from its generator "
+                                   f"`{threaded.param.name.value}` (nothing to thread)")
                 if len(by_function[threaded.function]) > 1:
                     reasons.append(f"`{threaded.name}` is handed a generator for more than one "
                                    "parameter")
@@ -798,6 +801,8 @@ class _Finder:
         if not isinstance(assign, cst.Assign):
             return None
         names = {t.target.value for t in assign.targets if isinstance(t.target, cst.Name)}
+        names |= {e.value.value for t in assign.targets if isinstance(t.target, (cst.Tuple, cst.List))
+                  for e in t.target.elements if isinstance(e.value, cst.Name)}
         collector = self.flow.collector
         written = [target.value for _s, target, _o in collector.subscript_stores] + \
             [n.target for n in collector.aug_assigns] + \
