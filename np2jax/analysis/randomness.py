@@ -350,6 +350,10 @@ class _Finder:
         if attr in self.analysis.context.external_names:
             return self._refuse(state, f"`.{attr}` is used by another module of the tree, "
                                        "where the key would not follow it")
+        if _imports_copy(self.analysis.module):
+            return self._refuse(state, "the module imports `copy`: a shallow copy of the "
+                                       "instance shares its generator, where copies of a key "
+                                       "would draw the same numbers")
         if any(isinstance(s, cst.SimpleStatementLine) and "__slots__" in names_in(s)
                for s in cls.body.body):
             return self._refuse(state, f"`{cls.name.value}` declares __slots__, so the key "
@@ -881,6 +885,18 @@ PURE_BUILTINS = frozenset({"len", "float", "int", "abs", "min", "max", "sum", "r
 ARRAY_METHODS = frozenset({"sum", "mean", "std", "var", "min", "max", "prod", "any", "all",
                            "reshape", "astype", "copy", "ravel", "flatten", "transpose", "dot",
                            "argmax", "argmin", "cumsum", "round", "item", "tolist", "clip"})
+
+
+def _imports_copy(module: cst.Module) -> bool:
+    for statement in module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Import) and any(
+                    code_of(a.name).split(".")[0] == "copy" for a in small.names):
+                return True
+            if isinstance(small, cst.ImportFrom) and small.module is not None \
+                    and code_of(small.module) == "copy":
+                return True
+    return False
 
 
 def _walk(node):
