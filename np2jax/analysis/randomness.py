@@ -191,7 +191,7 @@ class _Finder:
         self.scopes = self.flow.scopes
         self.table = random_table()
         self.threadeds: dict = {}  # (function, parameter name) -> Threaded
-        self.refused_passes: set = set()  # id(call.func) of calls refused with their reason
+        self.refused_passes: dict = {}  # id(call.func) of a call refused -> the reason
         self.method_keys: dict = {}  # method -> MethodKey
 
     def states(self) -> list[RandomState]:
@@ -437,7 +437,7 @@ class _Finder:
                     "the tool can follow, so no key can be threaded there")
         reason = self._pass_refused(state, holder, name, call, arg, function)
         if reason is not None:
-            self.refused_passes.add(id(call.func))
+            self.refused_passes[id(call.func)] = reason
         return reason
 
     def _pass_refused(self, state, holder, name, call, arg, function) -> str | None:
@@ -627,8 +627,11 @@ class _Finder:
         assignments = list(scope.assignments[name]) if scope is not None and name in scope.assignments else []
         if len(assignments) != 1:
             return f"`{name}` is defined more than once"
-        passed = {id(p.call.func) for p in threaded.passes} | self.refused_passes
+        passed = {id(p.call.func) for p in threaded.passes}
         for access in sorted(assignments[0].references, key=lambda a: self.flow.start(a.node)):
+            if id(access.node) in self.refused_passes:  # a generator handed in a way refused
+                return (f"a call of `{name}` cannot take a key back: "
+                        f"{self.refused_passes[id(access.node)]}")
             if id(access.node) not in passed:
                 call = self.parents.get(access.node)
                 if not (isinstance(call, cst.Call) and call.func is access.node):
