@@ -96,6 +96,9 @@ class Pass:
     # "alone": `f(rng)`; "pair": `r = f(rng)`; "hoist": inside an expression, the call moves
     # to a line of its own before `line` (then the statement, maybe compound)
     mode: str = "alone"
+    # a function handing a module-level generator on: it declares `global key` (as a
+    # function drawing from it does)
+    function: cst.FunctionDef | None = None
 
 
 @dataclass(eq=False)
@@ -174,7 +177,8 @@ class RandomState:
     @property
     def functions(self) -> list:
         """The functions that draw from this module-level state and declare its key global."""
-        return list(dict.fromkeys(d.function for d in self.draws if d.function is not None))
+        return list(dict.fromkeys([d.function for d in self.draws if d.function is not None]
+                                  + [p.function for p in self.passes if p.function is not None]))
 
 
 def find_random_states(analysis: ModuleFacts) -> list[RandomState]:
@@ -220,10 +224,15 @@ class _Finder:
                         method.key = method.key.format(key=state.key)
                     state.key = code_of(state.binding.body[0].targets[0].target.value) \
                         + "." + state.key
-        module_keys = {s.key for s in states if s.refused is None and isinstance(s.scope, GlobalScope)}
+        globals_of: dict = {}  # function -> the module-level keys it declares global
+        for state in states:
+            if state.refused is None and isinstance(state.scope, GlobalScope):
+                for function in state.functions:
+                    globals_of.setdefault(function, set()).add(state.key)
         for threaded in dict.fromkeys(t for s in states if s.refused is None for t in s.threaded):
-            # a parameter: clashing with no name of its function, nor a module-level key
-            threaded.key = fresh_name("key", names_in(threaded.function) | module_keys)
+            # a parameter: clashing with no name of its function, nor a global key it uses
+            threaded.key = fresh_name("key", names_in(threaded.function)
+                                      | globals_of.get(threaded.function, set()))
         return states
 
     # finding states
@@ -445,9 +454,14 @@ class _Finder:
         param = parameter_for(function, call, arg)
         if param is None or arg.keyword is not None and param.name.value != arg.keyword.value:
             return f"{shown} passes `{name}` through * or ** or past the named parameters"
-        if self._in_lambda(call) or self.scopes.get(call.func) is not self._scope_of(state, holder):
-            return (f"{shown} hands `{name}` on from a nested function, lambda or comprehension "
-                    "(or a function, for a module-level generator), where no key is threaded")
+        scope = self.scopes.get(call.func)
+        owner = None  # a function handing a module-level generator on: `global key`
+        if not self._in_lambda(call) and scope is not self._scope_of(state, holder) \
+                and holder is None:
+            owner = self._module_state_function(scope, state)
+        if self._in_lambda(call) or scope is not self._scope_of(state, holder) and owner is None:
+            return (f"{shown} hands `{name}` on from a nested function, lambda or comprehension, "
+                    "where no key is threaded")
         line, mode = self._pass_line(call, arg)
         if isinstance(mode, str) and line is None:
             return f"{shown} {mode}"
@@ -458,7 +472,7 @@ class _Finder:
         reason = self._changed_later(call, self.scopes.get(call.func))
         if reason is not None:
             return reason
-        passed = Pass(call, line, arg, holder, callee, mode)
+        passed = Pass(call, line, arg, holder, callee, mode, owner)
         (holder.onward if holder is not None else state.passes).append(passed)
         callee.passes.append(passed)
         return None
