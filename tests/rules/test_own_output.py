@@ -63,6 +63,15 @@ def kept_lines(before: list[str], after: list[str]) -> dict[int, int]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             kept.update({j1 + k + 1: i1 + k + 1 for k in range(i2 - i1)})
+        elif tag == "replace" and j2 - j1 > i2 - i1:
+            # lines added before the statements rewritten (NJ302's split lines, a call moved
+            # before its statement, `global key`): the block ends with those statements, each
+            # kept where it still reads much like its original
+            count = i2 - i1
+            for k in range(count):
+                old, new = before[i1 + k], after[j2 - count + k]
+                if difflib.SequenceMatcher(None, old, new).ratio() >= 0.5:
+                    kept[j2 - count + k + 1] = i1 + k + 1
     return kept
 
 
@@ -109,6 +118,12 @@ def test_the_criterion_catches_a_finding_on_a_line_np2jax_wrote():
     moved = F(2)
     assert new_findings(original, [F(4)], converted, [moved]) == [moved]
     assert len(new_findings(original, [], converted, [F(5)])) == 1
+    # a statement rewritten with lines put before it keeps its findings; the lines added
+    # have none
+    drawn = ("import numpy as np\ndef f(out):\n    out[:] = rng.uniform(size=3)\n")
+    split = ("import jax\ndef f(out):\n    global key\n    key, subkey = jax.random.split(key)\n"
+             "    out[:] = jax.random.uniform(subkey, (3,))\n")
+    assert kept_lines(drawn.splitlines(), split.splitlines()) == {1: 1, 2: 2, 5: 3}
 
 
 PROGRAMS = {
