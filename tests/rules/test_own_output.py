@@ -64,14 +64,18 @@ def kept_lines(before: list[str], after: list[str]) -> dict[int, int]:
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             kept.update({j1 + k + 1: i1 + k + 1 for k in range(i2 - i1)})
         elif tag == "replace" and j2 - j1 > i2 - i1:
-            # lines added before the statements rewritten (NJ302's split lines, a call moved
-            # before its statement, `global key`): the block ends with those statements, each
-            # kept where it still reads much like its original
-            count = i2 - i1
-            for k in range(count):
-                old, new = before[i1 + k], after[j2 - count + k]
-                if difflib.SequenceMatcher(None, old, new).ratio() >= 0.5:
-                    kept[j2 - count + k + 1] = i1 + k + 1
+            # lines added among the statements rewritten (NJ302's split lines, a call moved
+            # before its statement, `global key`): each statement is kept, in order, as the
+            # line that reads most like it, where that is much like it
+            j = j1
+            for i in range(i1, i2):
+                last = j2 - (i2 - i - 1)  # leave a line for each statement after it
+                ratios = [(difflib.SequenceMatcher(None, before[i], after[k]).ratio(), k)
+                          for k in range(j, last)]
+                ratio, best = max(ratios, default=(0.0, j))
+                if ratio >= 0.5:
+                    kept[best + 1] = i + 1
+                    j = best + 1
     return kept
 
 
