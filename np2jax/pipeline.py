@@ -166,7 +166,7 @@ def _keep_islands(analysis, kept: list, applied: list, dropped: set):
     dropped = set(dropped)
     def ask(applied):
         compiled = frozenset(r.node for r in applied if r.code == "NJ501")
-        return analysis.islands({r.node for r in applied}, compiled)
+        return analysis.islands({r.node for r in applied if r.converts}, compiled)
 
     islands = ask(applied)
     for _ in range(100):  # each round drops at least one node: bounded by the fixes

@@ -123,7 +123,7 @@ class Effects:
         function = self.flow.module_function(call)
         if function is None or arg.star:
             return UNKNOWN_EFFECT
-        param = _parameter_for(function, call, arg)
+        param = parameter_for(function, call, arg)
         if param is None:
             return UNKNOWN_EFFECT
         return self.param_effect(function, param)
@@ -252,7 +252,7 @@ def _is_generator(function: cst.FunctionDef) -> bool:
     return finder.yields
 
 
-def _parameter_for(function: cst.FunctionDef, call: cst.Call, arg: cst.Arg) -> cst.Param | None:
+def parameter_for(function: cst.FunctionDef, call: cst.Call, arg: cst.Arg) -> cst.Param | None:
     """The parameter of `function` that `arg` of `call` binds, or None (through `*`/`**`, a
     positional argument past the named parameters, an unknown keyword)."""
     params = function.params

@@ -34,6 +34,7 @@ from libcst.metadata import GlobalScope
 
 from np2jax.analysis.facts import (
     ARRAY,
+    GENERATOR_FACTORIES,
     CONTAINER,
     KEEP_IN_PLACE_FUNCTION,
     KEEP_OUT,
@@ -563,6 +564,9 @@ class _Reach:
     def _call(self, call: cst.Call, depth: int) -> None:
         flow = self.flow
         ref = self.collector.ref_by_call.get(call)
+        if ref is not None and ref.qualname in GENERATOR_FACTORIES:
+            self._keep(ref)  # a random generator, reached through its draws: no array to copy
+            return
         if ref is not None:
             out = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
             if out is not None:  # np.add(a, b, out=c) is c

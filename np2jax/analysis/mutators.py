@@ -136,19 +136,27 @@ class Dataflow(Aliasing):
     def _pair_refusal(self, function, param: str, context) -> str | None:
         """Why a function that changes `param` and returns something else cannot return
         both, `(result, param)`, with every call taking both back."""
-        name = function.name.value
         if self.function_returns(function) is None:
             return (f"it returns a value on some paths only, so it cannot return `{param}` "
                     "beside it")
+        return self.interface_refusal(function, f"returning `{param}` beside its result",
+                                      context)
+
+    def interface_refusal(self, function, change: str, context) -> str | None:
+        """Why `function` must keep its interface (its callers are not all in this file),
+        which `change` (`returning `p` beside its result`) would break; None: it may change.
+        The one decision for every rewrite that changes what a function takes or returns
+        (NJ209's `r, p = f(p)`, NJ302's threaded keys)."""
+        name = function.name.value
         if name in context.external_names:
             return (f"`{name}` is used by another module of the tree: it keeps its interface "
-                    f"(returning `{param}` beside its result would change it)")
+                    f"({change} would change it)")
         if name in self.collector.exported_names or name.startswith("__"):
             return (f"`{name}` is public API (listed in __all__): it keeps its interface "
-                    f"(returning `{param}` beside its result would change it)")
+                    f"({change} would change it)")
         if name in self.collector.dynamic_names:
             return (f"`{name}` is reached through `globals()`: it keeps its interface "
-                    f"(returning `{param}` beside its result would change it)")
+                    f"({change} would change it)")
         return None
 
     @staticmethod

@@ -45,6 +45,10 @@ class Report:
     # the NumPy/SciPy call sites (Call nodes) the fix makes JAX code: the coverage figure
     # (np2jax.findings.Coverage) counts them as moved when the fix is applied
     moves: tuple[cst.CSTNode, ...] = ()
+    # False: the fix adds to its node without converting what the node itself does (NJ302's
+    # split line before a statement that draws, which may also be a write left in place):
+    # the islands do not count the node as converted (np2jax.analysis.islands)
+    converts: bool = True
 
 
 class RuleContext:
@@ -80,7 +84,7 @@ class Rule:
 
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
                report_if_unfixed: bool = True, key: tuple | None = None, listed: bool = True,
-               moves=(),
+               moves=(), converts: bool = True,
                **fields) -> Report:
         message = one_line(self.doc().message.format(**fields))
         if isinstance(requires, cst.CSTNode):
@@ -90,7 +94,7 @@ class Rule:
             unfixed = one_line(self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED}))
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
                       report_if_unfixed, unfixed, key, listed,
-                      tuple(m for m in moves if m is not None))
+                      tuple(m for m in moves if m is not None), converts)
 
 
 QUOTED_CODE_LIMIT = 60  # characters of code quoted in a message, beyond which it is cut

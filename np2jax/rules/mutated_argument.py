@@ -16,7 +16,7 @@ from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
 
-def _return_param(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+def return_param(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
     """Every `return` returns the parameter, and so does falling off the end."""
     body = function.body.visit(_ReturnParam(param))
     statements = list(body.body)
@@ -44,7 +44,7 @@ class _ReturnParam(cst.CSTTransformer):
         return updated_node
 
 
-def _return_pair(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
+def return_pair(function: cst.FunctionDef, param: str) -> cst.FunctionDef:
     """Every `return v` returns `v, param` (the function returns a value on every path)."""
     return function.with_changes(body=function.body.visit(_ReturnPair(param)))
 
@@ -59,7 +59,7 @@ class _ReturnPair(_ReturnParam):
             cst.Element(cst.Name(self.param))], lpar=[], rpar=[]))
 
 
-def _take_pair(line: cst.SimpleStatementLine, name: str):
+def take_pair(line: cst.SimpleStatementLine, name: str):
     """`r = f(p)` -> `r, p = f(p)`; `a, b = f(p)` -> `(a, b), p = f(p)`; `f(p)` ->
     `p = f(p)[1]`."""
     statement = line.body[0]
@@ -76,7 +76,7 @@ def _take_pair(line: cst.SimpleStatementLine, name: str):
     return updates.replace_line(line, [cst.Assign(targets=[cst.AssignTarget(pair)], value=statement.value)])
 
 
-def _assign_back(line: cst.SimpleStatementLine, name: str):
+def assign_back(line: cst.SimpleStatementLine, name: str):
     """`normalize(p)` -> `p = normalize(p)`."""
     return updates.replace_line(line, [updates.assign(cst.Name(name), line.body[0].value)])
 
@@ -110,11 +110,11 @@ class MutatedArgument(Rule):
             else:
                 how = (f"a function returning `{fields['param']}`, and its "
                        f"{len(lines)} call(s) assign the result")
-            yield self.report(fact.node, fix=partial(_return_param, param=fact.param.name.value),
+            yield self.report(fact.node, fix=partial(return_param, param=fact.param.name.value),
                               requires=tuple(lines), key=("def", fields["function"]),
                               outcome=rewritten_as(how), **fields)
             for (call, argument), line in zip(fact.call_sites, lines):
-                yield self.report(line, fix=partial(_assign_back, name=argument.value),
+                yield self.report(line, fix=partial(assign_back, name=argument.value),
                                   requires=(fact.node,), outcome=rewritten_as(
                                       f"`{argument.value} = {code_of(call)}`"), **fields)
         yield from self._external_calls()
@@ -123,12 +123,12 @@ class MutatedArgument(Rule):
         """A function that changes its argument and returns something else: it returns both,
         and each call takes both back."""
         param = fields["param"]
-        yield self.report(fact.node, fix=partial(_return_pair, param=param), requires=tuple(lines),
+        yield self.report(fact.node, fix=partial(return_pair, param=param), requires=tuple(lines),
                           key=("def", fields["function"]), outcome=rewritten_as(
                               f"a function returning `{param}` beside its result, and its "
                               f"{len(lines)} call(s) take both back"), **fields)
         for (call, argument), line in zip(fact.call_sites, lines):
-            yield self.report(line, fix=partial(_take_pair, name=argument.value),
+            yield self.report(line, fix=partial(take_pair, name=argument.value),
                               requires=(fact.node,), outcome=rewritten_as(
                                   f"a call taking `{argument.value}` back beside the result of "
                                   f"`{code_of(call)}`"), **fields)
@@ -147,7 +147,7 @@ class MutatedArgument(Rule):
                                   outcome=rewritten_as(f"`{argument.value} = {code_of(call)}`, "
                                                        "as it was: it takes back the array"))
                 continue
-            yield self.report(line, fix=partial(_assign_back, name=argument.value),
+            yield self.report(line, fix=partial(assign_back, name=argument.value),
                               requires=dataflow.binding_refs(argument), key=("call", qualname),
                               function=qualname, param=param, outcome=rewritten_as(
                                   f"`{argument.value} = {code_of(call)}`, since it now returns it"))

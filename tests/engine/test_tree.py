@@ -416,3 +416,53 @@ def total():
     assert "    global COUNTS\n    COUNTS = COUNTS.at[0].add(1.0)\n" in (out / "pkg" / "state.py").read_text()
     assert run.findings == []
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_a_function_taking_a_generator_used_elsewhere_keeps_its_interface(tmp_path):
+    """NJ302 threads a key through a function only when every caller is in its file: one
+    used by another module keeps taking a generator (NJ209's decision for `r, p = f(p)`),
+    and the generators handed to it stay on NumPy, in both modules; the tree still runs."""
+    ops = """
+    import numpy as np
+
+
+    def jitter(x, rng):
+        return x + rng.normal(0.0, 0.01, size=x.shape)
+
+
+    def local(x, rng):
+        return x * rng.uniform(0.9, 1.1)
+
+
+    def own():
+        rng = np.random.default_rng(2)
+        return jitter(np.ones(3), rng)
+
+
+    def other():
+        rng = np.random.default_rng(3)
+        return local(np.ones(3), rng)
+    """
+    app = """
+    import numpy as np
+
+    from pkg.ops import jitter, own
+    from pkg.ops import other as ops_other
+
+
+    def main():
+        rng = np.random.default_rng(1)
+        return {"a": jitter(np.zeros(3), rng), "b": own(), "c": ops_other()}
+    """
+    source, out, run = _convert(tmp_path, ops=ops, app=app)
+    converted = (out / "pkg" / "ops.py").read_text()
+    assert "def jitter(x, rng):\n" in converted  # used by app.py: keeps its interface
+    assert "def local(x, key):\n" in converted  # called only in its own file: threaded
+    assert "rng = np.random.default_rng(2)\n" in converted  # handed to jitter: NumPy
+    assert "rng = np.random.default_rng(1)\n" in (out / "pkg" / "app.py").read_text()
+    reasons = [f.message for f in run.findings if f.code == "NJ301"]
+    assert any("`jitter` is used by another module of the tree: it keeps its interface" in m
+               for m in reasons), reasons
+    assert any("`rng` is passed to `jitter`, not a function of this module" in m
+               for m in reasons), reasons
+    assert set(_run_main(out)) == {"a", "b", "c"}

@@ -54,6 +54,19 @@ def kept_lines(before: list[str], after: list[str]) -> dict[int, int]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             kept.update({j1 + k + 1: i1 + k + 1 for k in range(i2 - i1)})
+        elif tag == "replace" and j2 - j1 > i2 - i1:
+            # lines added among the statements rewritten (NJ302's split lines, a call moved
+            # before its statement, `global key`): each statement is kept, in order, as the
+            # line that reads most like it, where that is much like it
+            j = j1
+            for i in range(i1, i2):
+                last = j2 - (i2 - i - 1)  # leave a line for each statement after it
+                ratios = [(difflib.SequenceMatcher(None, before[i], after[k]).ratio(), k)
+                          for k in range(j, last)]
+                ratio, best = max(ratios, default=(0.0, j))
+                if ratio >= 0.5:
+                    kept[best + 1] = i + 1
+                    j = best + 1
     return kept
 
 
@@ -100,6 +113,12 @@ def test_the_criterion_catches_a_finding_on_a_line_np2jax_wrote():
     moved = F(2)
     assert new_findings(original, [F(4)], converted, [moved]) == [moved]
     assert len(new_findings(original, [], converted, [F(5)])) == 1
+    # a statement rewritten with lines put before it keeps its findings; the lines added
+    # have none
+    drawn = ("import numpy as np\ndef f(out):\n    out[:] = rng.uniform(size=3)\n")
+    split = ("import jax\ndef f(out):\n    global key\n    key, subkey = jax.random.split(key)\n"
+             "    out[:] = jax.random.uniform(subkey, (3,))\n")
+    assert kept_lines(drawn.splitlines(), split.splitlines()) == {1: 1, 2: 2, 5: 3}
 
 
 PROGRAMS = {
