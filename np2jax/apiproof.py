@@ -904,42 +904,71 @@ def callables(table: dict) -> dict[str, dict]:
     return chosen
 
 
+def _bucket(verdict: str) -> str | None:
+    """same, differs, raises (both) or numpy raises (JAX returns where NumPy raises)."""
+    if verdict in (SAME, RAISES):
+        return verdict
+    if verdict.startswith(NUMPY_RAISES):
+        return NUMPY_RAISES
+    return DIFFERS if verdict.startswith(DIFFERS) else None
+
+
 def summarize(results: dict) -> dict:
+    """The counts a run proved: callables (proven, or skipped with the reason why), their
+    base calls' verdicts, parameters (same for every value tried, for some, for none), and
+    the verdicts of parameter values, dtypes and edge values."""
+    def buckets():
+        return {SAME: 0, DIFFERS: 0, RAISES: 0, NUMPY_RAISES: 0}
+
     counts = {"callables": len(results), "proven": 0, "skipped": 0,
-              "verdicts": {SAME: 0, RAISES: 0, DIFFERS: 0},
+              "verdicts": buckets(),
               "parameters": {SAME: 0, DIFFERS: 0, "partly": 0},
-              "parameter_values": {SAME: 0, RAISES: 0, DIFFERS: 0},
-              "dtypes": {SAME: 0, RAISES: 0, DIFFERS: 0},
-              "edges": {SAME: 0, RAISES: 0, DIFFERS: 0}}
-
-    def bucket(verdict):
-        if verdict in (SAME, RAISES) or verdict.startswith(NUMPY_RAISES):
-            return SAME if verdict.startswith(NUMPY_RAISES) else verdict
-        return DIFFERS if verdict.startswith(DIFFERS) else None
-
+              "parameter_values": buckets(), "dtypes": buckets(), "edges": buckets()}
     for result in results.values():
         if "skipped" in result:
             counts["skipped"] += 1
             continue
         counts["proven"] += 1
-        counts["verdicts"][bucket(result["verdict"])] += 1
+        counts["verdicts"][_bucket(result["verdict"]) or DIFFERS] += 1
         for part in ("dtypes", "edges"):
             for verdict in result.get(part, {}).values():
-                if bucket(verdict):
-                    counts[part][bucket(verdict)] += 1
+                if _bucket(verdict):
+                    counts[part][_bucket(verdict)] += 1
         for record in result.get("params", {}).values():
-            verdicts = [bucket(v) for v in record.get("values", {}).values() if bucket(v)]
+            verdicts = [_bucket(v) for v in record.get("values", {}).values() if _bucket(v)]
             for verdict in verdicts:
                 counts["parameter_values"][verdict] += 1
             if record.get("data") or not verdicts:
                 continue
             if DIFFERS not in verdicts:
                 counts["parameters"][SAME] += 1
-            elif SAME in verdicts:
+            elif any(v != DIFFERS for v in verdicts):
                 counts["parameters"]["partly"] += 1
             else:
                 counts["parameters"][DIFFERS] += 1
     return counts
+
+
+def describe(provenance: dict) -> str:
+    """The run time and the counts of a table's provenance, as lines to print."""
+    summary = provenance["summary"]
+
+    def line(label, counts):
+        return f"  {label:<18} same {counts[SAME]}, different {counts[DIFFERS]}, both raise " \
+               f"{counts[RAISES]}, only NumPy raises {counts[NUMPY_RAISES]}"
+
+    parameters = summary["parameters"]
+    return "\n".join([
+        f"ran {summary['callables']} callables in {provenance['run_seconds']} s "
+        f"({provenance['jobs']} jobs, {provenance['cpu_seconds']} CPU s): "
+        f"{summary['proven']} proven, {summary['skipped']} skipped",
+        line("base calls:", summary["verdicts"]),
+        f"  {'parameters:':<18} {sum(parameters.values())} options: same for every value "
+        f"{parameters[SAME]}, for some {parameters['partly']}, for none {parameters[DIFFERS]}",
+        line("option values:", summary["parameter_values"]),
+        line("dtypes:", summary["dtypes"]),
+        line("edge values:", summary["edges"]),
+    ])
 
 
 def build(jobs: int, only: list[str] | None = None, log=print, cache: str | None = None,
@@ -1133,8 +1162,8 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(dump(table))
     partial.unlink(missing_ok=True)
-    summary = table["provenance"]["summary"]
-    print(f"wrote {args.out} in {table['provenance']['run_seconds']} s: {json.dumps(summary)}")
+    print(f"wrote {args.out}")
+    print(describe(table["provenance"]))
 
 
 if __name__ == "__main__":
