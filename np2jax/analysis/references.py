@@ -443,7 +443,8 @@ def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str
             return problem
     if not fine(record["verdict"]):
         return KEEP_PROVEN_DIFFERENT, f"run side by side, JAX's version differs: {_why(record['verdict'])}"
-    for name, param in params.items():  # parameters left to NumPy's default
+    # parameters left to NumPy's default, those JAX requires first (the more telling reason)
+    for name, param in sorted(params.items(), key=lambda item: not item[1].get("required_by_jax")):
         omitted = param.get("values", {}).get(OMITTED)
         if name in given or omitted is None or fine(omitted):
             continue
@@ -595,3 +596,18 @@ def _dtype_literal(node: cst.BaseExpression, collector):
         return _NOT_LITERAL
     name = _DTYPE_ALIASES.get(spelled, spelled)
     return name if name in _DTYPE_NAMES else _NOT_LITERAL
+
+
+def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
+    """`np.take(np.asarray(a), i)` kept on NumPy (NJ103): its `np.asarray` stays NumPy too,
+    on purpose. NumPy hands a first argument that is not a NumPy array to its method of the
+    same name (policy.toml method_dispatch), so `jnp.asarray(a)` there would run JAX's
+    `take` again; NJ103 writes that `np.asarray` where the argument is a JAX array."""
+    dispatch = frozenset(api_policy()["method_dispatch"])
+    for ref in refs:
+        if ref.keep not in (KEEP_PROVEN_DIFFERENT, KEEP_UNPROVEN) or ref.qualname not in dispatch \
+                or ref.call is None or not ref.call.args or ref.call.args[0].keyword is not None:
+            continue
+        inner = collector.ref_by_call.get(ref.call.args[0].value)
+        if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
+            inner.keep = KEEP_BY_DESIGN

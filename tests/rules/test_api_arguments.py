@@ -20,14 +20,18 @@ def _kept(source: str, code: str = "NJ103") -> list[str]:
 @pytest.mark.parametrize("call,names", [
     ("convolve2d(a, k, boundary='wrap')", "differs for `boundary='wrap'`: JAX raises NotImplementedError"),
     ("convolve2d(a, k, 'same', 'symm')", "differs for `boundary='symm'`"),  # positional
-    ("convolve2d(a, k, fillvalue=1.5)", "`fillvalue=1.5` was not run beside JAX's version, which differs for"),
+    ("convolve2d(a, k, fillvalue=1.5)", "differs for `fillvalue=1.5`: JAX raises NotImplementedError"),
+    ("convolve2d(a, k, fillvalue=2.5)", "`fillvalue=2.5` was not run beside JAX's version, which differs for"),
+    # 0 was run, not 0.0: a value is matched by its spelling (0 and 0.0 make other dtypes)
+    ("convolve2d(a, k, fillvalue=0.0)", "`fillvalue=0.0` was not run beside JAX's version"),
     ("convolve2d(a, k, boundary=edge)", "`boundary=edge` may be a value for which JAX's version differs"),
     ("map_coordinates(a, [[0.5], [1.5]])", "a missing `order`: JAX's version requires it"),
     ("map_coordinates(a, [[0.5], [1.5]], order=1)", "`mode` left to its default `'constant'`"),
     ("map_coordinates(a, [[0.5], [1.5]], order=3, mode='nearest')", "differs for `order=3`"),
     ("np.gradient(a, edge_order=2)", "differs for `edge_order=2`"),
     ("np.percentile(a, 50, method='weibull')", "differs for `method='weibull'`"),
-    ("np.take(a, [0, 1], mode='raise')", "differs for `mode='raise'`"),
+    # JAX rounds a position halfway between two elements the other way
+    ("np.percentile(a, 50, method='nearest')", "differs for `method='nearest'`: values differ"),
 ])
 def test_a_value_not_proven_alike_keeps_the_call_on_numpy(call, names):
     source = ("import numpy as np\nfrom scipy.signal import convolve2d\n"
@@ -41,14 +45,30 @@ def test_a_value_not_proven_alike_keeps_the_call_on_numpy(call, names):
 
 
 @pytest.mark.parametrize("call", [
-    "np.percentile(x, 50, method='nearest')", "np.quantile(x, 0.5)", "np.take(x, [0, 1], mode='clip')",
-    "np.gradient(x)", "convolve2d(np.ones((3, 3)), np.ones((2, 2)), boundary='fill', fillvalue=0.0)",
+    "np.percentile(x, 50, method='midpoint')", "np.quantile(x, 0.5)", "np.take(x, [0, 1], mode='clip')",
+    "np.gradient(x)", "convolve2d(np.ones((3, 3)), np.ones((2, 2)), boundary='fill', fillvalue=0)",
 ])
 def test_a_listed_value_converts(call):
     source = f"import numpy as np\nfrom scipy.signal import convolve2d\nx = np.ones(4)\nr = {call}\n"
     result = convert_source(source, Config())
     assert "r = np." not in result.converted and "r = convolve2d" not in result.converted
     assert _kept(source) == [] and _kept(source, "NJ102") == []
+
+
+def test_a_kept_call_that_hands_a_jax_array_to_its_method_gets_a_numpy_array():
+    """np.take calls `a.take(...)` for an `a` that is not a NumPy array: kept on NumPy with a
+    JAX array, it would run JAX's take, which raises for mode="raise"."""
+    source = ("import numpy as np\n\n\ndef main():\n    a = np.arange(5.0)\n"
+              "    try:\n        r = np.take(a, [0, 9], mode='raise')\n"
+              "    except IndexError:\n        r = a[:2]\n    return {'r': r, 'a': a}\n")
+    result = convert_source(source, Config())
+    assert "a = jnp.arange(5.0)" in result.converted
+    assert "r = np.take(np.asarray(a), [0, 9], mode='raise')" in result.converted
+    assert [f.code for f in result.findings] == ["NJ103"]
+    assert convert_source(result.converted, Config()).converted == result.converted
+    namespace: dict = {}
+    exec(compile(result.converted, "<converted>", "exec"), namespace)
+    assert list(namespace["main"]()["r"]) == [0.0, 1.0]  # NumPy's IndexError, caught
 
 
 def test_eig_stays_on_numpy_for_its_real_results():
@@ -64,7 +84,7 @@ def test_a_value_the_analysis_cannot_see_converts_only_when_every_value_was_the_
     values = api_proof()["numpy.sum"]["params"]["keepdims"]["values"]
     assert set(values.values()) == {"same"}  # so an unseen keepdims converts
     source = "import numpy as np\ndef f(x, keep):\n    return np.sum(x, keepdims=keep)\n"
-    assert "jnp.sum(x, keepdims=keep)" in convert_source(source, Config()).converted
+    assert "return jnp.sum(jnp.asarray(x), keepdims=keep)" in convert_source(source, Config()).converted
     assert _kept(source) == []
 
 

@@ -84,6 +84,12 @@ def test_the_grid_names_only_samples_it_defines():
     ("numpy.gradient", "edge_order", "2", "differs"),
     ("numpy.percentile", "method", "'median_unbiased'", "differs"),
     ("numpy.percentile", "method", "'midpoint'", "same"),
+    ("numpy.percentile", "method", "'nearest'", "differs"),
+    ("numpy.nanpercentile", "method", "'nearest'", "differs"),
+    ("scipy.signal.convolve2d", "fillvalue", "1.5", "differs"),
+    ("scipy.ndimage.map_coordinates", "mode", "'constant'", "differs"),
+    ("scipy.ndimage.map_coordinates", "mode", "'nearest'", "same"),
+    ("numpy.take", "mode", "'clip'", "same"),
     ("numpy.nan_to_num", "copy", "False", "differs"),
     ("numpy.take", "mode", "'raise'", "differs"),
 ])
