@@ -35,6 +35,10 @@ HEAVY = {
                             "test_finding_links_land_on_the_marked_line_in_a_browser"},
     "test_report_formats.py": {"test_convert_verify_in_sarif_and_quiet"},
     "test_coverage_report.py": "all",  # a tree through the CLI, in a child process each
+    # the API table's generator, run on a few callables in child processes
+    "test_api_proof.py": {"test_a_sample_of_the_claims_holds_with_the_installed_versions",
+                          "test_the_generator_proves_what_the_libraries_do",
+                          "test_the_generator_records_its_provenance_and_prints_its_counts"},
 }
 
 

@@ -15,8 +15,8 @@ Layers, lowest first; a module may import its own layer and those below, never o
     cli         cli, report, html_report: the command line and its output
 
 np2jax.verify stands alone: it imports only itself and the foundation (no libcst, no
-analysis), so a hand-written port can be verified without the converter. np2jax.apigen is a
-developer tool nothing imports. Every import counts, function-local ones included (they
+analysis), so a hand-written port can be verified without the converter. np2jax.apigen and
+np2jax.apiproof are developer tools nothing imports. Every import counts, function-local ones included (they
 defer loading, they do not change who depends on whom); imports under `if TYPE_CHECKING:`
 do not (annotations only). The graph must have no cycle between modules.
 
@@ -42,7 +42,7 @@ PLACES = {
     "np2jax.engine": "engine", "np2jax.cache": "engine",
     "np2jax.api": "api", "np2jax": "api", "np2jax.__main__": "cli",
     "np2jax.cli": "cli", "np2jax.report": "cli", "np2jax.html_report": "cli",
-    "np2jax.verify": "verify", "np2jax.apigen": "tool",
+    "np2jax.verify": "verify", "np2jax.apigen": "tool", "np2jax.apiproof": "tool",
 }
 
 
@@ -120,7 +120,7 @@ def violations(edges: dict[str, dict[str, int]]) -> list[str]:
                 if place not in ("cli", "api", "engine"):
                     problems.append(f"{where}: only the engine and above run the verifier")
             elif place == "tool" or target_place == "tool":
-                problems.append(f"{where}: np2jax.apigen is a developer tool")
+                problems.append(f"{where}: np2jax.apigen and np2jax.apiproof are developer tools")
             elif LAYERS.index(target_place) > LAYERS.index(place):
                 problems.append(f"{where}: {place} must not import {target_place} (a layer above)")
     return problems + [f"import cycle: {' -> '.join(cycle)}" for cycle in cycles(edges)]

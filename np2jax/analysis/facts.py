@@ -34,6 +34,11 @@ OBJECT_VALUE_MODULES = {"decimal": "`decimal.Decimal`", "fractions": "`fractions
 
 # Calls making a NumPy random generator or state: its draws are new arrays.
 GENERATOR_FACTORIES = ("numpy.random.default_rng", "numpy.random.RandomState")
+# The API table proven by running both (rules/api/proven.json): JAX computes this call
+# differently (an argument's value, a missing argument, the result's type), or nothing
+# proved the arguments given. The detail names the argument.
+KEEP_PROVEN_DIFFERENT = "proven-different"
+KEEP_UNPROVEN = "unproven"
 
 # Operators NumPy applies elementwise (not `is`, `in`), and the operands np2jax may wrap.
 ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,

@@ -37,7 +37,7 @@ from np2jax.analysis.facts import (
 from np2jax.analysis.islands import Islands, numpy_alias, read_for_elements
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
-from np2jax.analysis.references import call_site, plan
+from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.catalog import api_policy
@@ -233,6 +233,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
     dataflow = Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         plan(ref, parents, collector)
+    keep_dispatch_arguments(collector.refs, collector)
     _keep_for_object_values(collector)
     mutators = dataflow.mutator_functions(module, context)
     external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)

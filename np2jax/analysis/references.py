@@ -5,6 +5,7 @@ or keep it on NumPy and why (a KEEP_* reason of np2jax.analysis.facts)."""
 from __future__ import annotations
 
 import ast
+import math
 from typing import Protocol
 
 import libcst as cst
@@ -20,10 +21,12 @@ from np2jax.analysis.facts import (
     KEEP_MODULE_VALUE,
     KEEP_NO_METHOD,
     KEEP_OUT,
+    KEEP_PROVEN_DIFFERENT,
     KEEP_RANDOM,
     KEEP_STATIC,
     KEEP_TYPE_CHECK,
     KEEP_UFUNC_AT,
+    KEEP_UNPROVEN,
     KEEP_UNSUPPORTED_ARGUMENT,
     MODULE_ROOTS,
     STATIC_ATTRIBUTES,
@@ -32,15 +35,16 @@ from np2jax.analysis.facts import (
     ApiRef,
     Argument,
 )
-from np2jax.catalog import api_policy, api_table
-from np2jax.syntax import code_of, is_none
+from np2jax.catalog import api_policy, api_proof, api_table
+from np2jax.syntax import code_of, dotted_chain, is_none
 
 
 class CallIndex(Protocol):
     """What the planning reads of the collector (np2jax.analysis.collect, which imports
-    this module): the reference each call calls, and the jax.numpy calls."""
+    this module): the reference each call calls and each node is, and the jax.numpy calls."""
 
     ref_by_call: dict
+    ref_by_node: dict
     jax_calls: dict
 
 
@@ -162,7 +166,7 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
     if entry is not None and entry.get("kind") == "ufunc":
         if isinstance(parent, cst.Attribute) and parent.value is ref.node \
                 and parent.attr.value in UFUNC_METHODS:
-            _plan_ufunc_method(ref, parent, parents, entry)
+            _plan_ufunc_method(ref, parent, parents, entry, collector)
             return
         if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is ref.node:
             ref.keep = KEEP_BOUND_TO_NAME
@@ -175,6 +179,9 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
         return
     if entry.get("kind") == "module" and not isinstance(parent, cst.Attribute):
         ref.keep = KEEP_MODULE_VALUE
+        return
+    if ref.call is None and entry.get("kind") in ("function", "ufunc"):
+        _check_value_reference(ref)  # `key=np.abs`, `f = np.mean`: called with what, unknown
         return
     if ref.call is not None:
         ref.arguments = bind_arguments(ref.call, entry, qualname)
@@ -189,10 +196,12 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
             if unsupported is not None:
                 ref.keep, ref.detail = KEEP_UNSUPPORTED_ARGUMENT, unsupported
                 return
-        unproven = _value_not_proven(ref, policy)
-        if unproven is not None:
-            ref.keep, ref.detail = KEEP_DIFFERS, unproven
-            return
+        if entry.get("kind") in ("function", "ufunc", "class") or qualname in api_proof():
+            verdict = check_call(qualname, ref.arguments, collector) or \
+                _check_caught(qualname, ref.call, parents)
+            if verdict is not None:
+                ref.keep, ref.detail = verdict
+                return
         if ref.out_arg is not None:  # the out rule may still convert it: see release_out_calls
             ref.keep, ref.detail = KEEP_OUT, code_of(ref.out_arg.value)
             return
@@ -212,54 +221,6 @@ def _beyond_the_table(ref: ApiRef) -> bool:
     if (ref.entry or {}).get("kind") in ("module", "class"):
         return True
     return not (tail[0].startswith("__") and tail[0].endswith("__"))
-
-
-DEFAULT = "<default>"  # policy.toml [same_only_for]: the parameter left out
-
-
-def _literal(node: cst.BaseExpression):
-    """The value of a literal argument (`"wrap"`, `2`, `-1.5`, `True`), else _UNREAD."""
-    try:
-        return ast.literal_eval(code_of(node))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return _UNREAD
-
-
-_UNREAD = object()
-
-
-def _value_not_proven(ref: ApiRef, policy: dict) -> str | None:
-    """policy.toml [same_only_for]: why this call's value of a parameter is not one shown to
-    compute NumPy's result in JAX (tests/rules/test_api_arguments.py runs both), or None."""
-    proven = policy["same_only_for"].get(ref.qualname)
-    if proven is None:
-        return None
-    given = {a.name: a.arg.value for a in ref.arguments if a.name is not None}
-    short = ref.qualname.rsplit(".", 1)[-1]
-    library = "SciPy" if ref.qualname.startswith("scipy") else "NumPy"
-    for parameter, values in proven.items():
-        spelled = ["left out" if v == DEFAULT else repr(v) for v in values]
-        allowed = " or ".join([", ".join(spelled[:-1]), spelled[-1]] if len(spelled) > 1 else spelled)
-        said = f"JAX's `{short}` computes {library}'s result only with `{parameter}` {allowed}"
-        if parameter not in given:
-            if DEFAULT not in values:
-                return f"`{parameter}` is left to {library}'s default; {said}"
-            continue
-        written = f"`{parameter}={code_of(given[parameter])}`"
-        value = _literal(given[parameter])
-        if value is _UNREAD:
-            return f"{written} is not a value np2jax can read; {said}"
-        if not any(_same_literal(value, v) for v in values if v != DEFAULT):
-            return f"{written}: {said}"
-    return None
-
-
-def _same_literal(value, listed) -> bool:
-    """`2` and `2.0` are one value; `True` and `1` are not (TOML keeps the two apart)."""
-    if isinstance(value, bool) or isinstance(listed, bool):
-        return value is listed
-    return type(value) in (int, float) and type(listed) in (int, float) and value == listed \
-        or type(value) is type(listed) and value == listed
 
 
 def _writes_in_place(ref: ApiRef, policy: dict) -> bool:
@@ -307,7 +268,8 @@ def _holds_strings(node: cst.BaseExpression) -> bool:
     return False
 
 
-def _plan_ufunc_method(ref: ApiRef, attribute: cst.Attribute, parents: dict, entry: dict) -> None:
+def _plan_ufunc_method(ref: ApiRef, attribute: cst.Attribute, parents: dict, entry: dict,
+                       collector: CallIndex) -> None:
     """np.add.at / np.add.reduce(...): JAX has these only on its real ufuncs, without out=."""
     method = attribute.attr.value
     if method == "at":
@@ -329,6 +291,35 @@ def _plan_ufunc_method(ref: ApiRef, attribute: cst.Attribute, parents: dict, ent
         operands = 1 if method in ("reduce", "accumulate") else 2
         positional = [a for a in call.args if a.keyword is None and not a.star]
         ref.arguments = [Argument(a, "array") for a in positional[:operands]]
+        verdict = check_call(f"{ref.qualname}.{method}", _method_arguments(
+            call, operands, f"{ref.qualname}.{method}"), collector)
+        if verdict is not None:
+            ref.keep, ref.detail = verdict
+    elif method in ("reduce", "accumulate", "outer"):  # np.add.reduce taken as a value
+        record = api_proof().get(f"{ref.qualname}.{method}")
+        if record is None or not fine(record.get("verdict", DIFFERS)):
+            ref.keep, ref.detail = KEEP_UNPROVEN, f"`.{method}` taken as a value: " + (
+                _unproven_why(record) if record is None or "verdict" not in record else
+                f"JAX's version differs: {_why(record['verdict'])}")
+
+
+def _method_arguments(call: cst.Call, operands: int, name: str) -> list[Argument]:
+    """The arguments of `np.add.reduce(a, 0, keepdims=True)` named after the parameters of
+    JAX's method, in the proven table's order."""
+    names = (api_proof().get(name) or {}).get("positional", [])
+    bound = []
+    index = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            bound.append(Argument(arg, "out" if arg.keyword.value == "out" else None,
+                                  name=arg.keyword.value))
+        elif arg.star:
+            bound.append(Argument(arg, None))
+        else:
+            role = "array" if index < operands else None
+            bound.append(Argument(arg, role, name=names[index] if index < len(names) else None))
+            index += 1
+    return bound
 
 
 
@@ -378,3 +369,259 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: CallIndex) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value in ("reshape", "resize"):
         return True
     return isinstance(func, cst.Name) and func.value in ("range", "int")
+
+
+# --- the API table proven by running both (rules/api/proven.json) ----------------------------
+
+SAME, RAISES, NUMPY_RAISES, DIFFERS = "same", "raises", "numpy raises", "differs"
+OMITTED = "<omitted>"
+_NOT_LITERAL = object()
+# dtype spellings -> the name the proven table tries (`dtype='float32'`)
+_DTYPE_ALIASES = {
+    "float": "float64", "double": "float64", "float_": "float64", "f8": "float64", "d": "float64",
+    "single": "float32", "f4": "float32", "f": "float32", "half": "float16", "f2": "float16",
+    "int": "int64", "int_": "int64", "intp": "int64", "i8": "int64", "l": "int64", "q": "int64",
+    "longlong": "int64", "i4": "int32", "intc": "int32", "u1": "uint8", "ubyte": "uint8",
+    "B": "uint8", "bool": "bool", "bool_": "bool", "b1": "bool", "?": "bool",
+    "complex": "complex128", "complex_": "complex128", "cdouble": "complex128", "c16": "complex128",
+    "D": "complex128",
+}
+_DTYPE_NAMES = {"float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint64",
+                "uint32", "uint16", "uint8", "bool", "complex128", "complex64"}
+
+
+def fine(verdict: str) -> bool:
+    """Same, both raise, or only NumPy raises (no NumPy program that runs gets there)."""
+    return verdict in (SAME, RAISES) or verdict.startswith(NUMPY_RAISES)
+
+
+def _why(verdict: str) -> str:
+    return verdict.split(": ", 1)[1] if ": " in verdict else verdict
+
+
+def _check_value_reference(ref: ApiRef) -> None:
+    """A function taken as a value (`key=np.abs`, `f = np.mean`): whoever calls it passes
+    arguments nothing here sees, so it converts when its call with NumPy's defaults was
+    proven the same and JAX requires nothing NumPy defaults."""
+    record = api_proof().get(ref.qualname)
+    if record is None or "verdict" not in record:
+        ref.keep, ref.detail = KEEP_UNPROVEN, _unproven_why(record)
+        return
+    if not fine(record["verdict"]):
+        ref.keep, ref.detail = KEEP_PROVEN_DIFFERENT, f"run side by side, JAX's version differs: " \
+                                                     f"{_why(record['verdict'])}"
+        return
+    for name, param in record.get("params", {}).items():
+        omitted = param.get("values", {}).get(OMITTED)
+        if omitted is not None and not fine(omitted):
+            ref.keep, ref.detail = KEEP_PROVEN_DIFFERENT, \
+                f"it is taken as a value, and called without `{name}` JAX's version differs: " \
+                f"{_why(omitted)}"
+            return
+
+
+def _unproven_why(record: dict | None) -> str:
+    if record is None:
+        return "it was not run beside its JAX version (rules/api/proven.json)"
+    return f"it was not run beside its JAX version: {record.get('skipped', 'no verdict')}"
+
+
+def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str, str] | None:
+    """(KEEP_*, detail) when the call's arguments are outside what running NumPy/SciPy and
+    JAX side by side proved the same, else None. `arguments`: bound by bind_arguments."""
+    record = api_proof().get(qualname)
+    if record is None or "verdict" not in record:
+        return KEEP_UNPROVEN, _unproven_why(record)
+    if record.get("identical"):
+        return None
+    params = record.get("params", {})
+    given = set()
+    for argument in arguments:
+        arg = argument.arg
+        if argument.role == "out":
+            continue
+        if arg.star:
+            return KEEP_UNPROVEN, f"`{arg.star}{code_of(arg.value)}`, whose values cannot be " \
+                                  "matched with what was proven"
+        name = argument.name or (arg.keyword.value if arg.keyword is not None else None)
+        if name is None:
+            continue  # a positional argument of a function without a signature: its data
+        given.add(name)
+        param = params.get(name)
+        if param is None:
+            if argument.role in ("array", "arrays"):
+                continue  # data (ufuncs' *args): proven by the dtypes and edges
+            return KEEP_UNPROVEN, f"`{name}={code_of(arg.value)}` was not run beside JAX's version"
+        problem = _check_value(name, arg.value, param, collector)
+        if problem is not None:
+            return problem
+    if not fine(record["verdict"]):
+        return KEEP_PROVEN_DIFFERENT, f"run side by side, JAX's version differs: {_why(record['verdict'])}"
+    # parameters left to NumPy's default, those JAX requires first (the more telling reason)
+    for name, param in sorted(params.items(), key=lambda item: not item[1].get("required_by_jax")):
+        omitted = param.get("values", {}).get(OMITTED)
+        if name in given or omitted is None or fine(omitted):
+            continue
+        if param.get("required_by_jax"):
+            default = param.get("numpy_default")
+            if default is not None and not fine(param["values"].get(default, DIFFERS)):
+                return KEEP_PROVEN_DIFFERENT, \
+                    f"a missing `{name}`: JAX's version requires it, and differs for NumPy's " \
+                    f"default `{name}={default}` ({_why(param['values'][default])})"
+            return KEEP_PROVEN_DIFFERENT, f"a missing `{name}`: JAX's version requires it"
+        default = param.get("numpy_default")
+        shown = f"`{name}` left to its default `{default}`" if default else f"`{name}` left out"
+        return KEEP_PROVEN_DIFFERENT, f"{shown}, for which JAX's version differs: {_why(omitted)}"
+    return None
+
+
+def _check_caught(qualname: str, call: cst.Call, parents: dict) -> tuple[str, str] | None:
+    """A call inside `try` whose handler catches what NumPy raises for some data (np.take
+    with an index past the end: IndexError), where JAX's version returns something: the
+    program relies on the error, which JAX never raises."""
+    record = api_proof().get(qualname) or {}
+    raised = [_why(v).split(":", 1)[0] for v in _data_verdicts(record) if v.startswith(NUMPY_RAISES)]
+    if not raised:
+        return None
+    caught = _caught_around(call, parents)
+    for exception in raised:
+        if caught is True or _EXCEPTION_BASES.get(exception, {exception, "Exception"}) & caught:
+            return KEEP_PROVEN_DIFFERENT, \
+                f"it is inside `try` catching {exception}, which NumPy raises for some data " \
+                f"where JAX's version returns a value"
+    return None
+
+
+def _data_verdicts(record: dict):
+    yield record.get("verdict", SAME)
+    yield from record.get("edges", {}).values()
+    for param in record.get("params", {}).values():
+        if param.get("data"):
+            yield from param.get("values", {}).values()
+
+
+# Exceptions NumPy/SciPy raise, and the handlers that catch them.
+_EXCEPTION_BASES = {
+    "IndexError": {"IndexError", "LookupError", "Exception"},
+    "KeyError": {"KeyError", "LookupError", "Exception"},
+    "ValueError": {"ValueError", "Exception"},
+    "LinAlgError": {"LinAlgError", "ValueError", "Exception"},
+    "TypeError": {"TypeError", "Exception"},
+    "ZeroDivisionError": {"ZeroDivisionError", "ArithmeticError", "Exception"},
+    "FloatingPointError": {"FloatingPointError", "ArithmeticError", "Exception"},
+    "OverflowError": {"OverflowError", "ArithmeticError", "Exception"},
+    "AxisError": {"AxisError", "ValueError", "IndexError", "LookupError", "Exception"},
+}
+
+
+def _caught_around(node: cst.CSTNode, parents: dict):
+    """The exception names the `try` statements around `node` catch (True: everything),
+    up to the enclosing function."""
+    caught: set[str] = set()
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(parent, cst.Try) and child is parent.body:
+            for handler in parent.handlers:
+                if handler.type is None:
+                    return True
+                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else \
+                    [cst.Element(handler.type)]
+                for element in types:
+                    name = code_of(element.value).rsplit(".", 1)[-1]
+                    if name == "BaseException":
+                        return True
+                    caught.add(name)
+        child, parent = parent, parents.get(parent)
+    return caught
+
+
+def _check_value(name: str, node: cst.BaseExpression, param: dict, collector):
+    if param.get("data"):
+        return None  # proven by the dtypes, edges and alternates of the base call
+    values = {k: v for k, v in param.get("values", {}).items() if k != OMITTED}
+    written = f"`{name}={code_of(node)}`"
+    literal = _dtype_literal(node, collector) if name == "dtype" else _literal(node, collector)
+    if literal is not _NOT_LITERAL:
+        key = repr(literal)
+        if key in values:
+            verdict = values[key]
+            if fine(verdict):
+                return None
+            return KEEP_PROVEN_DIFFERENT, f"JAX's version differs for {written}: {_why(verdict)}"
+    if not values:
+        return KEEP_UNPROVEN, f"{written} was not run beside JAX's version"
+    different = [(k, v) for k, v in values.items() if not fine(v)]
+    if not different:
+        return None  # every value tried was the same: the parameter is
+    example, verdict = different[0]
+    if literal is not _NOT_LITERAL:
+        return KEEP_UNPROVEN, f"{written} was not run beside JAX's version, which differs for " \
+                              f"`{name}={example}` ({_why(verdict)})"
+    return KEEP_PROVEN_DIFFERENT, f"{written} may be a value for which JAX's version differs, " \
+                                  f"such as `{name}={example}` ({_why(verdict)})"
+
+
+def _literal(node: cst.BaseExpression, collector=None):
+    """The Python value a literal argument spells (lists as tuples), or _NOT_LITERAL."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+        return ast.literal_eval(node.value)
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else _NOT_LITERAL
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        value = _literal(node.expression, collector)
+        if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+            return -value if isinstance(node.operator, cst.Minus) else value
+        return _NOT_LITERAL
+    if isinstance(node, (cst.Tuple, cst.List)):
+        items = []
+        for element in node.elements:
+            if isinstance(element, cst.StarredElement):
+                return _NOT_LITERAL
+            value = _literal(element.value, collector)
+            if value is _NOT_LITERAL:
+                return _NOT_LITERAL
+            items.append(value)
+        return tuple(items)
+    ref = collector.ref_by_node.get(node) if collector is not None else None
+    if ref is not None and ref.qualname in ("numpy.inf", "numpy.nan"):
+        return math.inf if ref.qualname == "numpy.inf" else math.nan
+    return _NOT_LITERAL
+
+
+def _dtype_literal(node: cst.BaseExpression, collector):
+    """`np.float32`, `"f4"`, `float`: the dtype's name, or _NOT_LITERAL."""
+    if isinstance(node, cst.Name) and node.value == "None":
+        return None
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        spelled = node.evaluated_value
+        if not isinstance(spelled, str):
+            return _NOT_LITERAL
+        spelled = spelled.lstrip("<>=|")
+    elif isinstance(node, (cst.Name, cst.Attribute)) and dotted_chain(node) is not None:
+        spelled = code_of(node).rsplit(".", 1)[-1]
+        if isinstance(node, cst.Attribute):
+            ref = collector.ref_by_node.get(node) if collector is not None else None
+            if ref is None and not spelled.startswith(("float", "int", "uint", "bool", "complex")):
+                return _NOT_LITERAL
+    else:
+        return _NOT_LITERAL
+    name = _DTYPE_ALIASES.get(spelled, spelled)
+    return name if name in _DTYPE_NAMES else _NOT_LITERAL
+
+
+def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
+    """`np.take(np.asarray(a), i)` kept on NumPy (NJ103): its `np.asarray` stays NumPy too,
+    on purpose. NumPy hands a first argument that is not a NumPy array to its method of the
+    same name (policy.toml method_dispatch), so `jnp.asarray(a)` there would run JAX's
+    `take` again; NJ103 writes that `np.asarray` where the argument is a JAX array."""
+    dispatch = frozenset(api_policy()["method_dispatch"])
+    for ref in refs:
+        if ref.keep not in (KEEP_PROVEN_DIFFERENT, KEEP_UNPROVEN) or ref.qualname not in dispatch \
+                or ref.call is None or not ref.call.args or ref.call.args[0].keyword is not None:
+            continue
+        inner = collector.ref_by_call.get(ref.call.args[0].value)
+        if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
+            inner.keep = KEEP_BY_DESIGN

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-# 5 call sites, 4 moved: np.zeros, np.sum, np.exp, np.eye; np.linalg.eig stays (NJ102)
+# 5 call sites, 4 moved: np.zeros, np.sum, np.exp, np.eye; np.linalg.eig stays (NJ103)
 PARTLY = ("import numpy as np\n\n\ndef main():\n    x = np.zeros(3)\n"
           "    return np.sum(np.exp(x)), np.linalg.eig(np.eye(2) + 1.0)\n")
 # 2 call sites, both kept on NumPy on purpose (I/O, print options)

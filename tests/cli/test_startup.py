@@ -28,6 +28,7 @@ NOT_ON_THE_CHECK_PATH = {
     "np2jax.verify": "verify and convert --verify",
     "np2jax.html_report": "convert --html",
     "np2jax.apigen": "regenerating rules/api/numpy_jax.json",
+    "np2jax.apiproof": "regenerating rules/api/proven.json",
     "np2jax.report.sarif": "--format sarif",
     "markdown_it": "the HTML report and `np2jax rule CODE` on a terminal",
     "rich.syntax": "--diff on a colour terminal",

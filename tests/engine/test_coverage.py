@@ -74,7 +74,7 @@ def main():
 """
 # call sites: np.ones, np.zeros, np.savetxt (I/O: on purpose), np.prod (shape arithmetic: on
 # purpose), scipy.spatial.distance.cdist (JAX has none: NJ102), np.random.default_rng (the
-# key line), np.add.reduce, erf, np.linalg.norm, np.linalg.eig (NJ102), np.eye = 11; not
+# key line), np.add.reduce, erf, np.linalg.norm, np.linalg.eig (NJ103), np.eye = 11; not
 # m.reshape, erf(a).sum() nor rng.normal (methods), nor np.pi (not called)
 
 

@@ -1,0 +1,56 @@
+"""NJ103 call-differs-in-jax.
+
+A NumPy/SciPy call whose arguments JAX's version was not proven, by running both, to compute
+alike stays on NumPy.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.analysis import facts
+from np2jax.catalog import api_policy
+from np2jax.rules.base import Rule
+from np2jax.syntax import code_of
+
+
+class CallDiffersInJax(Rule):
+    code = "NJ103"
+
+    def run(self):
+        """The analysis planned these references to stay on NumPy: the API table proven by
+        running NumPy/SciPy and JAX side by side (rules/api/proven.json) shows JAX's version
+        computes this call differently (an argument's value, one left to NumPy's default, a
+        parameter JAX requires, the result's dtype or structure), or it proved nothing for
+        an argument given. The detail names the argument.
+
+        A kept call of a NumPy function that hands a non-NumPy first argument to its method
+        (policy.toml method_dispatch: `np.take(a, i)` is `a.take(i, mode="raise")`) would
+        still run JAX's version on a JAX array: that argument is read as `np.asarray(a)`."""
+        dispatch = frozenset(api_policy()["method_dispatch"])
+        flow = self.analysis.dataflow
+        for ref in self.analysis.refs:
+            if ref.keep not in (facts.KEEP_PROVEN_DIFFERENT, facts.KEEP_UNPROVEN):
+                continue
+            fields = {"name": code_of(ref.node), "reason": ref.detail}
+            yield self.report(ref.node, **fields)
+            call = ref.call
+            if ref.qualname in dispatch and call is not None and call.args \
+                    and call.args[0].keyword is None and not call.args[0].star:
+                first = call.args[0].value
+                if flow.jax_typed(first):
+                    yield self.report(first, **fields, fix=self._asarray(),
+                                      imports=self._imports(), requires=flow.jax_refs(first),
+                                      report_if_unfixed=False, listed=False)
+
+    def _asarray(self):
+        alias = self.analysis.numpy_alias[0]
+
+        def fix(node: cst.BaseExpression) -> cst.BaseExpression:
+            return cst.Call(func=cst.Attribute(cst.Name(alias), cst.Name("asarray")),
+                            args=[cst.Arg(node)])
+        return fix
+
+    def _imports(self):
+        needed = self.analysis.numpy_alias[1]
+        return (needed,) if needed else ()

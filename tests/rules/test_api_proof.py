@@ -1,0 +1,261 @@
+"""Tests of rules/api/proven.json, the API table proven by running NumPy/SciPy and JAX side
+by side, and of its generator np2jax.apiproof (how the analysis uses the table:
+tests/rules/test_api_arguments.py)."""
+
+from __future__ import annotations
+
+import json
+import importlib
+import subprocess
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+
+import jax
+import numpy as np
+import pytest
+import scipy
+
+from np2jax import apiproof
+from np2jax.catalog import api_table
+
+ROOT = Path(__file__).resolve().parents[2]
+PROOF_PATH = ROOT / "rules" / "api" / "proven.json"
+
+
+@pytest.fixture(scope="module")
+def proof() -> dict:
+    return json.loads(PROOF_PATH.read_text())
+
+
+def _installed() -> dict:
+    return {"numpy": np.__version__, "scipy": scipy.__version__, "jax": jax.__version__}
+
+
+# --- the table itself ---------------------------------------------------------------------
+
+
+def test_provenance_is_recorded(proof):
+    provenance = proof["provenance"]
+    assert set(provenance["versions"]) >= {"numpy", "scipy", "jax"}
+    assert provenance["date"] and provenance["run_seconds"] > 0
+    assert provenance["grid"]["dtypes"] and provenance["grid"]["edges"]
+    assert provenance["summary"]["callables"] == len(proof["callables"])
+
+
+def test_every_callable_with_a_jax_counterpart_is_in_it(proof):
+    callables = {name for name, entry in api_table().items()
+                 if entry.get("jax") and entry["kind"] in ("function", "ufunc", "class", "dtype")}
+    assert callables <= set(proof["callables"])
+
+
+def test_the_grid_names_only_samples_it_defines():
+    grid = tomllib.loads((ROOT / "rules" / "api" / "proof_grid.toml").read_text())
+    constants = {"None", "inf", "-inf", "like", "pos_like", "mask_like", "increasing_like",
+                 "int_like", "add_indices", "range5", "bytes16"}
+
+    def names(value):
+        if isinstance(value, str) and value.startswith("@list:"):
+            yield from value[len("@list:"):].split(",")
+        elif isinstance(value, str) and value.startswith(("@numpy.", "@dtype:")):
+            return
+        elif isinstance(value, str) and value.startswith("@"):
+            yield value[1:]
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                yield from names(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                yield from names(item)
+
+    used = set(names([grid["values"], grid["required"], grid["families"], grid["functions"],
+                      grid["data_candidates"]]))
+    assert used - constants - set(grid["samples"]) == set()
+
+
+@pytest.mark.parametrize("name, part, key, expected", [
+    # the cases of the issue, each the reason a program of ../shared/corpus-semantics differed
+    ("scipy.signal.convolve2d", "boundary", "'wrap'", "differs"),
+    ("scipy.signal.convolve2d", "boundary", "'fill'", "same"),
+    ("scipy.ndimage.map_coordinates", "order", "<omitted>", "differs"),
+    ("scipy.ndimage.map_coordinates", "order", "3", "differs"),
+    ("scipy.ndimage.map_coordinates", "order", "1", "same"),
+    ("numpy.gradient", "edge_order", "2", "differs"),
+    ("numpy.percentile", "method", "'median_unbiased'", "differs"),
+    ("numpy.percentile", "method", "'midpoint'", "same"),
+    ("numpy.percentile", "method", "'nearest'", "differs"),
+    ("numpy.nanpercentile", "method", "'nearest'", "differs"),
+    ("scipy.signal.convolve2d", "fillvalue", "1.5", "differs"),
+    ("scipy.ndimage.map_coordinates", "mode", "'constant'", "differs"),
+    ("scipy.ndimage.map_coordinates", "mode", "'nearest'", "same"),
+    ("numpy.take", "mode", "'clip'", "same"),
+    ("numpy.nan_to_num", "copy", "False", "differs"),
+    ("numpy.take", "mode", "'raise'", "differs"),
+])
+def test_known_differences_are_in_the_table(proof, name, part, key, expected):
+    verdict = proof["callables"][name]["params"][part]["values"][key]
+    assert verdict.split(":")[0] == expected, verdict
+
+
+def test_eig_is_proven_different_for_real_input(proof):
+    record = proof["callables"]["numpy.linalg.eig"]
+    assert record["verdict"].startswith("differs") and "complex128" in record["verdict"]
+    assert record["dtypes"]["complex128"] == "same"
+
+
+# --- a sample of its claims still holds with the installed versions ------------------------
+
+SAMPLE = ["numpy.sum", "numpy.cumsum", "numpy.percentile", "numpy.gradient", "numpy.take",
+          "numpy.linalg.eig", "numpy.linalg.norm", "scipy.signal.convolve2d",
+          "scipy.ndimage.map_coordinates", "scipy.special.gammaln", "numpy.nan_to_num",
+          "numpy.add.reduce", "numpy.clip", "numpy.sort"]
+
+_RECHECK = r"""
+import json, sys, tomllib
+from np2jax import apiproof
+names = json.loads(sys.argv[1])
+grid = tomllib.loads(apiproof.GRID_PATH.read_text())
+policy = tomllib.loads((apiproof.ROOT / "rules" / "api" / "policy.toml").read_text())
+grid["keyword_renames"] = policy.get("keyword_renames", {})
+table = json.loads(apiproof.TABLE_PATH.read_text())["entries"]
+entries = apiproof.callables(table)
+apiproof._init_worker(grid)
+print(json.dumps({name: apiproof.prove_one(name, entries[name])[1] for name in names}))
+"""
+
+
+def test_a_sample_of_the_claims_holds_with_the_installed_versions(proof):
+    if proof["provenance"]["versions"]["numpy"] != np.__version__ or \
+            proof["provenance"]["versions"]["scipy"] != scipy.__version__ or \
+            proof["provenance"]["versions"]["jax"] != jax.__version__:
+        pytest.skip(f"proven with {proof['provenance']['versions']}, installed {_installed()}")
+    done = subprocess.run([sys.executable, "-c", _RECHECK, json.dumps(SAMPLE)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    again = json.loads(done.stdout.strip().splitlines()[-1])
+    for name in SAMPLE:
+        committed, now = proof["callables"][name], again[name]
+        assert _bucket(now["verdict"]) == _bucket(committed["verdict"]), name
+        for part in ("dtypes", "edges"):
+            for key, verdict in committed.get(part, {}).items():
+                assert _bucket(now[part][key]) == _bucket(verdict), (name, part, key)
+        for param, record in committed.get("params", {}).items():
+            for key, verdict in record.get("values", {}).items():
+                assert _bucket(now["params"][param]["values"][key]) == _bucket(verdict), \
+                    (name, param, key, now["params"][param]["values"][key], verdict)
+
+
+def _bucket(verdict: str) -> str:
+    return verdict.split(":")[0]
+
+
+# --- every dotted path the table maps imports, on both sides ---------------------------------
+
+_MISSING = object()
+
+
+def _resolve(dotted: str):
+    """Independent of apiproof.resolve on purpose: import the longest module prefix, getattr
+    the rest (`numpy.add.reduce`, `jax.scipy.stats.norm.pdf`)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, _MISSING)
+            if obj is _MISSING:
+                return _MISSING
+        return obj
+    return _MISSING
+
+
+def test_every_mapped_path_imports_on_both_sides(proof):
+    """Each callable the table proves, NumPy/SciPy name and JAX name, is a callable of the
+    installed libraries: a verdict about a path that does not import proves nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated NumPy aliases still resolve
+        numpy_side = {name: _resolve(name) for name in proof["callables"]}
+        jax_side = {name: _resolve(record["jax"]) for name, record in proof["callables"].items()}
+    assert [n for n, obj in numpy_side.items() if obj is _MISSING or not callable(obj)] == []
+    assert [n for n, obj in jax_side.items() if obj is _MISSING or not callable(obj)] == []
+    # and the JAX path is the API table's counterpart (methods: the ufunc's, plus the method)
+    table = api_table()
+    for name, record in proof["callables"].items():
+        owner, _, method = name.rpartition(".")
+        expected = table[name]["jax"] if name in table else f"{table[owner]['jax']}.{method}"
+        assert record["jax"] == expected, name
+
+
+# --- the generator, on a tiny grid -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """The generator run in full (its process pool, its provenance) on two callables and a
+    grid cut to two dtypes and one edge value: what it writes, and what it prints."""
+    folder = tmp_path_factory.mktemp("tiny")
+    grid = (ROOT / "rules" / "api" / "proof_grid.toml").read_text()
+    grid = grid.replace('edges = ["nan", "inf", "empty", "0-d", "ndim", "ties", "negative-zero"]',
+                        'edges = ["nan"]', 1)
+    start = grid.index("dtypes = [")
+    end = grid.index("]", start) + 1
+    grid = grid[:start] + 'dtypes = ["float64", "int64"]' + grid[end:]
+    (folder / "grid.toml").write_text(grid)
+    out = folder / "proven.json"
+    script = ("import sys\nfrom pathlib import Path\nfrom np2jax import apiproof\n"
+              f"apiproof.GRID_PATH = Path({str(folder / 'grid.toml')!r})\n"
+              f"apiproof.main(['--out', {str(out)!r}, '--jobs', '1', '--cache', '', "
+              "'--only', 'numpy.take', 'scipy.signal.convolve2d'])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text()), done.stdout, out.read_text()
+
+
+def test_the_generator_proves_what_the_libraries_do(tiny_run):
+    table, _, _ = tiny_run
+    assert sorted(table["callables"]) == ["numpy.take", "scipy.signal.convolve2d"]
+    take = table["callables"]["numpy.take"]
+    assert sorted(take["dtypes"]) == ["float64", "int64"] and sorted(take["edges"]) == ["nan"]
+    assert take["params"]["mode"]["values"]["'raise'"].startswith("differs: JAX raises NotImplementedError")
+    assert take["params"]["mode"]["values"]["'clip'"] == "same"
+    boundary = table["callables"]["scipy.signal.convolve2d"]["params"]["boundary"]["values"]
+    assert boundary["'wrap'"].startswith("differs") and boundary["'fill'"] == "same"
+
+
+def test_the_generator_records_its_provenance_and_prints_its_counts(tiny_run):
+    table, printed, text = tiny_run
+    provenance = table["provenance"]
+    assert provenance["grid"]["dtypes"] == ["float64", "int64"] and provenance["only"]
+    assert provenance["run_seconds"] > 0 and provenance["jobs"] == 1
+    summary = provenance["summary"]
+    assert summary == apiproof.summarize(table["callables"])
+    assert summary["callables"] == summary["proven"] == 2
+    values = summary["parameter_values"]
+    assert values["same"] and values["differs"] and values["raises"]
+    assert f"ran 2 callables in {provenance['run_seconds']} s" in printed
+    assert f"same {values['same']}, different {values['differs']}, both raise {values['raises']}" in printed
+    assert text == apiproof.dump(table)  # canonical: a rerun diffs only where a verdict moved
+
+
+def test_summarize_counts_each_kind_of_verdict():
+    results = {
+        "f": {"verdict": "same", "dtypes": {"float64": "same", "str": "raises"},
+              "edges": {"nan": "differs: values differ"},
+              "params": {"x": {"data": True, "values": {"@v": "same"}},
+                         "mode": {"values": {"'a'": "same", "'b'": "differs: JAX raises ..."}},
+                         "axis": {"values": {"0": "same", "5": "raises"}},
+                         "order": {"values": {"3": "differs: values differ"}},
+                         "k": {"values": {"9": "numpy raises: IndexError: ..."}}}},
+        "g": {"verdict": "numpy raises: ValueError: ..."},
+        "h": {"jax": "jax.numpy.h", "skipped": "the generator failed: ..."},
+    }
+    summary = apiproof.summarize(results)
+    assert (summary["callables"], summary["proven"], summary["skipped"]) == (3, 2, 1)
+    assert summary["verdicts"] == {"same": 1, "differs": 0, "raises": 0, "numpy raises": 1}
+    assert summary["parameters"] == {"same": 2, "partly": 1, "differs": 1}
+    assert summary["parameter_values"] == {"same": 3, "differs": 2, "raises": 1, "numpy raises": 1}
+    assert summary["dtypes"]["raises"] == 1 and summary["edges"]["differs"] == 1
