@@ -42,7 +42,7 @@ _FLOAT_MAKERS = {"linspace", "logspace", "geomspace", "mean", "average", "std", 
                  "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos",
                  "arctan", "arctan2", "hypot", "tanh", "sinh", "cosh", "expm1", "log1p",
                  "true_divide", "divide", "nanmean", "nanstd", "nanvar", "interp", "trapezoid"}
-_SAME_AS_FIRST = {"abs", "absolute", "negative", "sort", "flip", "roll", "transpose", "reshape",
+_SAME_AS_FIRST = {"abs", "absolute", "negative", "sort", "flip", "roll", "nan_to_num", "transpose", "reshape",
                   "ravel", "squeeze", "copy", "clip", "max", "min", "amax", "amin", "ptp",
                   "maximum", "minimum", "diff", "concatenate", "stack", "vstack", "hstack",
                   "tile", "repeat", "where", "cummax", "unique", "take", "diag", "triu", "tril",
