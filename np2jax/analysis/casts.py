@@ -49,19 +49,24 @@ def integer_range(dtype: str) -> tuple[int, int]:
     return (0, 2**bits - 1) if kind == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
-def int32_wrap(value: cst.BaseExpression, target: cst.BaseExpression, jnp: str) -> cst.BaseExpression:
+def int32_wrap(value: cst.BaseExpression, target: cst.BaseExpression, jnp: str,
+               bits: int = 32) -> cst.BaseExpression:
     """`jnp.where(jnp.abs(v) < 2.0 ** 31, jnp.asarray(v, dtype=jnp.int32), -2 ** 31)
     .astype(target)`: NumPy's x86-64 cast of float values `v` to an 8-, 16- or 32-bit integer
-    dtype `target` (an expression: `img.dtype`, `jnp.uint8`). Only in-range values reach
-    XLA's float-to-integer conversion; the integer narrowing wraps on every backend. `value`
-    is written twice: the caller makes sure reading it twice is reading it once (is_pure)."""
-    power = cst.BinaryOperation(cst.Float("2.0"), cst.Power(), cst.Integer("31"))
+    dtype `target` (an expression: `img.dtype`, `jnp.uint8`); with bits=64 its cast to int64
+    (`2.0 ** 63`, `jnp.int64`, no `.astype`). Only in-range values reach XLA's
+    float-to-integer conversion; the integer narrowing wraps on every backend. `value` is
+    written twice: the caller makes sure reading it twice is reading it once (is_pure)."""
+    value = value.with_changes(lpar=[], rpar=[])  # an argument needs no parentheses
+    power = cst.BinaryOperation(cst.Float("2.0"), cst.Power(), cst.Integer(str(bits - 1)))
     inside = cst.Comparison(updates.jnp_call(jnp, "abs", value), [cst.ComparisonTarget(
         cst.LessThan(), power)])
-    truncated = updates.jnp_call(jnp, "asarray", value, dtype=cst.Attribute(cst.Name(jnp), cst.Name("int32")))
-    minimum = cst.UnaryOperation(cst.Minus(), cst.BinaryOperation(cst.Integer("2"), cst.Power(), cst.Integer("31")))
+    truncated = updates.jnp_call(jnp, "asarray", value,
+                                 dtype=cst.Attribute(cst.Name(jnp), cst.Name(f"int{bits}")))
+    minimum = cst.UnaryOperation(cst.Minus(), cst.BinaryOperation(
+        cst.Integer("2"), cst.Power(), cst.Integer(str(bits - 1))))
     where = updates.jnp_call(jnp, "where", inside, truncated, minimum)
-    return updates.call(updates.attr(where, "astype"), target)
+    return where if bits == 64 else updates.call(updates.attr(where, "astype"), target)
 
 
 class Casts:
@@ -204,12 +209,14 @@ class Casts:
 
     # -- NumPy's result in JAX -----------------------------------------------------------
 
-    def wraps_exactly(self, source: str | None, target: str | None, value: cst.BaseExpression) -> bool:
+    def wraps_exactly(self, source: str | None, target: str | None, value: cst.BaseExpression,
+                      int64: bool = False) -> bool:
         """Whether `int32_wrap` computes NumPy's cast of `value` (of dtype `source`) to
         `target`: a NumPy float dtype (a Python float stored into an integer array makes
-        NumPy raise, not wrap), a target it reproduces, and a value that can be read twice."""
-        return source in DTYPES and is_float(source) and target in WRAPPED_TARGETS \
-            and self.is_pure(value)
+        NumPy raise, not wrap), a target it reproduces (int64 too with `int64`, its bits=64
+        form, which needs JAX's 64-bit types), and a value that can be read twice."""
+        return source in DTYPES and is_float(source) and (
+            target in WRAPPED_TARGETS or int64 and target == "int64") and self.is_pure(value)
 
     def is_pure(self, node: cst.CSTNode, depth: int = 0) -> bool:
         """Whether evaluating `node` twice gives the same values and does nothing else:

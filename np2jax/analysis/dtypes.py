@@ -201,6 +201,9 @@ class Dtypes:
             return "bool" if isinstance(node.comparisons[0].operator, _COMPARISONS) else None
         if isinstance(node, cst.Subscript):
             return self.dtype_of(node.value, depth + 1)
+        if isinstance(node, cst.IfExp):  # one branch's value: known when both agree
+            body, orelse = (self.dtype_of(n, depth + 1) for n in (node.body, node.orelse))
+            return body if body == orelse else None
         if isinstance(node, cst.Attribute) and node.attr.value in ("T", "real", "imag", "flat"):
             inner = self.dtype_of(node.value, depth + 1)
             if node.attr.value in ("real", "imag") and inner in ("complex64", "complex128"):

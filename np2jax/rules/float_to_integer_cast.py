@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.casts import integer_range
+from np2jax.analysis.casts import int32_wrap, integer_range
 from np2jax.rules.base import Rule
 from np2jax.syntax import argument_for, code_of
 
 # Functions whose dtype= casts their data: np.array(x, dtype=np.uint8).
 CASTING_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray"})
+
+
+LEFT = "clip them into the range first if they can leave it"
+REWRITTEN = "rewritten to cast them as NumPy does on x86-64 (through {}-bit integers)"
 
 
 class FloatToIntegerCast(Rule):
@@ -23,8 +27,9 @@ class FloatToIntegerCast(Rule):
         """Float data cast to an integer dtype where the data is a JAX array once converted
         (the finding stands only if that conversion happened): `x.astype(np.uint8)`,
         `np.asarray(x, dtype=np.int16)`, `np.int16(x)`, `img[i] = v`, whose values may leave
-        the target's range or be NaN (np2jax.analysis.casts decides). A write whose
-        conversion casts as NumPy does (its plan `wraps`) is not reported."""
+        the target's range or be NaN (np2jax.analysis.casts decides). A cast of values of a
+        NumPy float dtype to a target casts.int32_wrap reproduces is rewritten into it; a
+        write whose conversion casts as NumPy does (its plan `wraps`) is not reported."""
         dtypes = self.analysis.dtypes
         casts = self.analysis.casts
         flow = self.analysis.dataflow
@@ -36,22 +41,27 @@ class FloatToIntegerCast(Rule):
             target_dtype = dtypes.spelled(target) if target is not None else None
             source = casts.float_source(func.value)
             if casts.may_leave_range(call, func.value, source, target_dtype) and flow.jax_typed(func.value):
+                fix = self._wrap(func.value, target_dtype, len(call.args) == 1,
+                                 lambda new: (new.func.value, new.args[0].value))
                 yield self._report(call, f"{code_of(func.value)}.astype(...)", source, target_dtype,
-                                   flow.jax_refs(func.value))
+                                   flow.jax_refs(func.value), fix)
         for ref in self.analysis.refs:
             if ref.call is None or not ref.converted or not ref.call.args:
                 continue
             data = ref.call.args[0]
             if data.keyword is not None or data.star:
                 continue
+            fix = None
+            source = casts.float_source(data.value)
             if ref.qualname in CASTING_CONSTRUCTORS:
                 target = argument_for(ref.call, 1, "dtype")
                 target_dtype = dtypes.spelled(target) if target is not None else None
+                if casts.may_leave_range(ref.call, data.value, source, target_dtype):
+                    fix = self._wrap(data.value, target_dtype, len(ref.call.args) == 2, _data_and_dtype)
             else:  # np.uint8(x): the scalar type called as a function
                 target_dtype = dtypes.spelled(ref.node)
-            source = casts.float_source(data.value)
             if casts.may_leave_range(ref.call, data.value, source, target_dtype):
-                yield self._report(ref.call, code_of(ref.node), source, target_dtype, (ref.node,))
+                yield self._report(ref.call, code_of(ref.node), source, target_dtype, (ref.node,), fix)
 
         for node, array, value, combined in self._writes():
             source, target_dtype = casts.float_source(value), dtypes.dtype_of(array)
@@ -61,6 +71,24 @@ class FloatToIntegerCast(Rule):
                              and self.analysis.write_plan(node).wraps):
                 yield self._report(node, code_of(node).strip().splitlines()[0], source,
                                    target_dtype, flow.jax_refs(array))
+
+    def _wrap(self, data: cst.BaseExpression, target: str, only_dtype: bool, parts):
+        """The fix that casts `data` as NumPy does (casts.int32_wrap), or None: the data's
+        dtype must be a NumPy float dtype on every path (dtype_of, not float_source: an
+        integer branch would wrap otherwise), the call must say nothing but the dtype, and
+        an int64 target needs JAX's 64-bit types. `parts(new_call)`: (data, dtype) as
+        rewritten."""
+        int64 = self.config.x64
+        if not only_dtype or not self.analysis.casts.wraps_exactly(
+                self.analysis.dtypes.dtype_of(data), target, data, int64=int64):
+            return None
+        jnp, bits = self.analysis.jnp_alias, 64 if target == "int64" else 32
+
+        def fix(new_call):
+            value, dtype = parts(new_call)
+            return int32_wrap(value, dtype, jnp, bits).with_changes(
+                lpar=new_call.lpar, rpar=new_call.rpar)
+        return fix
 
     def _writes(self):
         """(node, array, value, combined) for each write of a value into an array element:
@@ -80,7 +108,17 @@ class FloatToIntegerCast(Rule):
                     and not any(a.star or a.keyword for a in call.args[:3]):
                 yield call, call.args[0].value, call.args[2].value, True
 
-    def _report(self, node, spelled: str, source: str, target: str, requires):
+    def _report(self, node, spelled: str, source: str, target: str, requires, fix=None):
         low, high = integer_range(target)
-        return self.report(node, requires=requires, spelled=spelled, dtype=source, target=target,
-                           low=str(low), high=str(high))
+        bits = 64 if target == "int64" else 32
+        return self.report(node, fix=fix, requires=requires, spelled=spelled, dtype=source,
+                           target=target, low=str(low), high=str(high),
+                           imports=[("jax.numpy", self.analysis.jnp_alias)] if fix else (),
+                           report_if_unfixed=fix is None,
+                           outcome=REWRITTEN.format(bits) if fix else LEFT)
+
+
+def _data_and_dtype(new_call: cst.Call) -> tuple:
+    """np.asarray(data, dtype=...) as rewritten: its data and its dtype argument."""
+    dtype = argument_for(new_call, 1, "dtype")
+    return new_call.args[0].value, dtype

@@ -13,6 +13,7 @@ import pytest
 from np2jax.analysis import analyze
 from np2jax.analysis.casts import WRAPPED_TARGETS, int32_wrap
 from np2jax.api import check_source, convert_source
+from np2jax.config import Config
 
 
 def _grid(source_dtype) -> np.ndarray:
@@ -32,7 +33,8 @@ def _grid(source_dtype) -> np.ndarray:
 
 def _wrap_function(target: str):
     """The form int32_wrap writes for `value`, compiled into a function of it."""
-    expression = int32_wrap(cst.Name("value"), cst.Attribute(cst.Name("jnp"), cst.Name(target)), "jnp")
+    expression = int32_wrap(cst.Name("value"), cst.Attribute(cst.Name("jnp"), cst.Name(target)), "jnp",
+                            64 if target == "int64" else 32)
     namespace: dict = {}
     exec(f"import jax.numpy as jnp\ndef cast(value):\n    return {cst.Module([]).code_for_node(expression)}\n",
          namespace)
@@ -41,7 +43,7 @@ def _wrap_function(target: str):
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"),
                     reason="the form reproduces NumPy's casts on x86-64, where they are taken from")
-@pytest.mark.parametrize("target", sorted(WRAPPED_TARGETS))
+@pytest.mark.parametrize("target", sorted(WRAPPED_TARGETS | {"int64"}))
 @pytest.mark.parametrize("source", ["float16", "float32", "float64"])
 def test_the_wrap_form_computes_numpys_cast_for_every_value(source, target):
     import jax
@@ -142,4 +144,39 @@ def test_a_write_the_form_does_not_reproduce_keeps_its_finding(write, why):
               f"    {write}\n    return img, big\n")
     result = convert_source(source)
     assert [f.code for f in result.findings] == ["NJ403"], why
+    assert "jnp.abs(" not in result.converted
+
+
+def _run(source: str):
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(source, namespace)
+        return namespace["main"]()
+
+
+def test_casts_that_may_leave_the_range_are_rewritten_to_numpys_result():
+    source = ("import numpy as np\n\ndef main():\n    level = np.linspace(-0.5, 1.5, 7) * 255\n"
+              "    picked = level if level[0] < 0 else level * 2\n"
+              "    cents = np.array([12.5, np.nan, -3e30])\n"
+              "    return [picked.astype(np.uint8), np.asarray(level * 300, dtype=np.int16),\n"
+              "            cents.astype(np.int64), (level * 1e7).astype('i4')]\n")
+    result = convert_source(source)
+    assert result.findings == [] and [c.code for c in result.changes].count("NJ403") == 4
+    expected, got = _run(source), _run(result.converted)
+    for numpy_value, jax_value in zip(expected, got):
+        assert np.asarray(jax_value).dtype == numpy_value.dtype
+        assert np.asarray(jax_value).tolist() == numpy_value.tolist()
+    # 32-bit JAX has no int64: that cast is reported, the others still rewritten
+    narrow = convert_source(source, Config(x64=False))
+    assert [f.code for f in narrow.findings if f.code == "NJ403"] == ["NJ403"]
+    assert "2.0 ** 63" not in narrow.converted and narrow.converted.count("2.0 ** 31") == 3
+
+
+def test_a_cast_of_data_with_an_integer_path_is_reported_not_rewritten():
+    source = ("import numpy as np\n\ndef main():\n    level = np.linspace(-0.5, 1.5, 7) * 255\n"
+              "    picked = level if level[0] < 0 else np.arange(7)\n"
+              "    return picked.astype(np.uint8), level.astype(np.uint8, copy=False)\n")
+    result = convert_source(source)
+    assert [f.code for f in result.findings] == ["NJ403", "NJ403"]
     assert "jnp.abs(" not in result.converted
