@@ -180,3 +180,15 @@ def test_a_cast_of_data_with_an_integer_path_is_reported_not_rewritten():
     result = convert_source(source)
     assert [f.code for f in result.findings] == ["NJ403", "NJ403"]
     assert "jnp.abs(" not in result.converted
+
+
+def test_under_jit_the_casts_are_reported_not_rewritten():
+    """Compiled, a sine fused into the samples' arithmetic can land an ulp off an integer
+    NumPy's lands on (corpus-semantics s17: 128.0), which truncation turns into another
+    integer: under --jit the cast keeps its finding."""
+    source = ("import numpy as np\n\ndef pcm(x):\n    return (x * 300.0 + 128.0).astype(np.uint8)\n\n"
+              "def main():\n    return pcm(np.sin(np.linspace(0.0, 6.0, 9)))\n")
+    assert [c.code for c in convert_source(source).changes].count("NJ403") == 1
+    compiled = convert_source(source, Config(jit=True))
+    assert [f.code for f in compiled.findings if f.code == "NJ403"] == ["NJ403"]
+    assert "jnp.abs(" not in compiled.converted
