@@ -22,7 +22,6 @@ class Float16Accumulation(Rule):
         """`np.cumsum(x)`, `x.sum()`, ... where the analysis knows x is float16 and no dtype=
         asks for another accumulator, and x is a JAX array once converted (the finding
         stands only if that conversion happened)."""
-        dtypes = self.analysis.dtypes
         flow = self.analysis.dataflow
         for ref in self.analysis.refs:
             name = ref.qualname.removeprefix("numpy.")
