@@ -122,6 +122,19 @@ class Casts:
                 bound.append(value)
         return bound
 
+    def jax_refs(self, node: cst.BaseExpression) -> tuple | None:
+        """The converted references that make `node` a JAX array once converted
+        (Dataflow.jax_refs), or None when it is not one. A name is one too when any of its
+        bindings is (`c = x * 90.0`, `if ...: c = np.arange(3)`, `c = c.astype(np.uint8)`:
+        the value analysis, flow-insensitive, cannot type the cycle)."""
+        if self.flow.jax_typed(node):
+            return self.flow.jax_refs(node)
+        if isinstance(node, cst.Name):
+            for value in self._bound_values(node):
+                if self.flow.jax_typed(value):
+                    return self.flow.jax_refs(value)
+        return None
+
     def may_be_nan(self, node: cst.CSTNode, depth: int = 0, seen: set | None = None) -> bool:
         """Whether the values of `node` may be NaN or infinite, as the code shows: NaN or
         infinity constants (`np.nan`, `float("inf")`), functions that give them outside

@@ -32,7 +32,6 @@ class FloatToIntegerCast(Rule):
         write whose conversion casts as NumPy does (its plan `wraps`) is not reported."""
         dtypes = self.analysis.dtypes
         casts = self.analysis.casts
-        flow = self.analysis.dataflow
         for call in self.analysis.nodes(cst.Call):
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value == "astype"):
@@ -40,11 +39,12 @@ class FloatToIntegerCast(Rule):
             target = argument_for(call, 0, "dtype")
             target_dtype = dtypes.spelled(target) if target is not None else None
             source = casts.float_source(func.value)
-            if casts.may_leave_range(call, func.value, source, target_dtype) and flow.jax_typed(func.value):
+            requires = casts.jax_refs(func.value)
+            if casts.may_leave_range(call, func.value, source, target_dtype) and requires is not None:
                 fix = self._wrap(func.value, target_dtype, len(call.args) == 1,
                                  lambda new: (new.func.value, new.args[0].value))
                 yield self._report(call, f"{code_of(func.value)}.astype(...)", source, target_dtype,
-                                   flow.jax_refs(func.value), fix)
+                                   requires, fix)
         for ref in self.analysis.refs:
             if ref.call is None or not ref.converted or not ref.call.args:
                 continue
@@ -66,11 +66,12 @@ class FloatToIntegerCast(Rule):
         for node, array, value, combined in self._writes():
             source, target_dtype = casts.float_source(value), dtypes.dtype_of(array)
             data = None if combined else value  # `a[i] += v` stores a + v: no bound on it
-            if casts.may_leave_range(node, data, source, target_dtype, value) and flow.jax_typed(array) \
+            requires = casts.jax_refs(array)
+            if casts.may_leave_range(node, data, source, target_dtype, value) and requires is not None \
                     and not (isinstance(node, (cst.Assign, cst.AugAssign))
                              and self.analysis.write_plan(node).wraps):
                 yield self._report(node, code_of(node).strip().splitlines()[0], source,
-                                   target_dtype, flow.jax_refs(array))
+                                   target_dtype, requires)
 
     def _wrap(self, data: cst.BaseExpression, target: str, only_dtype: bool, parts):
         """The fix that casts `data` as NumPy does (casts.int32_wrap), or None: the data's
