@@ -11,6 +11,7 @@ Layered, each module importing only those above it in this list:
     aliasing     whether an array may be seen through another name (privacy proofs)
     mutators     functions that change an argument in place, and their call sites
     dtypes       the NumPy dtype of a value, where the code shows it
+    casts        float-to-integer casts: values that may leave the range, NumPy's result in JAX
     views        names holding views of private arrays; carrying a write through them
     writes       how a write through a subscript becomes functional
     randomness   NumPy random states and their draws

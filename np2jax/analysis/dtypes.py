@@ -42,7 +42,7 @@ _FLOAT_MAKERS = {"linspace", "logspace", "geomspace", "mean", "average", "std", 
                  "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos",
                  "arctan", "arctan2", "hypot", "tanh", "sinh", "cosh", "expm1", "log1p",
                  "true_divide", "divide", "nanmean", "nanstd", "nanvar", "interp", "trapezoid"}
-_SAME_AS_FIRST = {"abs", "absolute", "negative", "sort", "flip", "roll", "transpose", "reshape",
+_SAME_AS_FIRST = {"abs", "absolute", "negative", "sort", "flip", "roll", "nan_to_num", "transpose", "reshape",
                   "ravel", "squeeze", "copy", "clip", "max", "min", "amax", "amin", "ptp",
                   "maximum", "minimum", "diff", "concatenate", "stack", "vstack", "hstack",
                   "tile", "repeat", "where", "cummax", "unique", "take", "diag", "triu", "tril",
@@ -201,6 +201,9 @@ class Dtypes:
             return "bool" if isinstance(node.comparisons[0].operator, _COMPARISONS) else None
         if isinstance(node, cst.Subscript):
             return self.dtype_of(node.value, depth + 1)
+        if isinstance(node, cst.IfExp):  # one branch's value: known when both agree
+            body, orelse = (self.dtype_of(n, depth + 1) for n in (node.body, node.orelse))
+            return body if body == orelse else None
         if isinstance(node, cst.Attribute) and node.attr.value in ("T", "real", "imag", "flat"):
             inner = self.dtype_of(node.value, depth + 1)
             if node.attr.value in ("real", "imag") and inner in ("complex64", "complex128"):

@@ -17,6 +17,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from np2jax.analysis.casts import Casts
 from np2jax.analysis.collect import Collector
 from np2jax.analysis.dtypes import Dtypes
 from np2jax.analysis.mutators import Dataflow
@@ -210,6 +211,12 @@ class ModuleAnalysis:
     def dtypes(self) -> Dtypes:
         """The NumPy dtype of values, where the code shows it (dtypes.dtype_of)."""
         return Dtypes(self.dataflow)
+
+    @cached_property
+    def casts(self) -> Casts:
+        """Casts of float values to integers: whether they may leave the range, and when
+        JAX can compute NumPy's result (casts.Casts)."""
+        return Casts(self.dataflow, self.dtypes, self.under_errstate)
 
     @cached_property
     def random_states(self) -> list[RandomState]:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import libcst as cst
 
+from np2jax.analysis.casts import int32_wrap
 from np2jax.analysis.dtypes import needs_cast, stored
 from np2jax.analysis.shapes import same_shape
 from np2jax.syntax import code_of, updates
@@ -31,6 +32,7 @@ class ModuleFacts(Protocol):
     shapes: Any
     dtypes: Any
     views: Any
+    casts: Any
 
     def ref_of_call(self, call: cst.Call) -> Any: ...
 
@@ -49,6 +51,9 @@ class WritePlan:
     # (function, name): the write rebinds a module global in a function that does not
     # declare it `global` yet; the fix needs `global name` at the top of its body
     declare: tuple | None = None
+    # float values that may leave the integer array's range are cast as NumPy casts them
+    # (casts.int32_wrap) rather than saturated as JAX's astype does
+    wraps: bool = False
 
 
 def _flatten(target: cst.Subscript, dataflow) -> tuple[cst.BaseExpression, list] | None:
@@ -146,29 +151,51 @@ def _list_names(dataflow, index, jnp: str, updated_index) -> list:
     return result
 
 
-def _new_value(form: str, base, index, value, operator, target, jnp: str):
+def _new_value(form: str, base, index, value, operator, target, jnp: str, wraps: bool = False):
     if form == "set":
         return updates.at_update(base, index, "set", value, jnp)
     if form == "set-op":
         return updates.at_update(base, index, "set",
                                  updates.binary(updates.read(base, index, jnp), operator, value), jnp)
     if form == "set-cast":  # jnp.asarray: the value may be a Python number
-        return updates.at_update(base, index, "set", updates.jnp_call(
-            jnp, "asarray", value, dtype=updates.attr(base, "dtype")), jnp)
+        cast = int32_wrap(value, updates.attr(base, "dtype"), jnp) if wraps else updates.jnp_call(
+            jnp, "asarray", value, dtype=updates.attr(base, "dtype"))
+        return updates.at_update(base, index, "set", cast, jnp)
     if form == "set-op-cast":
-        return updates.at_update(base, index, "set", _keep_dtype(
-            updates.binary(updates.read(base, index, jnp), operator, value), base), jnp)
+        new = updates.binary(updates.read(base, index, jnp), operator, value)
+        cast = int32_wrap(new, updates.attr(base, "dtype"), jnp) if wraps else _keep_dtype(new, base)
+        return updates.at_update(base, index, "set", cast, jnp)
     if form.startswith("at-"):
         return updates.at_update(base, index, form[3:], value, jnp)
     mask = index[0].slice.value
     if form == "where":  # .astype: NumPy casts what it stores into the array's dtype
         new = value if operator is None else updates.binary(base, operator, value)
-        return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
-    if form == "where-map":  # y[m] * 2 -> y * 2: elementwise, so the selected values agree
+    elif form == "where-map":  # y[m] * 2 -> y * 2: elementwise, so the selected values agree
         whole = _unselected(value, mask)
         new = whole if operator is None else updates.binary(base, operator, whole)
-        return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
-    raise ValueError(form)
+    else:
+        raise ValueError(form)
+    if wraps:
+        return updates.jnp_call(jnp, "where", mask, int32_wrap(new, updates.attr(base, "dtype"), jnp), base)
+    return _keep_dtype(updates.jnp_call(jnp, "where", mask, new, base), base)
+
+
+def _wraps(analysis, statement, form: str, base, index, value, operator) -> bool:
+    """Whether the write stores float values that may leave the integer array's range and
+    int32_wrap computes NumPy's cast of them: the forms that cast (`set-cast`,
+    `set-op-cast`, `where`, `where-map`), a target and a stored dtype casts.wraps_exactly
+    takes, and an index that can be read twice (`a[i] += v` reads `a[i]` again)."""
+    if form not in ("set-cast", "set-op-cast", "where", "where-map"):
+        return False
+    dtypes, casts = analysis.dtypes, analysis.casts
+    target = dtypes.dtype_of(base)
+    source = stored(target, operator, dtypes.dtype_of(value))
+    data = value if operator is None else None
+    if not casts.may_leave_range(statement, data, source, target, value):
+        return False
+    if not casts.wraps_exactly(source, target, value):
+        return False
+    return all(casts.is_pure(element) for element in index) and casts.is_pure(base)
 
 
 def _elementwise_in_selections(analysis, node, mask, base, depth: int = 0) -> bool:
@@ -245,6 +272,7 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
         return WritePlan(None, reason)
     jnp = analysis.jnp_alias
     depth = len(index) - len(target.slice)
+    wraps = _wraps(analysis, statement, form, base, index, statement.value, op)
 
     def fix(new_line):
         new_statement = new_line.body[0]
@@ -252,19 +280,21 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
             else new_statement.targets[0].target
         new_base, new_index = _rebuild(new_target, depth)
         new_index = _list_names(dataflow, index, jnp, new_index)
-        value = _new_value(form, new_base, new_index, new_statement.value, op, new_target, jnp)
+        value = _new_value(form, new_base, new_index, new_statement.value, op, new_target, jnp, wraps)
         after = carried.statements() if carried is not None else []
         return updates.replace_line(new_line, [updates.assign(new_base, value), *after])
 
     eager = dataflow.index_kind(cst.Subscript(value=base, slice=index)) in ("mask", "mask-of-base", "distinct") \
         and not form.startswith("where")
     how = _describe(form) + (f", {carried.describe()}" if carried is not None else "")
+    if wraps:
+        how += ", its float values cast to the integer dtype as NumPy casts them (through int32)"
     requires = carried.requires if carried is not None else dataflow.binding_refs(base)
     if isinstance(base, cst.Name) and dataflow.module_global_written(base):
         requires = dataflow.global_binding_refs(base)
         how += f" of the module global `{base.value}`"
     return WritePlan((line, fix), None, how, eager, requires, where=form.startswith("where"),
-                     declare=declare)
+                     declare=declare, wraps=wraps)
 
 
 def _rebuild(target: cst.Subscript, depth: int) -> tuple:

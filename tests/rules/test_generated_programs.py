@@ -8,7 +8,9 @@ aliases, views and copies (b = a, b = a[1:], a[::2], a.T, a.ravel(), np.reshape(
 np.asarray(a), a[[0, 2]]), lists as arguments,
 functions that change their argument, loops over range and if/else on scalars, and the
 integer widths and casts NumPy and JAX treat differently (a uint8 cast that may leave the
-range, int32 cumsum, int16 mean, int8 division, int64 past 2**31). Each
+range, int32 cumsum, int16 mean, int8 division, int64 past 2**31; and, in programs of their
+own, casts through conditionals or with an integer path, float stores into integer arrays,
+NaN cast to int64, a float16 cumsum). Each
 program is `def main(): ... return {...}` returning every array it made. Some programs keep
 every array private (np2jax must convert them), others alias (np2jax must refuse them).
 
@@ -310,6 +312,53 @@ def test_generated_programs(source):
     """Every invariant on each program (one conversion serves all four, to keep CI short):
     no crash but SourceError, the output parses, converting twice equals converting once,
     and a conversion without findings runs equal."""
+    _check_equal(source)
+
+
+CAST_VALUES = ["np.linspace(-2.0, 3.0, {n})", "np.arange({n}) * 1.5", "np.array([{values}])",
+               "np.sin(np.arange({n}) * 0.7)"]
+CAST_SCALES = ["90.0", "1e10", "-300.5", "0.5"]
+
+
+@st.composite
+def cast_programs(draw):
+    """Casts and stores of float values into integers (NJ403, NJ406): through conditionals,
+    with an integer path, into a uint8 array, NaN into int64, a float16 cumsum; each cast
+    either converts to NumPy's result or is reported."""
+    n = draw(st.integers(3, 6))
+    values = ", ".join(draw(st.sampled_from(["1.0", "2.5", "-3.0", "0.0", "400.0", "-1e12"]))
+                       for _ in range(n))
+    body = [f"    x = {draw(st.sampled_from(CAST_VALUES)).format(n=n, values=values)}"]
+    names = ["x"]
+    for number in range(draw(st.integers(1, 4))):
+        y, scale = f"c{number}", draw(st.sampled_from(CAST_SCALES))
+        target = draw(st.sampled_from(["np.uint8", "np.int8", "np.int16", "np.int32", "np.uint16"]))
+        kind = draw(st.sampled_from(["conditional", "mixed_paths", "write", "mask_write",
+                                     "nan_int64", "f16_cumsum", "plain"]))
+        if kind == "conditional":
+            body.append(f"    {y} = (x * {scale} if x[0] > 0 else x * -3.0 + 200.0).astype({target})")
+        elif kind == "mixed_paths":
+            body += [f"    {y} = x * {scale} + 50.0", "    if x[1] > 1:", f"        {y} = np.arange({n})",
+                     f"    {y} = {y}.astype({target})"]
+        elif kind == "write":
+            body += [f"    {y} = np.zeros({n}, dtype={target})", f"    {y}[:] = x * {scale} + 100.0"]
+        elif kind == "mask_write":
+            body += [f"    {y} = np.arange({n}).astype({target})", f"    {y}[x > 0] = x[x > 0] * {scale}"]
+        elif kind == "nan_int64":
+            body.append(f"    {y} = np.where(x > 1.0, np.nan, x * {scale}).astype(np.int64)")
+        elif kind == "f16_cumsum":
+            body.append(f"    {y} = np.cumsum((x * {scale} + 1000.0).astype(np.float16))")
+        else:
+            body.append(f"    {y} = (x * {scale}).astype({target})")
+        names.append(y)
+    body.append("    return {" + ", ".join(f'"{k}": {k}' for k in names) + "}")
+    return "import numpy as np\n\n\ndef main():\n" + "\n".join(body) + "\n"
+
+
+@SETTINGS
+@given(cast_programs())
+def test_generated_cast_programs(source):
+    """The same invariants on programs of casts and stores of float values into integers."""
     _check_equal(source)
 
 
