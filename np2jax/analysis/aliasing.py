@@ -24,6 +24,10 @@ from np2jax.analysis.values import ReturnsFinder, Values
 from np2jax.syntax import code_of
 from np2jax.syntax.walk import walk
 
+# The methods of JAX's `x.at[i]`: each gives a new array (np2jax's own output, read again).
+_AT_UPDATES = frozenset({"set", "add", "subtract", "multiply", "divide", "power", "min", "max",
+                         "apply"})
+
 
 class Aliasing(Values):
     """Privacy proofs: an array no other name, view or object can see."""
@@ -593,6 +597,11 @@ class Aliasing(Values):
         if isinstance(value, cst.Call):
             if _may_not_copy(value):
                 return False  # astype(..., copy=False), np.array(b, copy=None): maybe b itself
+            func = value.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript) \
+                    and isinstance(func.value.value, cst.Attribute) \
+                    and func.value.value.attr.value == "at" and func.attr.value in _AT_UPDATES:
+                return True  # x.at[i].add(v): JAX's update gives a new array
             if value in self.collector.jax_calls:
                 return True  # a jax.numpy function: JAX arrays are never views of another
             function = self.module_function(value)
@@ -668,6 +677,8 @@ class Aliasing(Values):
         node, parent = use, self.parents.get(use)
         while parent is not None:
             if isinstance(parent, cst.Attribute) and parent.value is node:
+                if parent.attr.value == "at":
+                    return None  # x.at[i].add(v): JAX's update, a new array (np2jax's output)
                 call = self.parents.get(parent)
                 if isinstance(call, cst.Call) and call.func is parent:  # x.method(...)
                     if parent.attr.value in self.fresh_methods and not _may_not_copy(call):
