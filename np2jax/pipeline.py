@@ -135,10 +135,10 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         tree_references=analysis.tree_references,
         mutators=_signatures(m for m in analysis.mutators if m.refused is None),
         exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
-        # boundaries: the islands' copies and reads, and NJ103's `np.asarray(a)` for a kept
-        # call NumPy would hand to a JAX array's method
+        # boundaries: the islands' copies and reads, and the fixes that add a NumPy call at
+        # an edge (Report.boundary)
         coverage=coverage(analysis, applied, len(islands.copies) + len(islands.reads) + sum(
-            1 for r in applied if r.code == "NJ103" and r.fix is not None)),
+            1 for r in applied if r.boundary and r.fix is not None)),
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
     )

@@ -529,6 +529,8 @@ class _Reach:
                 isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
                 for d in function.decorators):
             position -= 1
+        if position is not None and position < 0:
+            return  # `self` (or `cls`): the object the method is called on, not an argument
         cls = self.flow.enclosing(function, (cst.ClassDef,))
         for call in self.collector.nodes.get(cst.Call, []):
             func = call.func
@@ -610,7 +612,8 @@ class _Reach:
                 isinstance(func.value, (cst.Name, cst.Attribute)) and self.collector.is_api(func.value)):
             method = func.attr.value
             if method in flow.fresh_methods or flow._draws(func):
-                if self._may_be_jax_array(call):
+                # a NumPy generator's draw is a NumPy array unless converted (jax_typed)
+                if flow.jax_typed(call) if flow._draws(func) else self._may_be_jax_array(call):
                     self._copy(call)
                 return
             self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x

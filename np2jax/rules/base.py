@@ -49,6 +49,9 @@ class Report:
     # split line before a statement that draws, which may also be a write left in place):
     # the islands do not count the node as converted (np2jax.analysis.islands)
     converts: bool = True
+    # True: the fix adds a NumPy call at the edge of JAX code (`np.asarray(a)` handed to a
+    # NumPy function, NJ115's `np.asarray(m).flat`): the coverage figure's boundaries
+    boundary: bool = False
 
 
 class RuleContext:
@@ -84,7 +87,7 @@ class Rule:
 
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
                report_if_unfixed: bool = True, key: tuple | None = None, listed: bool = True,
-               moves=(), converts: bool = True,
+               moves=(), converts: bool = True, boundary: bool = False,
                **fields) -> Report:
         message = one_line(self.doc().message.format(**fields))
         if isinstance(requires, cst.CSTNode):
@@ -94,7 +97,7 @@ class Rule:
             unfixed = one_line(self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED}))
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
                       report_if_unfixed, unfixed, key, listed,
-                      tuple(m for m in moves if m is not None), converts)
+                      tuple(m for m in moves if m is not None), converts, boundary)
 
 
 QUOTED_CODE_LIMIT = 60  # characters of code quoted in a message, beyond which it is cut

@@ -41,7 +41,7 @@ class CallDiffersInJax(Rule):
                 if flow.jax_typed(first):
                     yield self.report(first, **fields, fix=self._asarray(),
                                       imports=self._imports(), requires=flow.jax_refs(first),
-                                      report_if_unfixed=False, listed=False)
+                                      report_if_unfixed=False, listed=False, boundary=True)
 
     def _asarray(self):
         alias = self.analysis.numpy_alias[0]

@@ -41,7 +41,8 @@ class FlatIteratorRead(Rule):
             if not read_for_elements(self.analysis, node):
                 continue  # NJ102 reports it, left as it was
             yield self.report(node, name=code_of(node), receiver=code_of(receiver), numpy=alias,
-                              fix=_through_numpy(alias), imports=(needed,) if needed else ())
+                              fix=_through_numpy(alias), imports=(needed,) if needed else (),
+                              boundary=True)
 
 
 def _through_numpy(alias: str):

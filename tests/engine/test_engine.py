@@ -268,9 +268,15 @@ ALIASED = {
     "passed-to-a-function-first": "def f(store):\n    a = np.zeros(2)\n    store(a)\n    a += 1\n    return a\n",
     "transpose-kept": "def f():\n    a = np.zeros((2, 2, 2))\n    t = np.transpose(a, (1, 0, 2))\n    a += 1\n    return t\n",
     "conditional-alias": "def f(b, c):\n    a = b if c else np.zeros(2)\n    a += 1\n    return a\n",
-    "attribute": "class A:\n    def __init__(self):\n        self.w = np.zeros(2)\n    def step(self):\n        self.w -= 1\n",
+    # the object hands its array out: another name may hold it
+    "attribute-handed-out": "class A:\n    def __init__(self):\n        self.w = np.zeros(2)\n"
+                            "    def step(self):\n        self.w -= 1\n    def weights(self):\n"
+                            "        return self.w\n",
 }
 PRIVATE = {
+    # an attribute only the object holds: `self.w -= 1` rebinds it (issue 17)
+    "private-attribute": "class A:\n    def __init__(self):\n        self.w = np.zeros(2)\n"
+                         "    def step(self):\n        self.w -= 1\n",
     "stored-only-after": "def f():\n    a = np.ones(3)\n    a += 1\n    return [a]\n",
     "copy": "def f(b):\n    a = b.copy()\n    a += 1\n    return a\n",
     "printed-first": "def f():\n    a = np.zeros(2)\n    print(a)\n    a += 1\n    return a\n",
@@ -414,7 +420,7 @@ def test_a_finding_is_one_line_and_quotes_long_code_shortened():
     from np2jax.rules.base import QUOTED_CODE_LIMIT, one_line
 
     source = ("import numpy as np\nx = np.linspace(0.0, 4.0, 5)\nlevels = (x * 90.0\n"
-              "          + 100.0\n          + np.sin(x) * 30.0 + np.cos(x) * 12.5).astype(np.uint8)\n")
+              "          + 100.0\n          + np.sin(x) * 30.0 + np.cos(x) * 12.5).astype(np.uint32)\n")
     (finding,) = [f for f in convert_source(source).findings if f.code == "NJ403"]
     assert "\n" not in finding.message
     quoted = finding.message.split("`")[1]
