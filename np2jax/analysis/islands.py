@@ -86,9 +86,8 @@ class ModuleFacts(Protocol):
 
     def attribute_loads(self, attribute: str) -> list: ...
 
-    def numpy_only_attribute_reads(self) -> list: ...
-
-    def subclass_views(self) -> list: ...
+    numpy_only_attribute_reads: list
+    subclass_views: list
 
 
 @dataclass
@@ -182,9 +181,9 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
                 # fixes stand or fall together
                 sites.append(WriteSite(draw.call, draw.call.args[-1].value,
                                        (draw.statement,), draw.statement))
-    for node in analysis.numpy_only_attribute_reads():  # `it = m.flat`, `m.strides`: m stays NumPy
+    for node in analysis.numpy_only_attribute_reads:  # `it = m.flat`, `m.strides`: m stays NumPy
         sites.append(WriteSite(node, node.value, (), None))
-    for call in analysis.subclass_views():  # `obj.view(cls)`: only a NumPy array can be viewed so
+    for call in analysis.subclass_views:  # `obj.view(cls)`: only a NumPy array can be viewed so
         sites.append(WriteSite(call, call.func.value, (), None))
     draws = {d.call for state in analysis.random_states for d in state.draws}
     shuffles = list(analysis.random_shuffles) + [

@@ -103,6 +103,7 @@ class ModuleAnalysis:
         """Every `<value>.<attribute>` of the module."""
         return self.dataflow.collector.attribute_loads.get(attribute, [])
 
+    @cached_property
     def numpy_only_attribute_reads(self) -> list[cst.Attribute]:
         """`m.strides`, `it = m.flat`, `m.base` (on an array): attributes JAX arrays lack
         (rules/api/policy.toml), read in a module using NumPy where the value may hold an
@@ -134,6 +135,7 @@ class ModuleAnalysis:
                 found.append(node)
         return found
 
+    @cached_property
     def subclass_views(self) -> list[cst.Call]:
         """`obj.view(cls)`, `obj.view(Matrix33)`, `obj.view(type=C)`: a view of an array as
         a class of this module (or `cls`, `type(self)`), which only a NumPy array can be

@@ -62,7 +62,7 @@ class NumpyApiMissingInJax(Rule):
     def _missing_attributes(self):
         """`m.strides`, `it = m.flat` in a NumPy module: JAX arrays lack the attribute, so
         `m` stays NumPy (np2jax.analysis.islands) and the read is left as it was."""
-        for node in self.analysis.numpy_only_attribute_reads():
+        for node in self.analysis.numpy_only_attribute_reads:
             yield self.report(node, name=code_of(node),
                               reason=f"JAX arrays have no `.{node.attr.value}`, so this raises if "
                                      f"`{code_of(node.value)}` holds a converted array")
