@@ -357,14 +357,34 @@ def tree_effects(results: dict[Path, FileResult], tree: Tree) -> dict:
     """Path -> {qualified name: (every return a fresh JAX array, the parameters it only
     reads)} of the functions of other files of the tree that the file's analysis asked about
     (np2jax.analysis.effects): only a file that asked gets a second pass."""
-    known = {f"{tree.names[path]}.{name}": effect for path, result in results.items()
-             for name, effect in result.effects.items() if tree.names.get(path)}
+    by_module = {tree.names[path]: result for path, result in results.items() if tree.names.get(path)}
+    known = {f"{module}.{name}": (fresh, read_only)
+             for module, result in by_module.items()
+             for name, (fresh, read_only, needs) in result.effects.items()
+             if all(_transparent_decorator(by_module, q) == kind for q, kind in needs)}
     found = {}
     for path, result in results.items():
         wanted = {q: known[q] for q in result.wanted_effects if q in known}
         if wanted:
             found[path] = wanted
     return found
+
+
+def _transparent_decorator(by_module: dict[str, FileResult], qualname: str) -> str | None:
+    """The kind of transparent decorator (np2jax.analysis.decorators) the tree's function
+    `qualname` is, following `from M import f` through the modules of the tree; None when
+    it is not one, or not the tree's."""
+    for _hop in range(8):  # a chain of re-exports, never a cycle
+        module, _, name = qualname.rpartition(".")
+        result = by_module.get(module)
+        if result is None:
+            return None
+        if name in result.transparent_decorators:
+            return result.transparent_decorators[name]
+        qualname = result.imported_names.get(name)
+        if qualname is None:
+            return None
+    return None
 
 
 _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)

@@ -129,10 +129,15 @@ class FileResult:
     coverage: Coverage = Coverage()  # how much of the file's NumPy moved to JAX
     # what the module's functions other files use do with their arguments and returns
     # (np2jax.analysis.effects): name -> (every return a fresh JAX array, the parameters it
-    # only reads as ((position or None, name), ...))
+    # only reads as ((position or None, name), ...), the decorators of other modules that
+    # must be transparent for this to hold as ((qualified name, kind), ...))
     effects: dict = field(default_factory=dict)
     # the imported functions whose effects this file's analysis asked for
     wanted_effects: list = field(default_factory=list)
+    # for the decorators of other files' functions (np2jax.analysis.decorators): this
+    # module's transparent decorators (name -> kind), and what its `from M import f` bind
+    transparent_decorators: dict = field(default_factory=dict)
+    imported_names: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -147,7 +152,9 @@ class FileResult:
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
                 "mutators": self.mutators, "exportable_mutators": self.exportable_mutators,
                 "coverage": self.coverage.row(),
-                "effects": self.effects, "wanted_effects": self.wanted_effects}
+                "effects": self.effects, "wanted_effects": self.wanted_effects,
+                "transparent_decorators": self.transparent_decorators,
+                "imported_names": self.imported_names}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -161,6 +168,9 @@ class FileResult:
                    exportable_mutators={k: tuple(v)
                                         for k, v in data["exportable_mutators"].items()},
                    coverage=Coverage(*data["coverage"]),
-                   effects={k: (bool(fresh), tuple(tuple(p) for p in read_only))
-                            for k, (fresh, read_only) in data.get("effects", {}).items()},
-                   wanted_effects=list(data.get("wanted_effects", [])))
+                   effects={k: (bool(fresh), tuple(tuple(p) for p in read_only),
+                                tuple(tuple(d) for d in needs))
+                            for k, (fresh, read_only, needs) in data.get("effects", {}).items()},
+                   wanted_effects=list(data.get("wanted_effects", [])),
+                   transparent_decorators=dict(data.get("transparent_decorators", {})),
+                   imported_names=dict(data.get("imported_names", {})))

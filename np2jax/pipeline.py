@@ -80,6 +80,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
     from np2jax.analysis import analyze
+    from np2jax.analysis.decorators import imported_names, transparent_decorators
     from np2jax.rules.base import RuleContext, all_rules
     from np2jax.syntax.parse import parse
 
@@ -141,6 +142,9 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
             1 for r in applied if r.boundary and r.fix is not None)),
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
+        transparent_decorators=transparent_decorators(analysis.module),
+        imported_names=imported_names(analysis.module, analysis.context.name,
+                                      analysis.context.is_package),
     )
 
 

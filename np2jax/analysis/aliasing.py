@@ -19,10 +19,13 @@ from np2jax.analysis.facts import (
     UFUNC_METHODS,
     ApiRef,
 )
+from np2jax.analysis.decorators import (
+    decorator_use, star_import_modules, transparent_decorators, transparent_kind)
 from np2jax.analysis.effects import Effects
 from np2jax.analysis.values import ReturnsFinder, Values
 from np2jax.syntax import code_of
 from np2jax.syntax.walk import walk
+from np2jax.tree import resolve
 
 # The methods of JAX's `x.at[i]`: each gives a new array (np2jax's own output, read again).
 _AT_UPDATES = frozenset({"set", "add", "subtract", "multiply", "divide", "power", "min", "max",
@@ -101,14 +104,22 @@ class Aliasing(Values):
         JAX array once converted, ((position or None, name), ...) of the parameters it only
         reads). Only functions a call here would reach (module_function's conditions)."""
         found = {}
+        local_decorators = transparent_decorators(module)
         for statement in module.body:
             if not isinstance(statement, cst.FunctionDef) \
-                    or statement.name.value not in context.external_names \
-                    or not self.plain_module_function(statement):
+                    or statement.name.value not in context.external_names:
                 continue
-            returns = self.function_returns(statement)
-            fresh = self.effects.fresh_return(statement) and bool(returns) and all(
-                self.jax_typed(value, certain=True) for value in returns)
+            if statement.decorators:
+                # only what it returns, and only when every decorator hands that back
+                needs = self._transparent_decorators_needed(statement, module, local_decorators)
+                if needs is None or not self.plain_module_function(statement, decorated=True):
+                    continue
+                if self._fresh_jax_returns(statement):
+                    found[statement.name.value] = (True, (), needs)
+                continue
+            if not self.plain_module_function(statement):
+                continue
+            fresh = self._fresh_jax_returns(statement)
             params = statement.params
             positional = [*params.posonly_params, *params.params]
             read_only = tuple(
@@ -116,8 +127,76 @@ class Aliasing(Values):
                 for p in [*positional, *params.kwonly_params]
                 if not p.star and self.effects.param_effect(statement, p).read_only)
             if fresh or read_only:
-                found[statement.name.value] = (fresh, read_only)
+                found[statement.name.value] = (fresh, read_only, ())
         return found
+
+    def transparently_decorated_function(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The function `call` calls when it is module_function's callee but for decorators
+        that are all transparent ones of this module (np2jax.analysis.decorators): a call of
+        it returns what the function returns. Only for following returns: the decorators
+        may copy or change the arguments, so what the function does to its parameters says
+        nothing of the caller's arrays."""
+        func = call.func
+        if not isinstance(func, cst.Name) or self.collector.dynamic_scopes:
+            return None
+        node = self._module_level_function(func)
+        if node is None or not node.decorators or not self.plain_module_function(node, decorated=True):
+            return None
+        for decorator in node.decorators:
+            use = decorator_use(decorator)
+            if use is None or not isinstance(use[0], cst.Name):
+                return None
+            definition = self._module_level_function(use[0])
+            if definition is None or transparent_kind(definition) != use[1]:
+                return None
+        return node
+
+    def _module_level_function(self, name: cst.Name) -> cst.FunctionDef | None:
+        scope = self.scopes.get(name)
+        assignments = list(scope[name.value]) if scope is not None else []
+        if len(assignments) != 1:
+            return None
+        node = getattr(assignments[0], "node", None)
+        if isinstance(node, cst.FunctionDef) and isinstance(self.scopes.get(node), GlobalScope):
+            return node
+        return None
+
+    def _fresh_jax_returns(self, function: cst.FunctionDef) -> bool:
+        returns = self.function_returns(function)
+        return self.effects.fresh_return(function) and bool(returns) and all(
+            self.jax_typed(value, certain=True) for value in returns)
+
+    def _transparent_decorators_needed(self, function: cst.FunctionDef, module: cst.Module,
+                                       local: dict[str, str]) -> tuple | None:
+        """What the tree must confirm before the summary of `function`'s returns holds for
+        the decorated function (np2jax.analysis.decorators): ((qualified name, kind), ...)
+        of its decorators defined in other modules; () when all are this module's
+        transparent ones; None when one is not, or cannot be named."""
+        needs = []
+        for decorator in function.decorators:
+            use = decorator_use(decorator)
+            if use is None:
+                return None
+            expression, kind = use
+            if isinstance(expression, cst.Name) and expression.value in local:
+                if local[expression.value] != kind:
+                    return None
+                continue
+            qualname = self.collector.imported_name(expression)
+            if qualname is not None:
+                needs.append((qualname, kind))
+                continue
+            stars = star_import_modules(module)
+            if not isinstance(expression, cst.Name) or len(stars) != 1 \
+                    or self.scopes.get(expression) is None \
+                    or self.scopes.get(expression)[expression.value]:
+                return None  # bound here, or several modules could give the name
+            source = stars[0]
+            base = code_of(source.module) if source.module is not None else ""
+            context = self.collector.context
+            base = resolve("." * len(source.relative) + base, context.name, context.is_package)
+            needs.append((f"{base}.{expression.value}", kind))
+        return tuple(needs)
 
     def keeps_same_array(self, value, name: str) -> bool:
         """`u = step(u, r)` where step gives back the array passed for that parameter and

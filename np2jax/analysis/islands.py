@@ -593,6 +593,10 @@ class _Reach:
         if effects is not None and effects[0]:
             self._copy(call)  # another module's function giving new JAX arrays
             return
+        decorated = flow.transparently_decorated_function(call)
+        if decorated is not None and self._fresh_result(decorated):
+            self._copy(call)  # the wrapper may convert its arguments: only a new array is followed
+            return
         function = flow.module_function(call)
         if function is not None:
             if self._fresh_result(function):

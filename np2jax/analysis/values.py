@@ -536,10 +536,12 @@ class Values:
             return None
         return node
 
-    def plain_module_function(self, function: cst.FunctionDef) -> bool:
-        """A function defined at module level, its name bound once there, undecorated,
-        synchronous, in a module running no exec/eval/globals(): module_function's callee."""
-        if self.collector.dynamic_scopes or function.decorators or function.asynchronous:
+    def plain_module_function(self, function: cst.FunctionDef, decorated: bool = False) -> bool:
+        """A function defined at module level, its name bound once there, undecorated
+        (unless `decorated`), synchronous, in a module running no exec/eval/globals():
+        module_function's callee."""
+        if self.collector.dynamic_scopes or (function.decorators and not decorated) \
+                or function.asynchronous:
             return False
         scope = self.scopes.get(function)
         return isinstance(scope, GlobalScope) and len(scope.assignments[function.name.value]) == 1

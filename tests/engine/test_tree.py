@@ -466,3 +466,127 @@ def test_a_function_taking_a_generator_used_elsewhere_keeps_its_interface(tmp_pa
     assert any("`rng` is passed to `jitter`, not a function of this module" in m
                for m in reasons), reasons
     assert set(_run_main(out)) == {"a", "b", "c"}
+
+
+UTILS = """
+import inspect
+from functools import wraps
+
+import numpy as np
+
+
+def parameters_as_arrays(*names):
+    def decorator(fn):
+        @wraps(fn)
+        def wrapper(*args, **kwargs):
+            spec = inspect.getfullargspec(fn)
+            args = list(args)
+            for i, (k, v) in enumerate(zip(spec.args, args)):
+                if k in names and v is not None:
+                    args[i] = np.array(v)
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def all_parameters_as_arrays(fn):
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*[np.array(a) for a in args], **kwargs)
+    return wrapper
+"""
+
+# re-exports the decorators, as pyrr's vector.py does for vector3.py's `import *`
+VECTOR = """
+import numpy as np
+
+from .utils import all_parameters_as_arrays, parameters_as_arrays
+"""
+
+VECTOR3 = """
+import numpy as np
+
+from .vector import *
+
+
+@parameters_as_arrays("mat")
+def from_translation(mat, dtype=None):
+    return np.array(mat[3, :3], dtype=dtype)
+
+
+@all_parameters_as_arrays
+def scaled(v, s):
+    return np.full(3, s) * v
+"""
+
+VECTOR3_OBJECTS = """
+import numpy as np
+
+from pkg import vector3
+
+
+class Vector3(np.ndarray):
+    def __new__(cls, matrix):
+        obj = vector3.from_translation(matrix)
+        obj = obj.view(cls)
+        return obj
+
+
+class Scaled(np.ndarray):
+    def __new__(cls, v):
+        obj = vector3.scaled(v, 2.0)
+        obj = obj.view(cls)
+        return obj
+
+
+def main():
+    v = Vector3(np.arange(16.0).reshape(4, 4))
+    s = Scaled(np.ones(3))
+    v[0] = -1.0
+    return {"v": np.asarray(v), "s": np.asarray(s), "names": [type(v).__name__, type(s).__name__]}
+"""
+
+
+def test_a_new_array_from_a_decorated_function_of_another_module_is_copied(tmp_path):
+    """pyrr's `@parameters_as_numpy_arrays("mat")`: a decorator whose wrapper returns what
+    the function returns (np2jax.analysis.decorators) keeps the function's summary, even
+    reached through `from .vector import *` and vector.py's own import; so the new JAX array
+    is copied where `.view(cls)` needs a NumPy array, and the program gives NumPy's result."""
+    source, out, run = _convert(tmp_path, utils=UTILS, vector=VECTOR, vector3=VECTOR3,
+                                app=VECTOR3_OBJECTS)
+    app = (out / "pkg" / "app.py").read_text()
+    assert "obj = np.array(vector3.from_translation(matrix))" in app
+    assert "obj = np.array(vector3.scaled(v, 2.0))" in app
+    assert "jnp.array(mat[3, :3]" in (out / "pkg" / "vector3.py").read_text()
+    compile(app, "app.py", "exec")
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_a_decorator_that_may_not_hand_back_the_result_keeps_nothing(tmp_path):
+    """A caching decorator returns a stored value, not a new array: the decorated function's
+    summary is not exported, and the call is not copied as a new array."""
+    utils = UTILS + '''
+
+def cached(fn):
+    store = {}
+
+    def wrapper(n):
+        if n not in store:
+            store[n] = fn(n)
+        return store[n]
+    return wrapper
+'''
+    vector3 = VECTOR3 + '''
+
+from .utils import cached
+
+
+@cached
+def ones(n):
+    return np.ones(n)
+'''
+    app = VECTOR3_OBJECTS.replace("vector3.scaled(v, 2.0)", "vector3.ones(3) * 0 + v")
+    app = app.replace("obj = vector3.from_translation(matrix)", "obj = vector3.ones(3)")
+    _source, out, _run = _convert(tmp_path, utils=utils, vector=VECTOR, vector3=vector3, app=app)
+    converted = (out / "pkg" / "app.py").read_text()
+    assert "np.array(vector3.ones(3))" not in converted
