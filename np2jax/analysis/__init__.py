@@ -7,6 +7,7 @@ Layered, each module importing only those above it in this list:
     collect      the one walk over the module
     shapes       shapes proven equal, and static shapes
     values       value kinds, JAX typing, what functions return, indexes and masks
+    decorators   decorators that hand back what the function they wrap returns
     effects      per function: fresh returns; per parameter: written, returned, escaping
     aliasing     whether an array may be seen through another name (privacy proofs)
     mutators     functions that change an argument in place, and their call sites

@@ -196,6 +196,8 @@ class Values:
         if isinstance(expr, cst.Call):
             return self.value_kind(expr)
         values, aug_values = self.values_of(expr)
+        if isinstance(expr, cst.Name):  # `args = list(args)` before the read: a list
+            values = self.live_bindings(expr, values)
         if not values:
             return UNKNOWN
         kinds = {self.value_kind(v) for v, _ in values}
