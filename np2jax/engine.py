@@ -381,7 +381,7 @@ def _transparent_decorator(by_module: dict[str, FileResult], qualname: str) -> s
             return None
         if name in result.transparent_decorators:
             return result.transparent_decorators[name]
-        qualname = result.imported_names.get(name)
+        qualname = result.from_imports.get(name)
         if qualname is None:
             return None
     return None

@@ -137,7 +137,7 @@ class FileResult:
     # for the decorators of other files' functions (np2jax.analysis.decorators): this
     # module's transparent decorators (name -> kind), and what its `from M import f` bind
     transparent_decorators: dict = field(default_factory=dict)
-    imported_names: dict = field(default_factory=dict)
+    from_imports: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -154,7 +154,7 @@ class FileResult:
                 "coverage": self.coverage.row(),
                 "effects": self.effects, "wanted_effects": self.wanted_effects,
                 "transparent_decorators": self.transparent_decorators,
-                "imported_names": self.imported_names}
+                "from_imports": self.from_imports}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -173,4 +173,4 @@ class FileResult:
                             for k, (fresh, read_only, needs) in data.get("effects", {}).items()},
                    wanted_effects=list(data.get("wanted_effects", [])),
                    transparent_decorators=dict(data.get("transparent_decorators", {})),
-                   imported_names=dict(data.get("imported_names", {})))
+                   from_imports=dict(data.get("from_imports", {})))

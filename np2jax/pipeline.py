@@ -80,7 +80,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
     from np2jax.analysis import analyze
-    from np2jax.analysis.decorators import imported_names, transparent_decorators
+    from np2jax.analysis.decorators import from_imports, transparent_decorators
     from np2jax.rules.base import RuleContext, all_rules
     from np2jax.syntax.parse import parse
 
@@ -143,7 +143,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
         transparent_decorators=transparent_decorators(analysis.module),
-        imported_names=imported_names(analysis.module, analysis.context.name,
+        from_imports=from_imports(analysis.module, analysis.context.name,
                                       analysis.context.is_package),
     )
 

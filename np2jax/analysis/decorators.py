@@ -76,7 +76,7 @@ def star_import_modules(module: cst.Module) -> list[cst.ImportFrom]:
             if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)]
 
 
-def imported_names(module: cst.Module, own: str, is_package: bool) -> dict[str, str]:
+def from_imports(module: cst.Module, own: str, is_package: bool) -> dict[str, str]:
     """Module-level `from M import f [as g]`: g -> "M.f", absolute (the tree follows a
     decorator imported through another module: `from .vector import *`, where vector.py
     imports it from utils)."""

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from np2jax.analysis.decorators import (
-    DECORATOR, FACTORY, imported_names, transparent_decorators, transparent_kind)
+    DECORATOR, FACTORY, from_imports, transparent_decorators, transparent_kind)
 
 
 def _function(source: str) -> cst.FunctionDef:
@@ -131,5 +131,5 @@ def test_a_decorator_bound_twice_in_its_module_is_not_exported():
 
 def test_imported_names_are_absolute():
     module = cst.parse_module("from .utils import a, b as c\nfrom ..x.y import z\nimport numpy as np\n")
-    assert imported_names(module, "pkg.sub.mod", False) == {
+    assert from_imports(module, "pkg.sub.mod", False) == {
         "a": "pkg.sub.utils.a", "c": "pkg.sub.utils.b", "z": "pkg.x.y.z"}
