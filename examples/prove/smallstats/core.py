@@ -39,6 +39,16 @@ def unused_cube(x):
     return np.asarray(x) ** 3
 
 
+def apply_each(f, xs):
+    """f of each value: a function argument, which the recorder cannot copy."""
+    return [f(x) for x in xs]
+
+
+def jitter(x):
+    """x plus noise from NumPy's global generator: a replay cannot give the recorded values."""
+    return np.asarray(x) + np.random.normal(0.0, 1e-3, np.shape(x))
+
+
 class Scaler:
     def __init__(self, scale=2.0):
         self.scale = scale

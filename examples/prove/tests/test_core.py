@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from smallstats import Scaler, center, checked_log, moving_average, rescale
+from smallstats import Scaler, apply_each, center, checked_log, jitter, moving_average, rescale
 
 
 def test_rescale():
@@ -27,3 +27,11 @@ def test_scaler_counts_its_calls():
     scaler = Scaler(3.0)
     assert np.allclose(scaler.apply([1.0, 2.0]), [3.0, 6.0])
     assert scaler.seen == 1
+
+
+def test_apply_each():
+    assert apply_each(lambda v: v + 1, [1, 2]) == [2, 3]
+
+
+def test_jitter_is_small():
+    assert np.allclose(jitter(np.zeros(3)), 0.0, atol=0.1)
