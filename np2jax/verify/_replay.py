@@ -24,6 +24,7 @@ import os
 import pickle
 import sys
 import time
+import types
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
@@ -65,7 +66,24 @@ def _state_of(value):
     return state
 
 
+_FUNCTION_TYPES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType,
+                   types.BuiltinMethodType)
+
+
+def _callable_name(value):
+    """A function or a bound method by its name (its repr holds an address, which differs
+    in every process); a bound method's object is not compared."""
+    owner = getattr(value, "__self__", None)
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        owner_type = owner if isinstance(owner, type) else type(owner)
+        return f"<bound {owner_type.__qualname__}.{getattr(value, '__name__', name)}>"
+    return f"<function {getattr(value, '__module__', None) or ''}.{name}>"
+
+
 def _encode(value, depth=0):
+    if isinstance(value, _FUNCTION_TYPES):
+        return ("object", "callable", _callable_name(value))
     if depth <= 50 and _is_object(value):
         try:
             state = _state_of(value)
