@@ -16,7 +16,8 @@ call of a function whose code lies in the package (tests and conftest files excl
 at, every other Python call costs one dictionary lookup, and C calls nothing. Arguments are
 pickled at the call (the copy: NumPy arrays by value, objects of the package's classes by
 their state), a call whose arguments are the same bytes as one already kept is counted and not
-kept again; at the return the result (or the exception) and the arguments' state after the
+kept again (after 10 times the limit of calls looked at, or 200, the function's further
+calls are only counted); at the return the result (or the exception) and the arguments' state after the
 call are pickled. What cannot be pickled, or is larger than the limit, is counted as a note.
 
 Each record is one pickle file, `calls/<pid>-<n>.pkl`: {"key", "args", "after", "outcome",
@@ -39,6 +40,9 @@ _OUT = os.environ.get("NP2JAX_PROVE_OUT", os.curdir)
 _MAX_CALLS = int(os.environ.get("NP2JAX_PROVE_MAX_CALLS", "20"))
 _MAX_BYTES = int(os.environ.get("NP2JAX_PROVE_MAX_BYTES", str(2 << 20)))
 _MAX_TOTAL = int(os.environ.get("NP2JAX_PROVE_MAX_TOTAL", str(1 << 30)))
+# calls looked at a function (pickled, to find the distinct ones): a function called many times
+# with the same arguments costs the suite this many pickles, not one a call
+_MAX_TRIES = max(200, 10 * _MAX_CALLS)
 _RETURNS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
 _NOT_RECORDED = 0x20 | 0x80 | 0x200  # generators, coroutines, async generators
 _TEST_PARTS = ("tests", "test", "testing")
@@ -62,7 +66,7 @@ def _in_package(path):
 
 class _Entry:
     __slots__ = ("key", "module", "qualname", "params", "varargs", "varkw", "kwonly", "calls",
-                 "kept", "seen", "notes", "first_line")
+                 "kept", "seen", "notes", "first_line", "tries")
 
     def __init__(self, key, module, qualname, code):
         self.key, self.module, self.qualname = key, module, qualname
@@ -74,7 +78,7 @@ class _Entry:
         self.varargs = names[at] if code.co_flags & 0x04 else None
         at += 1 if self.varargs else 0
         self.varkw = names[at] if code.co_flags & 0x08 else None
-        self.calls = self.kept = 0
+        self.calls = self.kept = self.tries = 0
         self.seen = set()
         self.notes = {}
         self.first_line = code.co_firstlineno
@@ -154,8 +158,9 @@ def _tracer(frame, event, arg):
     if entry is None:
         return None
     entry.calls += 1
-    if entry.kept >= _MAX_CALLS or _state["bytes"] >= _MAX_TOTAL:
+    if entry.kept >= _MAX_CALLS or entry.tries >= _MAX_TRIES or _state["bytes"] >= _MAX_TOTAL:
         return None
+    entry.tries += 1
     try:
         arguments = _arguments(frame, entry)
         blob = pickle.dumps(arguments, protocol=4)
