@@ -481,8 +481,8 @@ def prove(
                                        "arguments of a kept call, in bytes."),
     repeat: int = typer.Option(3, "--repeat", help="Timed calls of each function's first "
                                "record after its first call."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds for one function's replay "
-                                  "(all its calls) on one side."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds for one call's replay on "
+                                  "one side (a function stopped there keeps the calls done)."),
     suite_timeout: float = typer.Option(3600.0, "--suite-timeout", help="Seconds for the "
                                         "recording run of the suite."),
     memory: Optional[int] = typer.Option(None, "--memory", help="MiB of memory for each replay "

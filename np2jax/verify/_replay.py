@@ -11,7 +11,9 @@ The spec (JSON): sys_path (the import path, as the suite had it), functions ([{"
 record after the first call), out (a folder), memory_bytes, cpu_seconds, original (bool: also
 send the recorded values, and which arguments the call changed).
 
-For function i it writes `i.start` before calling it and `i.pkl` after: {"key", "error" (it
+For function i it writes `i.start` before calling it, `i.partial` after each call (the
+parent's time limit runs from the latest of the two; what a child killed at the limit
+leaves) and `i.pkl` at the end: {"key", "error" (it
 could not be imported or found), "calls": [{"test", "replayed", "recorded", "changed",
 "error"}], "first_call_s", "times_s", "jax"}. "replayed" and "recorded" are encoded trees
 {"result": value} or {"raises": "TypeName"}, plus "arg NAME": the argument after the call.
@@ -194,6 +196,7 @@ def replay_function(index, item, spec):
         payload["error"] = f"cannot import it: {_child._one_line(exc)}"
         _write(os.path.join(out, f"{index}.pkl"), payload)
         return
+    _write(os.path.join(out, f"{index}.partial"), payload)  # imported: each call's limit from here
     for number, record in enumerate(records):
         call = {"test": record.get("test"), "error": None, "changed": [], "recorded": None,
                 "replayed": None, "seconds": None, "raised": None, "before": None}
@@ -224,6 +227,7 @@ def replay_function(index, item, spec):
         except BaseException as exc:  # noqa: BLE001
             call["error"] = f"cannot encode the result: {_child._one_line(exc)}"
         payload["calls"].append(call)
+        _write(os.path.join(out, f"{index}.partial"), payload)  # what a timeout leaves
     if records:
         deadline = time.monotonic() + spec.get("repeat_budget_s", 10.0)
         for _ in range(int(spec.get("repeat", 0))):

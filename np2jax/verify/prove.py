@@ -64,7 +64,7 @@ class ProveOptions:
     max_calls: int = 20  # distinct calls kept a function
     max_call_bytes: int = 2 << 20  # pickled arguments of one call
     jobs: int | None = None  # replay children at a time; None: one per core
-    timeout_s: float = 60.0  # one function's replay (all its calls), per side
+    timeout_s: float = 60.0  # one call's replay (the import with the first), per side
     suite_timeout_s: float = 3600.0
     memory_bytes: int | None = None  # None: half the machine's memory, shared by the jobs
     repeat: int = 3  # timed calls of the first record, after the first call
@@ -344,7 +344,7 @@ def run_replays(items: list[tuple[int, dict]], *, sys_path: list[str], cwd: Path
                         current = _in_progress(scratch, remaining)
                         since = started if current is None else current[1]
                         if time.time() - since > options.timeout_s and current is not None:
-                            killed = f"timeout: no result after {options.timeout_s:g} s"
+                            killed = f"timeout: a call ran past {options.timeout_s:g} s"
                             break
                         if current is None and time.monotonic() - started > options.timeout_s:
                             killed = f"timeout: the replay did not start in {options.timeout_s:g} s"
@@ -363,7 +363,7 @@ def run_replays(items: list[tuple[int, dict]], *, sys_path: list[str], cwd: Path
             stderr = (scratch / "stderr").read_text("utf-8", "replace")[-4000:]
             reason = killed or _crash_message(process.returncode, stderr)
             if current is not None:
-                results[current[0]] = {"error": reason}
+                results[current[0]] = _partial(scratch, current[0], reason)
             elif not done:  # nothing started: the child itself failed
                 for index, _ in remaining:
                     results[index] = {"error": reason}
@@ -374,14 +374,31 @@ def run_replays(items: list[tuple[int, dict]], *, sys_path: list[str], cwd: Path
 
 
 def _in_progress(scratch: Path, items) -> tuple[int, float] | None:
+    """(index, when its last call started) of the function a child is replaying."""
     for index, _ in reversed(items):
         start = scratch / f"{index}.start"
         if start.exists() and not (scratch / f"{index}.pkl").exists():
-            try:
-                return index, start.stat().st_mtime
-            except OSError:
-                return index, time.time()
+            times = []
+            for path in (start, scratch / f"{index}.partial"):
+                try:
+                    times.append(path.stat().st_mtime)
+                except OSError:
+                    pass
+            return index, max(times, default=time.time())
     return None
+
+
+def _partial(scratch: Path, index: int, reason: str) -> dict:
+    """The calls a killed child finished, with why it stopped; or the error alone."""
+    import pickle
+
+    try:
+        with open(scratch / f"{index}.partial", "rb") as handle:
+            payload = pickle.load(handle)
+    except Exception:  # noqa: BLE001 - none, or torn by the kill
+        return {"error": reason}
+    payload["stopped"] = reason
+    return payload
 
 
 def _collect(scratch: Path, items) -> dict[int, dict]:
@@ -544,6 +561,13 @@ def compare_function(key: str, meta: dict | None, original: dict | None, convert
         bad = next((out for out in compared if not out.equal), None)
         if bad is not None and first_differs is None:
             first_differs = f"{where}: {describe(bad, ref, got)}"
+    replayed = min(len(original.get("calls", [])), len(converted.get("calls", [])))
+    for side, payload in (("the original", original), ("the converted", converted)):
+        if payload.get("stopped"):
+            proof.notes.append(f"{side} stopped after {len(payload.get('calls', []))} of "
+                               f"{proof.recorded} call(s): {payload['stopped']}")
+    if converted.get("stopped") and not first_error and not first_differs and not proof.compared:
+        first_error = f"call {replayed + 1}: the converted: {converted['stopped']}"
     proof.max_abs_err = max(errors, default=None)
     proof.max_rel_err = max(rel, default=None)
     if conventions:

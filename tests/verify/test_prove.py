@@ -150,3 +150,23 @@ def test_cli_json_and_html(tmp_path):
     assert report["totals"]["kept_on_numpy"] == 2
     html = page.read_text(encoding="utf-8")
     assert "smallstats/core.py::moving_average" in html and 'id="prove-table"' in html
+
+
+def test_a_call_past_the_time_limit_keeps_the_calls_done(tmp_path):
+    original, converted = _trees(tmp_path)
+    core = converted / PKG / "core.py"
+    text = core.read_text(encoding="utf-8")
+    assert '    """Scale to [0, 1]."""\n' in text
+    # the second call (a 2 x 3 array) never ends
+    core.write_text(text.replace('    """Scale to [0, 1]."""\n', '    """Scale to [0, 1]."""\n'
+                                 '    if jnp.ndim(x) == 2:\n        import time\n'
+                                 '        time.sleep(600)\n', 1), encoding="utf-8")
+    result = prove_functions(original, converted, PKG, ["tests/test_core.py"],
+                             ProveOptions(jobs=1, timeout_s=8, repeat=0))
+    by_key = {f.key: f for f in result.functions}
+    rescale = by_key["smallstats/core.py::rescale"]
+    assert (rescale.verdict, rescale.compared) == ("equal", 1)
+    assert any("the converted stopped after 1 of 2 call(s): timeout: a call ran past 8 s" in note
+               for note in rescale.notes)
+    # the next child went on with the other functions of the module
+    assert by_key["smallstats/core.py::Scaler.apply"].verdict == "equal"
