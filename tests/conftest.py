@@ -5,6 +5,9 @@ import tempfile
 
 import pytest
 
+# trees the tests run other suites on (tests/data/prove_example has its own tests/)
+collect_ignore = ["data"]
+
 
 def pytest_addoption(parser):
     parser.addoption("--long", action="store_true",

@@ -1,7 +1,7 @@
 """np2jax prove: record the calls a project's tests make of its package's functions, replay
 each function of the original and of the converted tree on them, and compare.
 
-The bundled example (examples/prove: the package smallstats and its tests) is converted with
+The example (tests/data/prove_example: the package smallstats and its own tests) is converted with
 np2jax, then two conversions are spoiled by hand: one that computes something else (differs,
 with the first difference named) and one that writes into a JAX array (error).
 """
@@ -20,7 +20,7 @@ from np2jax.api import convert_paths
 from np2jax.config import Config
 from np2jax.verify.prove import ProveOptions, prove_functions
 
-EXAMPLE = ROOT / "examples" / "prove"
+EXAMPLE = ROOT / "tests" / "data" / "prove_example"
 PKG = "smallstats"
 
 
