@@ -463,10 +463,8 @@ def verify(
     raise typer.Exit(EXIT_CLEAN if run.ok else EXIT_FINDINGS)
 
 
-@app.command(help="Prove a converted package function by function: run the project's pytest "
-                  "suite on the original tree, recording each package function's calls, then "
-                  "call every function of both trees on those arguments and compare results "
-                  "and arguments. Exit 0 when no function differs or errs, 1 otherwise.")
+@app.command(help="Record the calls the project's tests make of each package function, "
+                  "replay them on both trees and compare. Exit 1 if a function differs or errs.")
 def prove(
     paths: List[str] = typer.Argument(..., metavar="ORIGINAL CONVERTED [-- PYTEST_ARGS]",
                                       help="The original tree (where the tests run) and the "
