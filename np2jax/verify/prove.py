@@ -511,8 +511,10 @@ def compare_function(key: str, meta: dict | None, original: dict | None, convert
     if converted.get("error"):
         proof.verdict, proof.first_difference = "error", f"the converted: {converted['error']}"
         return proof
-    tolerance = Tolerance(rtol=options.rtol, atol=options.atol,
-                          x64=bool(converted.get("x64", True)), floor32=not converted.get("x64", True))
+    # by the original's precision when the converted side ran in 64 bits (np2jax's modules
+    # ask for it) or never imported JAX (NumPy against NumPy); else never tighter than float32
+    x64 = bool(converted.get("x64")) or not converted.get("jax")
+    tolerance = Tolerance(rtol=options.rtol, atol=options.atol, x64=x64, floor32=not x64)
     first_error = first_differs = None
     errors: list[float] = []
     rel: list[float] = []
