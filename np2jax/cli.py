@@ -463,6 +463,78 @@ def verify(
     raise typer.Exit(EXIT_CLEAN if run.ok else EXIT_FINDINGS)
 
 
+@app.command(help="Record the calls the project's tests make of each package function, "
+                  "replay them on both trees and compare. Exit 1 if a function differs or errs.")
+def prove(
+    paths: List[str] = typer.Argument(..., metavar="ORIGINAL CONVERTED [-- PYTEST_ARGS]",
+                                      help="The original tree (where the tests run) and the "
+                                           "converted one; arguments after -- go to pytest."),
+    package: Optional[str] = typer.Option(None, "--package", help="The package's folder (or "
+                                          "module) inside ORIGINAL whose functions are proven "
+                                          "(default: every non-test file of the tree)."),
+    jobs: Optional[int] = typer.Option(None, "-j", "--jobs", help="Replay children at a time "
+                                       "(default: one per core)."),
+    max_calls: int = typer.Option(20, "--max-calls", help="Distinct calls kept a function."),
+    max_call_bytes: int = typer.Option(2 << 20, "--max-call-bytes", help="Largest pickled "
+                                       "arguments of a kept call, in bytes."),
+    repeat: int = typer.Option(3, "--repeat", help="Timed calls of each function's first "
+                               "record after its first call."),
+    timeout: float = typer.Option(60.0, "--timeout", help="Seconds for one call's replay on "
+                                  "one side (a function stopped there keeps the calls done)."),
+    suite_timeout: float = typer.Option(3600.0, "--suite-timeout", help="Seconds for the "
+                                        "recording run of the suite."),
+    memory: Optional[int] = typer.Option(None, "--memory", help="MiB of memory for each replay "
+                                         "child (default: half the machine's, shared by the jobs)."),
+    rtol: Optional[float] = typer.Option(None, "--rtol", help="Relative tolerance for floats "
+                                         "(default: by dtype)."),
+    atol: Optional[float] = typer.Option(None, "--atol", help="Absolute tolerance for floats "
+                                         "(default: by dtype)."),
+    baseline: bool = typer.Option(False, "--baseline", help="Also run the suite without the "
+                                  "recorder and report the recording's overhead."),
+    work: Optional[Path] = typer.Option(None, "--work", help="Keep the records in this folder "
+                                        "(default: a temporary one, removed at the end)."),
+    html: Optional[Path] = typer.Option(None, "--html", help="Also write the report as one HTML page."),
+    output_format: VerifyFormat = typer.Option(VerifyFormat.text, "--format", help="Output format."),
+) -> None:
+    import json
+
+    from np2jax.verify import VerifyUsageError
+    from np2jax.verify.prove import ProveOptions, prove_functions
+    from np2jax.verify.report import print_prove
+
+    if len(paths) < 2:
+        raise _fail("prove needs two folders: ORIGINAL CONVERTED")
+    if memory is not None and memory <= 0:
+        raise _fail("--memory must be a positive number of MiB")
+    options = ProveOptions(max_calls=max_calls, max_call_bytes=max_call_bytes, jobs=jobs,
+                           timeout_s=timeout, suite_timeout_s=suite_timeout,
+                           memory_bytes=memory * 2**20 if memory else None, repeat=repeat,
+                           rtol=rtol, atol=atol, baseline=baseline, work=work)
+    err = _console(stderr=True)
+    say = (lambda text: err.print(f"  {text}", markup=False, highlight=False)) \
+        if err.is_terminal and output_format is VerifyFormat.text else None
+    try:
+        result = prove_functions(Path(paths[0]), Path(paths[1]), package, paths[2:], options,
+                                 progress=say)
+    except VerifyUsageError as exc:
+        raise _fail(str(exc)) from None
+    console = _wide_console()
+    if output_format is VerifyFormat.json:
+        console.file.write(json.dumps(result.as_dict(), indent=2) + "\n")
+    else:
+        print_prove(console, result)
+    if html is not None:
+        from np2jax.html_report import render_prove_html
+
+        try:
+            html.write_text(render_prove_html(result), encoding="utf-8")
+        except OSError as exc:
+            raise _fail(f"--html {html}: {exc}") from None
+    if result.error:
+        raise typer.Exit(EXIT_ERROR)
+    raise typer.Exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
+
+
 def rules_reference() -> str:
     """docs/rules.md: every rule's doc, generated from the catalog."""
     from np2jax.catalog import rule_docs

@@ -22,7 +22,8 @@ _CODE_SPAN = re.compile(r"`([^`]+)`")
 CONTEXT_LINES = 3  # unchanged lines shown around each change in a diff
 NUMPY_COLOR, JAX_FIRST_COLOR, JAX_COLOR = "#4c72b0", "#f2b880", "#dd8452"
 VERDICT_CLASSES = {"equal": "good", "stochastic-equal": "good", "unclean": "bad", "differs": "bad",
-                   "error": "bad", "skipped": "muted"}
+                   "error": "bad", "skipped": "muted", "not-exercised": "muted",
+                   "unreplayable": "muted"}
 
 STYLE = """
 :root { --fg: #1d2430; --muted: #667085; --line: #d9dee7; --panel: #f6f8fb; }
@@ -122,6 +123,55 @@ def render_html(run, verified=None, title: str = "np2jax convert") -> str:
         _verification(verified, anchors) if verified is not None else "",
         _files(run, verdicts, anchors, verified is not None),
         _rules(sorted(codes), docs),
+        "</main>",
+    ]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>\n"
+            + "\n".join(part for part in body if part) + "\n</body></html>\n")
+
+
+def render_prove_html(result, title: str = "np2jax prove") -> str:
+    """The page for `np2jax prove` (np2jax.verify.prove.ProveResult): the totals as cards,
+    the per-function table, the first difference of each function kept on NumPy."""
+    from np2jax.verify.report import PROVE_COLUMNS, prove_row, prove_summary
+
+    totals = result.totals()
+    cards = [_card(totals["proven"], "proven equal", "good"),
+             _card(totals["kept_on_numpy"], "to keep on NumPy", "bad" if totals["kept_on_numpy"] else ""),
+             _card(totals["not_exercised"], "not exercised", "muted"),
+             _card(totals["unreplayable"], "unreplayable", "muted")]
+    if totals["calls"]:
+        cards.append(_card(format_percent(100 * totals["calls_proven_share"]), "of the calls proven"))
+    header = "".join(f'<th{" class=num" if i >= 2 else ""}>{escape(h)}</th>'
+                     for i, h in enumerate(PROVE_COLUMNS))
+    rows = []
+    for proof in result.functions:
+        cells = [escape(cell) for cell in prove_row(proof)]
+        cells[0] = f"<code>{cells[0]}</code>"
+        cells[1] = _verdict_badge(proof.verdict)
+        rows.append("<tr>" + "".join(f'<td{" class=num" if i >= 2 else ""}>{cell}</td>'
+                                     for i, cell in enumerate(cells)) + "</tr>")
+    problems = "".join(f"<li><code>{escape(p.key)}</code>: {escape(p.verdict)}: "
+                       f"{escape(p.first_difference or '')}</li>"
+                       for p in result.functions if p.verdict in ("differs", "error"))
+    notes = "".join(f"<li><code>{escape(p.key)}</code>: {escape(note)}</li>"
+                    for p in result.functions for note in p.notes)
+    summary = "".join(f"<p>{escape(line)}</p>" for line in prove_summary(result))
+    body = [
+        (f"<header><h1>{escape(title)}</h1><p>np2jax {escape(__version__)}: "
+         f"{totals['functions']} function(s), replayed on the calls the project's tests make"
+         "</p></header>"),
+        "<main>",
+        f'<section id="summary"><h2>Summary</h2><div class="cards">{"".join(cards)}</div>'
+        f"{summary}</section>",
+        (f"<p class=\"problems\">{escape(result.error)}</p>" if result.error else ""),
+        '<section id="functions"><h2>Functions</h2>'
+        "<p>Times: the first call (JAX: compile + run) and the median of the repeats of the "
+        "first recorded call.</p>"
+        f'<table class="data" id="prove-table"><tr>{header}</tr>{"".join(rows)}</table>'
+        + (f'<h3>Kept on NumPy</h3><ul class="problems">{problems}</ul>' if problems else "")
+        + (f'<h3>Notes</h3><ul>{notes}</ul>' if notes else "") + "</section>",
         "</main>",
     ]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

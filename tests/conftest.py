@@ -5,6 +5,9 @@ import tempfile
 
 import pytest
 
+# trees the tests run other suites on (tests/data/prove_example has its own tests/)
+collect_ignore = ["data"]
+
 
 def pytest_addoption(parser):
     parser.addoption("--long", action="store_true",
@@ -21,6 +24,7 @@ HEAVY = {
     "test_generated_programs.py": "all",
     "test_never_silent.py": "all",
     "test_verify.py": "all",
+    "test_prove.py": "all",  # whole suites recorded and replayed in child processes
     "test_jit_masks.py": "all",
     "test_jit_gather.py": "all",
     "test_jit_cond.py": {"test_generated_branches_convert_only_when_the_results_agree"},

@@ -150,3 +150,69 @@ def print_tests(console: Console, result: TestsResult) -> None:
                       f"{change.converted}" + (f" ({change.message})" if change.message else ""),
                       markup=False, soft_wrap=True)
     console.print(f"tests: {result.verdict}, {len(result.changes)} changed outcome(s)", markup=False)
+
+
+# -- np2jax prove ------------------------------------------------------------------------------
+
+PROVE_COLUMNS = ["function", "verdict", "calls", "compared", "max abs err", "numpy first",
+                 "numpy steady", "jax first", "jax steady", "speed-up"]
+
+
+def prove_row(proof) -> list[str]:
+    """One function of a ProveResult, as the cells of PROVE_COLUMNS (also the HTML table)."""
+    numpy, jax = proof.numpy, proof.jax
+    compared = f"{proof.compared}/{proof.recorded}" if proof.recorded else "-"
+    return [proof.key, proof.verdict, str(proof.calls), compared, fmt_error(proof.max_abs_err),
+            fmt_seconds(numpy.first_call_s if numpy else None),
+            fmt_seconds(numpy.steady_s if numpy else None),
+            fmt_seconds(jax.first_call_s if jax else None),
+            fmt_seconds(jax.steady_s if jax else None),
+            speedup(numpy.steady_s if numpy else None, jax.steady_s if jax else None)]
+
+
+def prove_summary(result) -> list[str]:
+    """The totals as lines of text (the text report's end, the HTML cards' captions)."""
+    totals = result.totals()
+    lines = [f"functions: {totals['proven']} proven equal, {totals['kept_on_numpy']} to keep on "
+             f"NumPy (differs or error), {totals['not_exercised']} not exercised, "
+             f"{totals['unreplayable']} unreplayable, of {totals['functions']}"]
+    if totals["calls"]:
+        lines.append(f"calls: {totals['calls_proven']} of the suite's {totals['calls']} calls of "
+                     f"the package's functions went to functions proven equal "
+                     f"({100 * totals['calls_proven_share']:.0f}%)")
+    if result.suite is not None:
+        counts = result.suite.counts()
+        tests = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no tests"
+        text = f"suite: {tests}; recorded in {fmt_seconds(result.suite.wall_s)}"
+        if result.baseline is not None:
+            text += (f", {fmt_seconds(result.baseline.wall_s)} without the recorder "
+                     f"(overhead {result.overhead():.2f}x)" if result.overhead() else "")
+        lines.append(text + f"; replays {fmt_seconds(result.replay_s)}")
+    return lines
+
+
+def print_prove(console: Console, result, quiet: bool = False) -> None:
+    """The per-function table, one line a function that differs or errs (its first
+    difference), the notes, and the totals."""
+    if result.error:
+        console.print(f"prove: error: {result.error}", markup=False, soft_wrap=True)
+        return
+    if not quiet:
+        table = Table(title="np2jax prove", title_justify="left", show_edge=False)
+        for i, name in enumerate(PROVE_COLUMNS):
+            table.add_column(name, justify="left" if i < 2 else "right")
+        for proof in result.functions:
+            table.add_row(*prove_row(proof))
+        console.print(table)
+    for proof in result.functions:
+        if proof.verdict in ("differs", "error"):
+            console.print(f"{proof.key}: {proof.verdict}: {proof.first_difference}", markup=False,
+                          soft_wrap=True)
+        elif not quiet:
+            for note in proof.notes:
+                console.print(f"{proof.key}: note: {note}", markup=False, soft_wrap=True)
+    if result.suite is not None and result.suite.error:
+        console.print(f"suite: {result.suite.error}", markup=False, soft_wrap=True)
+    if not quiet:
+        for line in prove_summary(result):
+            console.print(line, markup=False, soft_wrap=True)

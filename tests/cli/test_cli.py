@@ -402,7 +402,7 @@ def _panel(text: str, title: str) -> list[str]:
     return [line.strip("│").rstrip() for line in lines[start + 1:end]]
 
 
-COMMANDS = ("convert", "check", "verify", "rule")
+COMMANDS = ("convert", "check", "verify", "prove", "rule")
 
 
 def test_help_texts_have_no_hard_line_breaks():
