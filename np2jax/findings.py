@@ -133,6 +133,8 @@ class FileResult:
     effects: dict = field(default_factory=dict)
     # the imported functions whose effects this file's analysis asked for
     wanted_effects: list = field(default_factory=list)
+    # the configuration's keep-numpy entries that named a function of this file
+    kept_entries: list = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -147,7 +149,8 @@ class FileResult:
                 "applied_keys": self.applied_keys, "tree_references": self.tree_references,
                 "mutators": self.mutators, "exportable_mutators": self.exportable_mutators,
                 "coverage": self.coverage.row(),
-                "effects": self.effects, "wanted_effects": self.wanted_effects}
+                "effects": self.effects, "wanted_effects": self.wanted_effects,
+                "kept_entries": self.kept_entries}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -163,4 +166,5 @@ class FileResult:
                    coverage=Coverage(*data["coverage"]),
                    effects={k: (bool(fresh), tuple(tuple(p) for p in read_only))
                             for k, (fresh, read_only) in data.get("effects", {}).items()},
-                   wanted_effects=list(data.get("wanted_effects", [])))
+                   wanted_effects=list(data.get("wanted_effects", [])),
+                   kept_entries=list(data.get("kept_entries", [])))

@@ -88,6 +88,7 @@ class ModuleFacts(Protocol):
 
     numpy_only_attribute_reads: list
     subclass_views: list
+    kept_functions: dict
 
 
 @dataclass
@@ -246,6 +247,12 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 sentences.setdefault(fact.node.name, sentence)
                 break
     drops.discard(None)
+    kept = analysis.kept_functions
+    if kept:  # a kept function's body stays exactly as written: its parameters are NumPy
+        from np2jax.analysis.kept import inside  # at entry (its prologue), so are its values
+
+        copies = [c for c in copies if not inside(c, analysis.parents, kept)]
+        reads = [r for r in reads if not inside(r, analysis.parents, kept)]
     return Islands(drops, copies, sentences, reads)
 
 
@@ -595,6 +602,8 @@ class _Reach:
             return
         function = flow.module_function(call)
         if function is not None:
+            if function in self.analysis.kept_functions and self._fresh_result(function):
+                return  # a new NumPy array: the function is kept on NumPy
             if self._fresh_result(function):
                 self._copy(call)
                 return

@@ -25,6 +25,7 @@ from np2jax.analysis.facts import (
     ARRAY,
     CONTAINER,
     JNP_DEFAULT_ALIAS,
+    KEEP_KEPT,
     KEEP_OBJECT_VALUES,
     KEEP_OUT,
     MODULE_ROOTS,
@@ -36,6 +37,7 @@ from np2jax.analysis.facts import (
     SubscriptWrite,
 )
 from np2jax.analysis.islands import Islands, numpy_alias, read_for_elements
+from np2jax.analysis.kept import find_kept
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
@@ -72,6 +74,8 @@ class ModuleAnalysis:
     context: ModuleContext
     # what shows that values JAX cannot hold may reach the NumPy calls (then none converts)
     object_values: list = field(default_factory=list)
+    # functions kept on NumPy as written (np2jax.analysis.kept): FunctionDef -> KeptFunction
+    kept_functions: dict = field(default_factory=dict)
     _write_plans: dict = field(default_factory=dict, repr=False)  # statement -> WritePlan
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -226,8 +230,11 @@ class ModuleAnalysis:
         return find_random_states(self)
 
 
-def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> ModuleAnalysis:
+def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: tuple = (),
+            text: str | None = None) -> ModuleAnalysis:
     """`context`: what the other files of the converted tree mean for this one (np2jax.tree).
+    `keep`: the functions the configuration keeps on NumPy ((entry, qualname, reason) each,
+    Config.kept_in); `text`: the source, read for `# np2jax: keep-numpy` pragmas.
 
     Of libcst's metadata only the scopes are resolved: parents are recorded by the
     collector's own walk, qualified names asked of the scopes for just the nodes that need
@@ -239,11 +246,17 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
     collector.settle_globals_reads(module)
     parents = collector.parents
     positions = SourcePositions(module)
+    pragmas = text is not None and "keep-numpy" in text
+    if keep or pragmas:
+        collector.kept_functions = find_kept(
+            module, keep, lambda node: positions.start(node)[0],
+            text.splitlines() if pragmas else None)
     dataflow = Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         plan(ref, parents, collector)
     keep_dispatch_arguments(collector.refs, collector)
     _keep_for_object_values(collector)
+    _keep_in_kept_functions(collector)
     mutators = dataflow.mutator_functions(module, context)
     external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)
     dataflow.settle_out_calls(collector.refs)  # needs every plan: which arrays are JAX
@@ -276,7 +289,22 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
         context=context,
         uses_numpy=collector.imports_numpy or bool(collector.refs),
         object_values=collector.object_values,
+        kept_functions=collector.kept_functions,
     )
+
+
+def _keep_in_kept_functions(collector: Collector) -> None:
+    """Every NumPy reference inside a function kept on NumPy (np2jax.analysis.kept) that
+    would convert stays NumPy (a reference kept for its own reason keeps it: an in-place
+    function's write is a write left in place, which the islands follow)."""
+    kept = collector.kept_functions
+    if not kept:
+        return
+    from np2jax.analysis.kept import inside
+
+    for ref in collector.refs:
+        if ref.keep is None and inside(ref.node, collector.parents, kept):
+            ref.keep = KEEP_KEPT
 
 
 def _keep_for_object_values(collector: Collector) -> None:
