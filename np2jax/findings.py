@@ -135,6 +135,9 @@ class FileResult:
     wanted_effects: list = field(default_factory=list)
     # the configuration's keep-numpy entries that named a function of this file
     kept_entries: list = field(default_factory=list)
+    # the module-level functions kept on NumPy that write, return or keep an argument:
+    # name -> ((position or None, name), ...) of those parameters (np2jax.tree)
+    numpy_params: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -150,7 +153,7 @@ class FileResult:
                 "mutators": self.mutators, "exportable_mutators": self.exportable_mutators,
                 "coverage": self.coverage.row(),
                 "effects": self.effects, "wanted_effects": self.wanted_effects,
-                "kept_entries": self.kept_entries}
+                "kept_entries": self.kept_entries, "numpy_params": self.numpy_params}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -167,4 +170,6 @@ class FileResult:
                    effects={k: (bool(fresh), tuple(tuple(p) for p in read_only))
                             for k, (fresh, read_only) in data.get("effects", {}).items()},
                    wanted_effects=list(data.get("wanted_effects", [])),
-                   kept_entries=list(data.get("kept_entries", [])))
+                   kept_entries=list(data.get("kept_entries", [])),
+                   numpy_params={k: tuple(tuple(p) for p in v)
+                                 for k, v in data.get("numpy_params", {}).items()})

@@ -122,20 +122,22 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     kept = [(r, f) if r.fix is None or id(r) in applied_ids else
             (r, replace(f, message=_unfixed(r, f, id(r) in before), fixable=False))
             for r, f in kept]
+    plain = {id(r): f.message for r, f in kept}
     kept = [(r, _with_island(r, f, islands, analysis.parents, applied_ids)) for r, f in kept]
     if kept_functions:
-        kept = _in_kept_functions(kept, analysis, kept_functions)
+        kept = _in_kept_functions(kept, analysis, kept_functions,
+                                  {id(r) for r, f in kept if f.message != plain[id(r)]})
     converted = text  # libcst gives the text back unchanged: no code generation for it
-    if applied and rewrite:
+    edges = _kept_edges(analysis, bool(applied))  # the entries of functions kept on NumPy
+    if (applied or edges) and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        edges = _kept_edges(analysis, bool(applied))
         converted = apply_fixes(analysis, applied + _copies(analysis, islands) + edges,
                                 config.x64).code
         _check_parses(converted, text, path)
     elif applied:  # check: what convert would do, said as such (and each fix's edit)
         kept = _as_fixable(kept, applied, analysis, edits, islands)
-    prologues = sum(len(r.fix.lines) for r in _kept_edges(analysis, bool(applied)))
+    prologues = sum(len(r.fix.lines) for r in edges)
     return FileResult(
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -154,7 +156,27 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
         kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
+        numpy_params=_numpy_params(analysis),
     )
+
+
+def _numpy_params(analysis) -> dict:
+    """The module-level functions kept on NumPy whose body writes, returns or keeps what a
+    parameter is given: name -> ((position or None, name), ...) of those parameters (calls
+    in other files of the tree must pass NumPy arrays for them: FileResult.numpy_params)."""
+    found = {}
+    effects = analysis.dataflow.effects
+    for function in analysis.kept_functions:
+        if function not in analysis.module.body:
+            continue
+        params = function.params
+        positional = [*params.posonly_params, *params.params]
+        shared = tuple((positional.index(p) if p in positional else None, p.name.value)
+                       for p in [*positional, *params.kwonly_params]
+                       if not effects.param_effect(function, p).read_only)
+        if shared:
+            found[function.name.value] = shared
+    return found
 
 
 class _Prologue:
@@ -232,7 +254,7 @@ def _keep_islands(analysis, kept: list, applied: list, dropped: set):
     return applied, islands, before
 
 
-def _in_kept_functions(kept: list, analysis, kept_functions: dict) -> list:
+def _in_kept_functions(kept: list, analysis, kept_functions: dict, islanded: set) -> list:
     """The findings once functions are kept on NumPy (np2jax.analysis.kept): inside one,
     only NJ104 and the writes left in place whose island reaches beyond it (their finding
     says what else stayed NumPy) are reported (the rest says how the body would convert,
@@ -246,7 +268,8 @@ def _in_kept_functions(kept: list, analysis, kept_functions: dict) -> list:
     found = []
     for report, finding in kept:
         if report.code != "NJ104" and inside(report.node, parents, kept_functions):
-            if report.code not in WRITE_CODES or finding.message == report.message:
+            # (NJ209 at a kept def: the writes' own findings say what stayed NumPy)
+            if report.code not in WRITE_CODES or report.code == "NJ209" or id(report) not in islanded:
                 continue
         elif DEPENDENCY_DROPPED in finding.message:
             names = [kept_functions[f].qualname for f in kept_functions

@@ -89,6 +89,7 @@ class ModuleFacts(Protocol):
     numpy_only_attribute_reads: list
     subclass_views: list
     kept_functions: dict
+    external_numpy_arguments: list
 
 
 @dataclass
@@ -172,6 +173,8 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
         for call, argument in fact.call_sites:  # (`total, p = f(p)`: the assignment's line)
             at = line(call) or line(analysis.parents.get(call))
             sites.append(WriteSite(call, argument, (at,) if at else (), at))
+    for call, argument in analysis.external_numpy_arguments:  # kept on NumPy elsewhere (NJ104)
+        sites.append(WriteSite(call, argument, (), None))
     for call, argument, _qualname in analysis.external_calls:
         at = line(call) or line(analysis.parents.get(call))
         sites.append(WriteSite(call, argument, (at,) if at else (), at))
@@ -248,11 +251,14 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 break
     drops.discard(None)
     kept = analysis.kept_functions
-    if kept:  # a kept function's body stays exactly as written: its parameters are NumPy
-        from np2jax.analysis.kept import inside  # at entry (its prologue), so are its values
+    if kept:  # a kept function's body stays as written: its parameters are NumPy at entry
+        from np2jax.analysis.kept import inside  # (its prologue), so are the values made of them
 
-        copies = [c for c in copies if not inside(c, analysis.parents, kept)]
-        reads = [r for r in reads if not inside(r, analysis.parents, kept)]
+        # but a value a converted function of the module gives it (`w = helper(v)`) is
+        # JAX, and a write left in place there needs its copy
+        flow = analysis.dataflow
+        copies = [c for c in copies if not inside(c, analysis.parents, kept) or flow.jax_typed(c)]
+        reads = [r for r in reads if not inside(r, analysis.parents, kept) or flow.jax_typed(r)]
     return Islands(drops, copies, sentences, reads)
 
 
@@ -491,7 +497,9 @@ class _Reach:
             self._method_callers(function, name, name_of, position, depth)
             return
         scope = self.flow.scopes.get(function)
-        if not isinstance(scope, GlobalScope):
+        # a nested function kept on NumPy: its callers in the function around it are
+        # followed (a JAX array would reach it as a read-only NumPy view: analysis.kept)
+        if not isinstance(scope, GlobalScope) and function not in self.analysis.kept_functions:
             self._note(f"the callers of the nested function `{name}` are not followed")
             return
         assignments = list(scope.assignments[name]) if name in scope.assignments else []

@@ -140,6 +140,28 @@ class ModuleAnalysis:
         return found
 
     @cached_property
+    def external_numpy_arguments(self) -> list[tuple]:
+        """(call, argument) of each call of another module's function kept on NumPy
+        (keep-numpy, NJ104) passing something for a parameter its body writes, returns or
+        keeps (ModuleContext.external_numpy_params): the islands keep it NumPy."""
+        wanted = dict(self.context.external_numpy_params)
+        if not wanted:
+            return []
+        from np2jax.syntax import argument_for
+
+        collector = self.dataflow.collector
+        found = []
+        for call in self.nodes(cst.Call):
+            if not isinstance(call.func, (cst.Name, cst.Attribute)):
+                continue
+            params = wanted.get(collector.imported_name(call.func))
+            for position, name in params or ():
+                argument = argument_for(call, position, name)
+                if argument is not None:
+                    found.append((call, argument))
+        return found
+
+    @cached_property
     def subclass_views(self) -> list[cst.Call]:
         """`obj.view(cls)`, `obj.view(Matrix33)`, `obj.view(type=C)`: a view of an array as
         a class of this module (or `cls`, `type(self)`), which only a NumPy array can be
