@@ -296,7 +296,8 @@ def _with_island(report, finding, islands, parents: dict, applied_ids: set):
     from np2jax.analysis.islands import WRITE_CODES
     from np2jax.rules.base import one_line
 
-    numpy_only_read = report.code == "NJ102" and report.node in islands.sentences  # `it = m.flat`
+    # `it = m.flat` (NJ102); what a function kept on NumPy reads (NJ104)
+    numpy_only_read = report.code in ("NJ102", "NJ104") and report.node in islands.sentences
     if (report.code not in WRITE_CODES and not numpy_only_read) or id(report) in applied_ids \
             or not islands.sentences:
         return finding

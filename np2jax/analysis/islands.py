@@ -90,6 +90,7 @@ class ModuleFacts(Protocol):
     subclass_views: list
     kept_functions: dict
     external_numpy_arguments: list
+    kept_reads: list
 
 
 @dataclass
@@ -175,6 +176,8 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
             sites.append(WriteSite(call, argument, (at,) if at else (), at))
     for call, argument in analysis.external_numpy_arguments:  # kept on NumPy elsewhere (NJ104)
         sites.append(WriteSite(call, argument, (), None))
+    for function, node in analysis.kept_reads:  # what a kept function reads stays NumPy
+        sites.append(WriteSite(function.name, node, (), None))
     for call, argument, _qualname in analysis.external_calls:
         at = line(call) or line(analysis.parents.get(call))
         sites.append(WriteSite(call, argument, (at,) if at else (), at))
@@ -205,6 +208,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
     and the functions compiled with jax.jit (`compiled`: a write there is traced as JAX's
     rebinding, which the jit plan accepted, and no NumPy array can live there)."""
     sites = write_sites(analysis)
+    kept_names = {f.name for f in analysis.kept_functions}
     left = [not s.always and not any(n in fixed for n in s.fixed_by) for s in sites]
     refused = [s for s, no in zip(sites, left) if no and not _inside(analysis.parents, s.node, compiled)]
     converted = [s for s, no in zip(sites, left) if not no and s.drop is not None]
@@ -213,16 +217,31 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
     sentences: dict = {}
     finder = _Reach(analysis)
     all_keys: set = set()
+    kept = analysis.kept_functions
+    if kept:
+        from np2jax.analysis.kept import inside
+
+    def copied(node) -> bool:
+        """A kept function's body stays as written: its parameters are NumPy at entry (its
+        prologue), so are the values made of them; but a value a converted function of the
+        module gives it (`w = helper(v)`) is JAX, and a write left in place needs its copy."""
+        return not kept or not inside(node, analysis.parents, kept) \
+            or analysis.dataflow.jax_typed(node)
+
     for site in refused:
         island = finder.island(site.target)
         drops.update(island.kept)
         drops.update(site.keeps)
         all_keys |= island.keys
+        island.copies = [c for c in island.copies if copied(c)]
         for copy in island.copies:
             if copy not in copies:
                 copies.append(copy)
         sentence = describe(island, numpy_alias)
-        if sentence:
+        if sentence and site.node in kept_names and site.node in sentences:
+            if sentence not in sentences[site.node]:  # what a kept function reads: each island
+                sentences[site.node] += " " + sentence
+        elif sentence:
             for node in _site_nodes(analysis, site):
                 sentences.setdefault(node, sentence)
     for site in converted:
@@ -250,15 +269,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 sentences.setdefault(fact.node.name, sentence)
                 break
     drops.discard(None)
-    kept = analysis.kept_functions
-    if kept:  # a kept function's body stays as written: its parameters are NumPy at entry
-        from np2jax.analysis.kept import inside  # (its prologue), so are the values made of them
-
-        # but a value a converted function of the module gives it (`w = helper(v)`) is
-        # JAX, and a write left in place there needs its copy
-        flow = analysis.dataflow
-        copies = [c for c in copies if not inside(c, analysis.parents, kept) or flow.jax_typed(c)]
-        reads = [r for r in reads if not inside(r, analysis.parents, kept) or flow.jax_typed(r)]
+    reads = [r for r in reads if copied(r)]
     return Islands(drops, copies, sentences, reads)
 
 

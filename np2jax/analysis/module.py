@@ -140,6 +140,40 @@ class ModuleAnalysis:
         return found
 
     @cached_property
+    def kept_reads(self) -> list[tuple]:
+        """(function, node) of each value a function kept on NumPy (NJ104) reads from
+        outside its body, other than its parameters: a module global or a name of the
+        function around it bound to a value (`G`), an attribute (`self.w`). The islands keep
+        each NumPy along its path, as the body's NumPy code expects (`np.cumsum(self.w)` of
+        a JAX array is a JAX array, which a write then refuses)."""
+        kept = self.kept_functions
+        if not kept:
+            return []
+        from np2jax.analysis.kept import inside
+
+        dataflow = self.dataflow
+        collector = dataflow.collector
+        attributes = {name for _, name in collector.self_attr_bindings} | {
+            t.target.attr.value for a in self.nodes(cst.Assign) for t in a.targets
+            if isinstance(t.target, cst.Attribute)}
+        found = []
+        for function in kept:
+            seen = set()
+            for node in _loads(function.body, self.parents):
+                if isinstance(node, cst.Name):
+                    _scope, values, _ = dataflow.name_bindings(node)
+                    if node.value in seen or not values or collector.is_api(node) or any(
+                            isinstance(v, str) or inside(s, self.parents, kept) for v, s in values) \
+                            or dataflow.kind_of(node) in (CONTAINER, SCALAR):
+                        continue
+                elif node.attr.value not in attributes or node.attr.value in seen \
+                        or collector.is_api(node) or dataflow.kind_of(node) in (CONTAINER, SCALAR):
+                    continue
+                seen.add(node.value if isinstance(node, cst.Name) else node.attr.value)
+                found.append((function, node))
+        return found
+
+    @cached_property
     def external_numpy_arguments(self) -> list[tuple]:
         """(call, argument) of each call of another module's function kept on NumPy
         (keep-numpy, NJ104) passing something for a parameter its body writes, returns or
@@ -313,6 +347,30 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
         object_values=collector.object_values,
         kept_functions=collector.kept_functions,
     )
+
+
+def _loads(body, parents: dict):
+    """The names and attributes a block reads as values (not a call's function, not the
+    attribute part of `a.b`, not a store)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            stack.append(child)
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            continue  # the `b` of `a.b`
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue
+        if isinstance(parent, (cst.AssignTarget, cst.Param, cst.Arg, cst.FunctionDef, cst.ClassDef,
+                               cst.ImportAlias, cst.AsName, cst.Global, cst.NameItem)) \
+                and not (isinstance(parent, cst.Arg) and parent.value is node):
+            continue
+        if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node:
+            continue
+        yield node
 
 
 def _keep_in_kept_functions(collector: Collector) -> None:
