@@ -199,7 +199,7 @@ def _kept_edges(analysis, converted: bool) -> list:
     kept = analysis.kept_functions
     if not kept:
         return []
-    from np2jax.analysis.kept import prologue
+    from np2jax.analysis.kept import has_prologue, prologue
     from np2jax.rules.base import Report
 
     alias, needed = analysis.numpy_alias
@@ -210,7 +210,7 @@ def _kept_edges(analysis, converted: bool) -> list:
         if not converted and fact.qualname.split(".")[0] not in external:
             continue
         lines = prologue(function, analysis.parents, alias, analysis.jnp_alias)
-        if lines:
+        if lines and not has_prologue(function, lines):
             fix = _Prologue(lines)
             edges.append(Report("NJ104", function, "", fix, imports, listed=False, boundary=True))
     return edges

@@ -146,6 +146,20 @@ def prologue(function: cst.FunctionDef, parents: dict, numpy: str, jnp: str) -> 
     return lines
 
 
+def has_prologue(function: cst.FunctionDef, lines: list) -> bool:
+    """Whether the function already starts with `lines` (converted before)."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock):
+        return False
+    statements = list(body.body)
+    at = 1 if statements and _is_docstring(statements[0]) else 0
+    present = statements[at:at + len(lines)]
+    empty = cst.Module(body=[])
+    return len(present) == len(lines) and all(
+        empty.code_for_node(a).strip() == empty.code_for_node(b).strip()
+        for a, b in zip(present, lines))
+
+
 def with_prologue(function: cst.FunctionDef, lines: list) -> cst.FunctionDef:
     """The function with `lines` after its docstring (or first)."""
     body = function.body

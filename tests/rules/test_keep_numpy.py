@@ -237,3 +237,20 @@ def test_functions_kept_in_one_module_called_from_another(tmp_path):
     assert sorted(f.message.split("`")[1] for f in run.findings if f.code == "NJ104") == [
         "clip_below", "smooth", "table", "view"]
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_converting_again_adds_no_second_prologue():
+    text = ("import numpy as np\n\n\ndef f(x):  # np2jax: keep-numpy\n    \"\"\"Doc.\"\"\"\n"
+            "    return np.cumsum(x)\n\n\ndef main():\n    return {\"a\": f(np.ones(3))}\n")
+    once = convert_source(text).converted
+    assert once.count("isinstance(x, jnp.ndarray)") == 1
+    assert '    """Doc."""\n    x = np.asarray(x)[()]' in once  # after the docstring
+    again = convert_source(once + "y = np.zeros(2)\n").converted  # something else converts
+    assert again.count("isinstance(x, jnp.ndarray)") == 1 and "y = jnp.zeros(2)" in again
+
+
+def test_run_result_lists_the_entries_naming_nothing(tmp_path):
+    (tmp_path / "mod.py").write_text(FUNCTIONS)
+    config = Config(cache=False, keep_numpy=("mod.py::f", "mod.py::C.nothing", "x.py::f"))
+    run = convert_paths([tmp_path], config)
+    assert run.unmatched_kept(config) == ["mod.py::C.nothing", "x.py::f"]
