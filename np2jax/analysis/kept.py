@@ -43,8 +43,7 @@ def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None) -> di
         for statement in body:
             if isinstance(statement, cst.FunctionDef):
                 qualname = statement.name.value if prefix is None else f"{prefix}.{statement.name.value}"
-                addressed = prefix is not None or qualname == statement.name.value
-                named = by_name.get(qualname, []) if addressed else []
+                named = by_name.get(qualname, [])
                 pragma = _pragma(statement, line_of, lines)
                 if named or pragma is not None:
                     reasons = [r for _, r in named if r]
@@ -65,14 +64,16 @@ def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None) -> di
 
 
 def _nested(block, line_of, lines, found: dict) -> None:
-    for node in _statements(block):
+    """The functions defined anywhere inside `block` (in a loop, a branch, a class) that
+    carry the pragma."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
         if isinstance(node, cst.FunctionDef):
             pragma = _pragma(node, line_of, lines)
             if pragma is not None and node not in found:
                 found[node] = KeptFunction(node, node.name.value, pragma or BY_PRAGMA)
-            _nested(node.body, line_of, lines, found)
-        elif isinstance(node, cst.ClassDef):
-            _nested(node.body, line_of, lines, found)
+        stack.extend(node.children)
 
 
 def _statements(block) -> list:
