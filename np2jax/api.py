@@ -83,6 +83,12 @@ class RunResult:
         FileResult.coverage; check: what convert would move)."""
         return sum((r.coverage for r in self.files), Coverage())
 
+    def unmatched_kept(self, config: Config) -> list[str]:
+        """The configuration's keep-numpy entries that named no function of the files
+        processed (a typo, a renamed function, a file not in the run)."""
+        matched = {e for r in self.files for e in r.kept_entries}
+        return [e for e in config.keep_numpy if e not in matched]
+
     def findings_by_code(self) -> Counter:
         return Counter(f.code for f in self.findings)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 from np2jax import __version__
-from np2jax.config import Config, ConfigError, load_config
+from np2jax.config import Config, ConfigError, keep_spec, load_config
 from np2jax.findings import Finding
 
 if TYPE_CHECKING:  # rich loads with the first console: --version and `rule --markdown` need none
@@ -70,7 +70,7 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
 
 
 def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
-                 no_cache=False, x32=False) -> Config:
+                 no_cache=False, x32=False, keep_numpy=None) -> Config:
     if x64 and x32:
         raise _fail("choose one of --x64 (the default) and --x32")
     start = paths[0] if paths else Path.cwd()
@@ -80,7 +80,15 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
         base = load_config(start)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    for entry in keep_numpy or ():
+        try:
+            keep_spec(entry)
+        except ValueError as exc:
+            raise _fail(f"--keep-numpy: {exc}") from None
     return base.with_overrides(select=_codes(select), ignore=_codes(ignore),
+                               # added to the file's entries (a run keeps both)
+                               keep_numpy=tuple(dict.fromkeys((*base.keep_numpy, *keep_numpy)))
+                               if keep_numpy else None,
                                exclude=tuple(exclude) if exclude else None,
                                x64=True if x64 else False if x32 else None,
                                jit=True if jit else None,
@@ -95,6 +103,11 @@ IgnoreOption = typer.Option(None, "--ignore", metavar="CODES",
                             help="Skip these rule codes or prefixes (comma-separated).")
 ExcludeOption = typer.Option(None, "--exclude", metavar="GLOB",
                              help="Skip files matching this glob (repeatable).")
+KeepNumpyOption = typer.Option(None, "--keep-numpy", metavar="SPEC",
+                               help="Keep a function on NumPy as written: PATH::QUALNAME or "
+                               "PATH::QUALNAME=REASON (PATH a suffix of the file's path, "
+                               "QUALNAME f or Class.method); repeatable, added to keep-numpy "
+                               "of pyproject.toml (NJ104).")
 ReportFormatOption = typer.Option(ReportFormat.text, "--format", metavar="FORMAT",
                                   show_default=False, help="text (the default), json, sarif "
                                   "(SARIF 2.1.0) or github (workflow annotations).")
@@ -164,6 +177,7 @@ def convert(
                                         "verification)."),
     exit_zero: bool = ExitZeroOption,
     stdin_filename: Optional[str] = StdinFilenameOption,
+    keep_numpy: Optional[List[str]] = KeepNumpyOption,
 ) -> None:
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import RunReport, emit, run_progress, unified_diff
@@ -171,14 +185,15 @@ def convert(
     if _reads_stdin(paths, stdin_filename):
         _convert_stdin(stdin_filename, diff, out, in_place, copy_other, verify_, html,
                        output_format, quiet, exit_zero,
-                       lambda p: _load_config(p, select, ignore, exclude, x64, jit, True, x32))
+                       lambda p: _load_config(p, select, ignore, exclude, x64, jit, True, x32,
+                                              keep_numpy))
     if sum(bool(x) for x in (out, in_place)) > 1 or not (out or in_place or diff):
         raise _fail("choose one of --out DIR or --in-place, or --diff alone (it writes nothing)")
     if diff and in_place:
         raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
-    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy)
     try:
         with run_progress(_console(stderr=True), not quiet) as progress:
             run = convert_paths(paths, config, out=out, in_place=in_place,
@@ -186,6 +201,7 @@ def convert(
     except (ValueError, ConfigError) as exc:
         raise _fail(str(exc)) from None
     _warn_if_nothing_found(run, paths, quiet)
+    _warn_unmatched_kept(run, config, quiet)
     verified = _verify_converted(paths, config, out, run.written, x64=config.x64,
                                  quiet=quiet or output_format is not ReportFormat.text) \
         if verify_ else None
@@ -285,6 +301,17 @@ def _warn_if_nothing_found(run, paths: list[Path], quiet: bool) -> None:
                                     markup=False, highlight=False, soft_wrap=True)
 
 
+def _warn_unmatched_kept(run, config: Config, quiet: bool) -> None:
+    """A keep-numpy entry that named no function of the processed files: one line each,
+    naming it, so that a typo does not pass for a function kept on NumPy."""
+    if quiet or not (run.files or run.errors):
+        return
+    for entry in run.unmatched_kept(config):
+        _console(stderr=True).print(f"warning: keep-numpy entry {entry!r} names no function of "
+                                    "the files processed", style="yellow", markup=False,
+                                    highlight=False, soft_wrap=True)
+
+
 def _wide_console(stderr: bool = False) -> Console:
     """Tables of the verifier are wide: do not squeeze them to 80 columns when not a terminal."""
     console = _console(stderr)
@@ -352,6 +379,7 @@ def check(
     jit: bool = JitOption,
     jobs: Optional[int] = JobsOption,
     no_cache: bool = NoCacheOption,
+    keep_numpy: Optional[List[str]] = KeepNumpyOption,
 ) -> None:
     from np2jax.api import check_paths, check_stdin
     from np2jax.report import RunReport, emit, emit_statistics, run_progress
@@ -363,10 +391,10 @@ def check(
     if _reads_stdin(paths, stdin_filename):
         name = stdin_filename or STDIN
         config = _load_config([Path(name)] if stdin_filename else [], select, ignore, exclude,
-                              x64, jit, True, x32)
+                              x64, jit, True, x32, keep_numpy)
         run = check_stdin(_read_stdin(), config, name, fix_edits=json_fixes)
     else:
-        config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32)
+        config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy)
         try:
             with run_progress(_console(stderr=True), not quiet) as progress:
                 run = check_paths(paths, config, jobs=jobs, progress=progress,
@@ -374,6 +402,7 @@ def check(
         except ConfigError as exc:  # $NP2JAX_CACHE_MAX_MB
             raise _fail(str(exc)) from None
         _warn_if_nothing_found(run, paths, quiet)
+    _warn_unmatched_kept(run, config, quiet)
     problems = run.problems  # computed (sorted, file by file) on each access
     renames = [c for c in run.changes if c.severity == "info"]
     findings = sorted(problems + (renames if show_fixes else []), key=Finding.order)

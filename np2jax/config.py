@@ -23,6 +23,10 @@ class Config:
     x64: bool = True
     jit: bool = False  # compile the functions that can be compiled (the NJ5xx rules)
     cache: bool = True  # reuse results stored by earlier runs (np2jax.cache)
+    # functions kept on NumPy as written: `PATH::QUALNAME` or `PATH::QUALNAME=REASON`
+    # (PATH a posix suffix of the file's path, QUALNAME `func` or `Class.method`);
+    # `keep-numpy` in pyproject.toml, --keep-numpy on the command line (keep_spec)
+    keep_numpy: tuple[str, ...] = ()
 
     def enabled(self, code: str) -> bool:
         selected = not self.select or any(code.startswith(p) for p in self.select)
@@ -37,6 +41,38 @@ class Config:
     def with_overrides(self, **overrides) -> "Config":
         """Flags given on the command line win over the file; None means 'not given'."""
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+    def kept_in(self, path: str) -> tuple[tuple[str, str, str], ...]:
+        """The keep-numpy entries naming a function of the file at `path`: (entry,
+        qualified name, reason) each."""
+        found = []
+        for entry in self.keep_numpy:
+            file, qualname, reason = keep_spec(entry)
+            if path_matches(path, file):
+                found.append((entry, qualname, reason))
+        return tuple(found)
+
+
+def keep_spec(entry: str) -> tuple[str, str, str]:
+    """`PATH::QUALNAME[=REASON]` -> (PATH, QUALNAME, REASON, "" when none); ValueError when
+    the entry is not of that form."""
+    file, sep, rest = entry.partition("::")
+    qualname, _, reason = rest.partition("=")
+    qualname = qualname.strip()
+    parts = qualname.split(".")
+    if not sep or not file.strip() or not qualname or not all(p.isidentifier() for p in parts):
+        raise ValueError(f"keep-numpy entry {entry!r} is not PATH::QUALNAME or "
+                         "PATH::QUALNAME=REASON (e.g. pkg/mod.py::Class.method)")
+    return file.strip(), qualname, reason.strip()
+
+
+def path_matches(path: str, suffix: str) -> bool:
+    """Whether `suffix` (posix, `mod.py` or `pkg/mod.py`) is the end of `path`, part by part
+    (a part may be a glob: `*::f` names `f` of every file)."""
+    parts = [p for p in Path(path).as_posix().split("/") if p not in ("", ".")]
+    wanted = [p for p in suffix.replace("\\", "/").split("/") if p not in ("", ".")]
+    return bool(wanted) and len(parts) >= len(wanted) and all(
+        fnmatch.fnmatchcase(part, pattern) for part, pattern in zip(parts[-len(wanted):], wanted))
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -61,18 +97,28 @@ def load_config(start: Path) -> Config:
     if pyproject is None:
         return Config()
     table = _read_toml(pyproject)["tool"]["np2jax"]
-    known = {f.name for f in fields(Config)}
-    unknown = sorted(set(table) - known)
+    # the file's keys are the fields' names in kebab-case (`keep-numpy`), as ruff spells its own
+    known = {f.name.replace("_", "-"): f.name for f in fields(Config)}
+    unknown = sorted(set(table) - set(known))
     if unknown:
-        raise ConfigError(f"{pyproject}: unknown key(s) in [tool.np2jax]: {', '.join(unknown)}")
+        hints = [f"{k} (did you mean {k.replace('_', '-')}?)" if k.replace("_", "-") in known
+                 else k for k in unknown]
+        raise ConfigError(f"{pyproject}: unknown key(s) in [tool.np2jax]: {', '.join(hints)}")
     values = {}
-    for key, value in table.items():
+    for name, value in table.items():
+        key = known[name]
         if key in ("x64", "jit", "cache"):
             if not isinstance(value, bool):
-                raise ConfigError(f"{pyproject}: [tool.np2jax] {key} must be true or false")
+                raise ConfigError(f"{pyproject}: [tool.np2jax] {name} must be true or false")
             values[key] = value
         else:
             if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-                raise ConfigError(f"{pyproject}: [tool.np2jax] {key} must be a list of strings")
+                raise ConfigError(f"{pyproject}: [tool.np2jax] {name} must be a list of strings")
             values[key] = tuple(value)
+            if key == "keep_numpy":
+                for entry in value:
+                    try:
+                        keep_spec(entry)
+                    except ValueError as exc:
+                        raise ConfigError(f"{pyproject}: [tool.np2jax] {exc}") from None
     return Config(**values)

@@ -327,11 +327,13 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
     failed: dict[Path, SourceError] = {}
     accepted: dict[str, tuple] = {}
     effects: dict[Path, dict] = {}  # what the functions other files use do (tree_effects)
+    numpy_params: dict = {}  # parameters of functions kept on NumPy (tree_numpy_params)
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
         passes += 1
-        batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects))
+        batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects,
+                                                                  numpy_params))
                  for item in files if item.path not in failed]
         description = verb if passes == 1 else f"{verb} again (cross-module rewrites, pass {passes})"
         results = {}
@@ -345,7 +347,8 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
             # taken from the first pass, which knew nothing of the other files: the most
             # cautious summaries, never revised (a later pass could only find more)
             effects = tree_effects(results, tree)
-            if accepted or effects:
+            numpy_params = tree_numpy_params(results, tree)
+            if accepted or effects or numpy_params:
                 continue
         unsettled = tree.unsettled(accepted, results, set(failed))
         if not unsettled:
@@ -385,6 +388,14 @@ def _transparent_decorator(by_module: dict[str, FileResult], qualname: str) -> s
         if qualname is None:
             return None
     return None
+
+
+def tree_numpy_params(results: dict[Path, FileResult], tree: Tree) -> dict:
+    """Qualified name -> the parameters ((position or None, name), ...) of each function
+    of the tree kept on NumPy (NJ104) that writes, returns or keeps what is passed for
+    them (FileResult.numpy_params): calls in other files pass NumPy arrays for those."""
+    return {f"{tree.names[path]}.{name}": params for path, result in results.items()
+            for name, params in result.numpy_params.items() if tree.names.get(path)}
 
 
 _TOP_LEVEL_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)

@@ -138,6 +138,11 @@ class FileResult:
     # module's transparent decorators (name -> kind), and what its `from M import f` bind
     transparent_decorators: dict = field(default_factory=dict)
     from_imports: dict = field(default_factory=dict)
+    # the configuration's keep-numpy entries that named a function of this file
+    kept_entries: list = field(default_factory=list)
+    # the module-level functions kept on NumPy that write, return or keep an argument:
+    # name -> ((position or None, name), ...) of those parameters (np2jax.tree)
+    numpy_params: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -154,7 +159,8 @@ class FileResult:
                 "coverage": self.coverage.row(),
                 "effects": self.effects, "wanted_effects": self.wanted_effects,
                 "transparent_decorators": self.transparent_decorators,
-                "from_imports": self.from_imports}
+                "from_imports": self.from_imports,
+                "kept_entries": self.kept_entries, "numpy_params": self.numpy_params}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -173,4 +179,7 @@ class FileResult:
                             for k, (fresh, read_only, needs) in data.get("effects", {}).items()},
                    wanted_effects=list(data.get("wanted_effects", [])),
                    transparent_decorators=dict(data.get("transparent_decorators", {})),
-                   from_imports=dict(data.get("from_imports", {})))
+                   from_imports=dict(data.get("from_imports", {})),
+                   kept_entries=list(data.get("kept_entries", [])),
+                   numpy_params={k: tuple(tuple(p) for p in v)
+                                 for k, v in data.get("numpy_params", {}).items()})

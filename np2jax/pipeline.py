@@ -85,7 +85,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     from np2jax.syntax.parse import parse
 
     module = parse(text, path)
-    analysis = analyze(module, context)
+    analysis = analyze(module, context, config.kept_in(path), text)
     if not analysis.uses_numpy and not analysis.tree_references:
         return FileResult(path, text, text)
     silenced = suppressions(text)
@@ -94,9 +94,16 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     kept: list[tuple[Report, Finding]] = []
     dropped: set = set()
     shared = RuleContext(analysis, config)
+    kept_functions = analysis.kept_functions
+    if kept_functions:
+        from np2jax.analysis.kept import inside
     for code, rule_class in all_rules().items():
         rule = rule_class(shared)
         for report in rule.run():
+            if report.fix is not None and kept_functions and inside(
+                    report.node, analysis.parents, kept_functions):
+                dropped.add(report.node)  # a function kept on NumPy stays as written
+                continue  # (NJ104 at its def line says so)
             line, col = analysis.position(report.node)
             if not config.enabled(code) or _silenced(silenced, line, code):
                 if report.fix is not None:
@@ -116,15 +123,22 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     kept = [(r, f) if r.fix is None or id(r) in applied_ids else
             (r, replace(f, message=_unfixed(r, f, id(r) in before), fixable=False))
             for r, f in kept]
+    plain = {id(r): f.message for r, f in kept}
     kept = [(r, _with_island(r, f, islands, analysis.parents, applied_ids)) for r, f in kept]
+    if kept_functions:
+        kept = _in_kept_functions(kept, analysis, kept_functions,
+                                  {id(r) for r, f in kept if f.message != plain[id(r)]})
     converted = text  # libcst gives the text back unchanged: no code generation for it
-    if applied and rewrite:
+    edges = _kept_edges(analysis, bool(applied))  # the entries of functions kept on NumPy
+    if (applied or edges) and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        converted = apply_fixes(analysis, applied + _copies(analysis, islands), config.x64).code
+        converted = apply_fixes(analysis, applied + _copies(analysis, islands) + edges,
+                                config.x64).code
         _check_parses(converted, text, path)
     elif applied:  # check: what convert would do, said as such (and each fix's edit)
         kept = _as_fixable(kept, applied, analysis, edits, islands)
+    prologues = sum(len(r.fix.lines) for r in edges)
     return FileResult(
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -139,13 +153,71 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         # boundaries: the islands' copies and reads, and the fixes that add a NumPy call at
         # an edge (Report.boundary)
         coverage=coverage(analysis, applied, len(islands.copies) + len(islands.reads) + sum(
-            1 for r in applied if r.boundary and r.fix is not None)),
+            1 for r in applied if r.boundary and r.fix is not None) + prologues),
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
         transparent_decorators=transparent_decorators(analysis.module),
         from_imports=from_imports(analysis.module, analysis.context.name,
-                                      analysis.context.is_package),
+                                  analysis.context.is_package),
+        kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
+        numpy_params=_numpy_params(analysis),
     )
+
+
+def _numpy_params(analysis) -> dict:
+    """The module-level functions kept on NumPy whose body writes, returns or keeps what a
+    parameter is given: name -> ((position or None, name), ...) of those parameters (calls
+    in other files of the tree must pass NumPy arrays for them: FileResult.numpy_params)."""
+    found = {}
+    effects = analysis.dataflow.effects
+    for function in analysis.kept_functions:
+        if function not in analysis.module.body:
+            continue
+        params = function.params
+        positional = [*params.posonly_params, *params.params]
+        shared = tuple((positional.index(p) if p in positional else None, p.name.value)
+                       for p in [*positional, *params.kwonly_params]
+                       if not effects.param_effect(function, p).read_only)
+        if shared:
+            found[function.name.value] = shared
+    return found
+
+
+class _Prologue:
+    """The fix adding a kept function's prologue (np2jax.analysis.kept.prologue)."""
+
+    def __init__(self, lines: list) -> None:
+        self.lines = lines
+
+    def __call__(self, node):
+        from np2jax.analysis.kept import with_prologue
+
+        return with_prologue(node, self.lines)
+
+
+def _kept_edges(analysis, converted: bool) -> list:
+    """The prologues of the functions kept on NumPy (np2jax.analysis.kept): each reads the
+    JAX arrays its callers pass as NumPy arrays. Added when the module converts something,
+    or other files of the tree may call the function (a module left on NumPy, called only
+    by itself, gets none)."""
+    kept = analysis.kept_functions
+    if not kept:
+        return []
+    from np2jax.analysis.kept import has_prologue, prologue
+    from np2jax.rules.base import Report
+
+    alias, needed = analysis.numpy_alias
+    imports = (("jax.numpy", analysis.jnp_alias),) + ((needed,) if needed else ())
+    external = analysis.context.external_names | analysis.dataflow.collector.exported_names
+    edges = []
+    for function, fact in kept.items():
+        if not converted and fact.qualname.split(".")[0] not in external:
+            continue
+        lines = prologue(function, analysis.parents, alias, analysis.jnp_alias)
+        if lines and not has_prologue(function, lines):
+            fix = _Prologue(lines)
+            edges.append(Report("NJ104", function, "", fix, imports, listed=False, boundary=True))
+    return edges
 
 
 def coverage(analysis, applied: list[Report], boundaries: int = 0) -> Coverage:
@@ -186,6 +258,34 @@ def _keep_islands(analysis, kept: list, applied: list, dropped: set):
     return applied, islands, before
 
 
+def _in_kept_functions(kept: list, analysis, kept_functions: dict, islanded: set) -> list:
+    """The findings once functions are kept on NumPy (np2jax.analysis.kept): inside one,
+    only NJ104 and the writes left in place whose island reaches beyond it (their finding
+    says what else stayed NumPy) are reported (the rest says how the body would convert,
+    and it does not); a finding whose fix needed a kept function's conversion (a call of a
+    function writing its argument) says so."""
+    from np2jax.analysis.islands import WRITE_CODES
+    from np2jax.analysis.kept import inside
+    from np2jax.rules.base import DEPENDENCY_DROPPED
+
+    parents = analysis.parents
+    found = []
+    for report, finding in kept:
+        if report.code != "NJ104" and inside(report.node, parents, kept_functions):
+            # (NJ209 at a kept def: the writes' own findings say what stayed NumPy)
+            if report.code not in WRITE_CODES or report.code == "NJ209" or id(report) not in islanded:
+                continue
+        elif DEPENDENCY_DROPPED in finding.message:
+            names = [kept_functions[f].qualname for f in kept_functions
+                     if any(inside(n, parents, {f: None}) for n in report.requires)]
+            if names:
+                finding = replace(finding, message=finding.message.replace(
+                    DEPENDENCY_DROPPED, f"left as it was, because `{names[0]}` is kept on NumPy "
+                    "(NJ104)"))
+        found.append((report, finding))
+    return found
+
+
 def _unfixed(report, finding, by_island: bool) -> str:
     """The message of a fix that did not apply; one undone by an island says so."""
     from np2jax.analysis.islands import ISLAND_DROPPED
@@ -200,7 +300,8 @@ def _with_island(report, finding, islands, parents: dict, applied_ids: set):
     from np2jax.analysis.islands import WRITE_CODES
     from np2jax.rules.base import one_line
 
-    numpy_only_read = report.code == "NJ102" and report.node in islands.sentences  # `it = m.flat`
+    # `it = m.flat` (NJ102); what a function kept on NumPy reads (NJ104)
+    numpy_only_read = report.code in ("NJ102", "NJ104") and report.node in islands.sentences
     if (report.code not in WRITE_CODES and not numpy_only_read) or id(report) in applied_ids \
             or not islands.sentences:
         return finding

@@ -38,6 +38,10 @@ class ModuleContext:
     # (qualified name, every return a fresh JAX array, ((position or None, name), ...) of
     # the parameters it only reads)
     external_effects: tuple = ()
+    # functions of other modules kept on NumPy (keep-numpy, NJ104) whose body writes, returns
+    # or keeps an argument: (qualified name, ((position or None, name), ...)); the arrays
+    # calls here pass for those stay NumPy (np2jax.analysis.islands)
+    external_numpy_params: tuple = ()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -116,12 +120,18 @@ class Tree:
         """How many files use each identifier."""
         return Counter(word for found in self.words.values() for word in found)
 
-    def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None) -> ModuleContext:
+    def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None,
+                numpy_params: dict | None = None) -> ModuleContext:
         """`effects`: path -> {qualified name: effects of another module's function the
-        file's analysis asked about} (np2jax.engine.tree_effects)."""
+        file's analysis asked about} (np2jax.engine.tree_effects); `numpy_params`:
+        qualified name -> the parameters of a function kept on NumPy that must get NumPy
+        arrays (np2jax.engine.tree_numpy_params)."""
         using = self._using
         own = self.names.get(path, "")
         return ModuleContext(
+            external_numpy_params=tuple(sorted(
+                (q, p) for q, p in (numpy_params or {}).items()
+                if q.rsplit(".", 1)[0] != own and self._may_refer(path, q))),
             external_effects=tuple(sorted((q, fresh, read_only) for q, (fresh, read_only)
                                           in (effects or {}).get(path, {}).items()
                                           if q.rsplit(".", 1)[0] != own)),

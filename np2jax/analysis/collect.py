@@ -37,6 +37,8 @@ class Collector(Walker):
         self._qualified_names: dict[cst.CSTNode, set] = {}
         self._python_names: dict[cst.CSTNode, set] = {}  # qualified_names, builtins included
         self.context = context
+        # functions kept on NumPy as written: FunctionDef -> KeptFunction (analysis.kept)
+        self.kept_functions: dict = {}
         self.tree_refs: list[tuple[cst.CSTNode, str]] = []  # references to other modules' mutators
         # imported functions whose effects the analysis asked for (np2jax.analysis.effects)
         self.wanted_effects: set[str] = set()

@@ -27,6 +27,8 @@ KEEP_NO_METHOD = "no-method"  # np.sin.reduce: JAX's sin is a plain function
 KEEP_BOUND_TO_NAME = "bound-to-name"  # add = np.add: later uses (.at, out=) cannot be checked
 # the module shows values JAX cannot hold (Decimal, Fraction, object arrays): it stays NumPy
 KEEP_OBJECT_VALUES = "object-values"
+# in a function kept on NumPy as written (keep-numpy, np2jax.analysis.kept; NJ104 reports it)
+KEEP_KEPT = "kept-function"
 
 # Modules whose numbers JAX cannot hold (no object arrays): a module importing them may
 # hand them to its NumPy calls (`npv(Decimal("0.05"), cashflows)`).

@@ -88,6 +88,9 @@ class ModuleFacts(Protocol):
 
     numpy_only_attribute_reads: list
     subclass_views: list
+    kept_functions: dict
+    external_numpy_arguments: list
+    kept_reads: list
 
 
 @dataclass
@@ -171,6 +174,10 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
         for call, argument in fact.call_sites:  # (`total, p = f(p)`: the assignment's line)
             at = line(call) or line(analysis.parents.get(call))
             sites.append(WriteSite(call, argument, (at,) if at else (), at))
+    for call, argument in analysis.external_numpy_arguments:  # kept on NumPy elsewhere (NJ104)
+        sites.append(WriteSite(call, argument, (), None))
+    for function, node in analysis.kept_reads:  # what a kept function reads stays NumPy
+        sites.append(WriteSite(function.name, node, (), None))
     for call, argument, _qualname in analysis.external_calls:
         at = line(call) or line(analysis.parents.get(call))
         sites.append(WriteSite(call, argument, (at,) if at else (), at))
@@ -201,6 +208,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
     and the functions compiled with jax.jit (`compiled`: a write there is traced as JAX's
     rebinding, which the jit plan accepted, and no NumPy array can live there)."""
     sites = write_sites(analysis)
+    kept_names = {f.name for f in analysis.kept_functions}
     left = [not s.always and not any(n in fixed for n in s.fixed_by) for s in sites]
     refused = [s for s, no in zip(sites, left) if no and not _inside(analysis.parents, s.node, compiled)]
     converted = [s for s, no in zip(sites, left) if not no and s.drop is not None]
@@ -209,16 +217,31 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
     sentences: dict = {}
     finder = _Reach(analysis)
     all_keys: set = set()
+    kept = analysis.kept_functions
+    if kept:
+        from np2jax.analysis.kept import inside
+
+    def copied(node) -> bool:
+        """A kept function's body stays as written: its parameters are NumPy at entry (its
+        prologue), so are the values made of them; but a value a converted function of the
+        module gives it (`w = helper(v)`) is JAX, and a write left in place needs its copy."""
+        return not kept or not inside(node, analysis.parents, kept) \
+            or analysis.dataflow.jax_typed(node)
+
     for site in refused:
         island = finder.island(site.target)
         drops.update(island.kept)
         drops.update(site.keeps)
         all_keys |= island.keys
+        island.copies = [c for c in island.copies if copied(c)]
         for copy in island.copies:
             if copy not in copies:
                 copies.append(copy)
         sentence = describe(island, numpy_alias)
-        if sentence:
+        if sentence and site.node in kept_names and site.node in sentences:
+            if sentence not in sentences[site.node]:  # what a kept function reads: each island
+                sentences[site.node] += " " + sentence
+        elif sentence:
             for node in _site_nodes(analysis, site):
                 sentences.setdefault(node, sentence)
     for site in converted:
@@ -246,6 +269,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 sentences.setdefault(fact.node.name, sentence)
                 break
     drops.discard(None)
+    reads = [r for r in reads if copied(r)]
     return Islands(drops, copies, sentences, reads)
 
 
@@ -484,7 +508,9 @@ class _Reach:
             self._method_callers(function, name, name_of, position, depth)
             return
         scope = self.flow.scopes.get(function)
-        if not isinstance(scope, GlobalScope):
+        # a nested function kept on NumPy: its callers in the function around it are
+        # followed (a JAX array would reach it as a read-only NumPy view: analysis.kept)
+        if not isinstance(scope, GlobalScope) and function not in self.analysis.kept_functions:
             self._note(f"the callers of the nested function `{name}` are not followed")
             return
         assignments = list(scope.assignments[name]) if name in scope.assignments else []
@@ -599,6 +625,8 @@ class _Reach:
             return
         function = flow.module_function(call)
         if function is not None:
+            if function in self.analysis.kept_functions and self._fresh_result(function):
+                return  # a new NumPy array: the function is kept on NumPy
             if self._fresh_result(function):
                 self._copy(call)
                 return

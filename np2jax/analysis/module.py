@@ -25,6 +25,7 @@ from np2jax.analysis.facts import (
     ARRAY,
     CONTAINER,
     JNP_DEFAULT_ALIAS,
+    KEEP_KEPT,
     KEEP_OBJECT_VALUES,
     KEEP_OUT,
     MODULE_ROOTS,
@@ -36,6 +37,7 @@ from np2jax.analysis.facts import (
     SubscriptWrite,
 )
 from np2jax.analysis.islands import Islands, numpy_alias, read_for_elements
+from np2jax.analysis.kept import find_kept
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
@@ -72,6 +74,8 @@ class ModuleAnalysis:
     context: ModuleContext
     # what shows that values JAX cannot hold may reach the NumPy calls (then none converts)
     object_values: list = field(default_factory=list)
+    # functions kept on NumPy as written (np2jax.analysis.kept): FunctionDef -> KeptFunction
+    kept_functions: dict = field(default_factory=dict)
     _write_plans: dict = field(default_factory=dict, repr=False)  # statement -> WritePlan
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -133,6 +137,62 @@ class ModuleAnalysis:
                         dataflow.kind_of(receiver) in (CONTAINER, SCALAR):
                     continue  # np.<name>, or a value that is never an array
                 found.append(node)
+        return found
+
+    @cached_property
+    def kept_reads(self) -> list[tuple]:
+        """(function, node) of each value a function kept on NumPy (NJ104) reads from
+        outside its body, other than its parameters: a module global or a name of the
+        function around it bound to a value (`G`), an attribute (`self.w`). The islands keep
+        each NumPy along its path, as the body's NumPy code expects (`np.cumsum(self.w)` of
+        a JAX array is a JAX array, which a write then refuses)."""
+        kept = self.kept_functions
+        if not kept:
+            return []
+        from np2jax.analysis.kept import inside
+
+        dataflow = self.dataflow
+        collector = dataflow.collector
+        attributes = {name for _, name in collector.self_attr_bindings} | {
+            t.target.attr.value for a in self.nodes(cst.Assign) for t in a.targets
+            if isinstance(t.target, cst.Attribute)}
+        found = []
+        for function in kept:
+            seen = set()
+            for node in _loads(function.body, self.parents):
+                if isinstance(node, cst.Name):
+                    _scope, values, _ = dataflow.name_bindings(node)
+                    if node.value in seen or not values or collector.is_api(node) or any(
+                            isinstance(v, str) or inside(s, self.parents, kept) for v, s in values) \
+                            or dataflow.kind_of(node) in (CONTAINER, SCALAR):
+                        continue
+                elif node.attr.value not in attributes or node.attr.value in seen \
+                        or collector.is_api(node) or dataflow.kind_of(node) in (CONTAINER, SCALAR):
+                    continue
+                seen.add(node.value if isinstance(node, cst.Name) else node.attr.value)
+                found.append((function, node))
+        return found
+
+    @cached_property
+    def external_numpy_arguments(self) -> list[tuple]:
+        """(call, argument) of each call of another module's function kept on NumPy
+        (keep-numpy, NJ104) passing something for a parameter its body writes, returns or
+        keeps (ModuleContext.external_numpy_params): the islands keep it NumPy."""
+        wanted = dict(self.context.external_numpy_params)
+        if not wanted:
+            return []
+        from np2jax.syntax import argument_for
+
+        collector = self.dataflow.collector
+        found = []
+        for call in self.nodes(cst.Call):
+            if not isinstance(call.func, (cst.Name, cst.Attribute)):
+                continue
+            params = wanted.get(collector.imported_name(call.func))
+            for position, name in params or ():
+                argument = argument_for(call, position, name)
+                if argument is not None:
+                    found.append((call, argument))
         return found
 
     @cached_property
@@ -226,8 +286,11 @@ class ModuleAnalysis:
         return find_random_states(self)
 
 
-def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> ModuleAnalysis:
+def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: tuple = (),
+            text: str | None = None) -> ModuleAnalysis:
     """`context`: what the other files of the converted tree mean for this one (np2jax.tree).
+    `keep`: the functions the configuration keeps on NumPy ((entry, qualname, reason) each,
+    Config.kept_in); `text`: the source, read for `# np2jax: keep-numpy` pragmas.
 
     Of libcst's metadata only the scopes are resolved: parents are recorded by the
     collector's own walk, qualified names asked of the scopes for just the nodes that need
@@ -239,11 +302,17 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
     collector.settle_globals_reads(module)
     parents = collector.parents
     positions = SourcePositions(module)
+    pragmas = text is not None and "keep-numpy" in text
+    if keep or pragmas:
+        collector.kept_functions = find_kept(
+            module, keep, lambda node: positions.start(node)[0],
+            text.splitlines() if pragmas else None)
     dataflow = Dataflow(collector, parents, positions, scopes)
     for ref in collector.refs:
         plan(ref, parents, collector)
     keep_dispatch_arguments(collector.refs, collector)
     _keep_for_object_values(collector)
+    _keep_in_kept_functions(collector)
     mutators = dataflow.mutator_functions(module, context)
     external_calls, external_refusals = dataflow.external_call_sites(collector.tree_refs, context)
     dataflow.settle_out_calls(collector.refs)  # needs every plan: which arrays are JAX
@@ -276,7 +345,46 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
         context=context,
         uses_numpy=collector.imports_numpy or bool(collector.refs),
         object_values=collector.object_values,
+        kept_functions=collector.kept_functions,
     )
+
+
+def _loads(body, parents: dict):
+    """The names and attributes a block reads as values (not a call's function, not the
+    attribute part of `a.b`, not a store)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        for child in node.children:
+            stack.append(child)
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            continue  # the `b` of `a.b`
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue
+        if isinstance(parent, (cst.AssignTarget, cst.Param, cst.Arg, cst.FunctionDef, cst.ClassDef,
+                               cst.ImportAlias, cst.AsName, cst.Global, cst.NameItem)) \
+                and not (isinstance(parent, cst.Arg) and parent.value is node):
+            continue
+        if isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node:
+            continue
+        yield node
+
+
+def _keep_in_kept_functions(collector: Collector) -> None:
+    """Every NumPy reference inside a function kept on NumPy (np2jax.analysis.kept) that
+    would convert stays NumPy (a reference kept for its own reason keeps it: an in-place
+    function's write is a write left in place, which the islands follow)."""
+    kept = collector.kept_functions
+    if not kept:
+        return
+    from np2jax.analysis.kept import inside
+
+    for ref in collector.refs:
+        if ref.keep is None and inside(ref.node, collector.parents, kept):
+            ref.keep = KEEP_KEPT
 
 
 def _keep_for_object_values(collector: Collector) -> None:

@@ -332,6 +332,8 @@ class Values:
         function = self.parents.get(self.parents.get(param))
         if param.star or not isinstance(function, cst.FunctionDef):
             return None
+        if function in self.collector.kept_functions:
+            return None  # its prologue reads a JAX array passed as a NumPy one (analysis.kept)
         name = function.name.value
         context = self.collector.context
         if name in self.collector.exported_names or name in context.external_names \
@@ -477,7 +479,8 @@ class Values:
 
     def _param_already_jax(self, param, depth: int, seen: frozenset = frozenset()) -> bool:
         function = self.parents.get(self.parents.get(param))
-        if not isinstance(param, cst.Param) or not isinstance(function, cst.FunctionDef):
+        if not isinstance(param, cst.Param) or not isinstance(function, cst.FunctionDef) \
+                or function in self.collector.kept_functions:
             return False
         if any(self._jit_decorator(d.decorator) for d in function.decorators):
             return True  # jax.jit passes tracers: the caller's array is never changed

@@ -106,7 +106,9 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
         if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
             jitted[name] = static
             continue
-        if statement.asynchronous is not None:
+        if statement in analysis.kept_functions:
+            why = "it is kept on NumPy (NJ104)"
+        elif statement.asynchronous is not None:
             why = "it is asynchronous (jax.jit compiles plain functions)"
         elif statement.decorators:
             why = (f"it is decorated (`@{code_of(statement.decorators[0].decorator)}`), and "

@@ -1,0 +1,188 @@
+"""Functions kept on NumPy as written: named by the configuration (`keep-numpy`, entries
+`PATH::QUALNAME[=REASON]`, np2jax.config) or by a pragma on the def line, `def f(x):  #
+np2jax: keep-numpy` (`# np2jax: keep-numpy -- reason`).
+
+A kept function's body is NumPy code: every NumPy reference in it stays NumPy (KEEP_KEPT),
+no fix is applied inside it (np2jax.pipeline), and its parameters are the edge of a NumPy
+island: a JAX array passed for one is read as a NumPy array at entry (the prologue built
+here), and a parameter its body writes makes its callers keep their arrays on NumPy
+(np2jax.analysis.islands follows the refused writes of the body to the callers). What it
+returns is NumPy (its references are kept), which np2jax.analysis.values knows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+PRAGMA = re.compile(r"#\s*np2jax:\s*keep-numpy(?![\w-])(?:\s*--\s*(?P<reason>.*\S))?")
+BY_OPTION = "asked by --keep-numpy"
+BY_PRAGMA = "asked by the pragma `# np2jax: keep-numpy`"
+
+
+@dataclass
+class KeptFunction:
+    node: cst.FunctionDef
+    qualname: str  # `f`, `Class.method`; a nested function's own name
+    reason: str  # shown in the finding
+    entries: list = field(default_factory=list)  # the configuration's entries naming it
+
+
+def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None) -> dict:
+    """FunctionDef -> KeptFunction for the functions `specs` ((entry, qualname, reason)
+    each, Config.kept_in) name and those whose def line carries the pragma; `line_of(node)`
+    is a node's 1-based line, `lines` the source's lines (None: no pragma in the text)."""
+    by_name: dict[str, list] = {}
+    for entry, qualname, reason in specs:
+        by_name.setdefault(qualname, []).append((entry, reason))
+    found: dict = {}
+
+    def walk(body, prefix: str | None) -> None:
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                qualname = statement.name.value if prefix is None else f"{prefix}.{statement.name.value}"
+                named = by_name.get(qualname, [])
+                pragma = _pragma(statement, line_of, lines)
+                if named or pragma is not None:
+                    reasons = [r for _, r in named if r]
+                    reason = reasons[0] if reasons else pragma if pragma else \
+                        BY_OPTION if named else BY_PRAGMA
+                    found[statement] = KeptFunction(statement, qualname, reason,
+                                                    [e for e, _ in named])
+                # a nested function is reached by its pragma only (no QUALNAME names it)
+                _nested(statement.body, line_of, lines, found)
+            elif isinstance(statement, cst.ClassDef):
+                name = statement.name.value if prefix is None else f"{prefix}.{statement.name.value}"
+                walk(_statements(statement.body), name)
+            elif isinstance(statement, (cst.If, cst.Try, cst.With)):
+                walk(_statements(statement.body), prefix)  # `if TYPE_CHECKING:`, try/except import
+
+    walk(module.body, None)
+    return found
+
+
+def _nested(block, line_of, lines, found: dict) -> None:
+    """The functions defined anywhere inside `block` (in a loop, a branch, a class) that
+    carry the pragma."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef):
+            pragma = _pragma(node, line_of, lines)
+            if pragma is not None and node not in found:
+                found[node] = KeptFunction(node, node.name.value, pragma or BY_PRAGMA)
+        stack.extend(node.children)
+
+
+def _statements(block) -> list:
+    body = getattr(block, "body", ())
+    return list(body) if isinstance(body, (list, tuple)) else []
+
+
+def _pragma(function: cst.FunctionDef, line_of, lines) -> str | None:
+    """The pragma's reason ("" without one), or None when the def line has no pragma: the
+    line of `def` and the line ending the header (a signature over several lines)."""
+    comments = []
+    body = function.body
+    if isinstance(body, cst.IndentedBlock) and body.header.comment is not None:
+        comments.append(body.header.comment.value)
+    elif isinstance(body, cst.SimpleStatementSuite) and body.trailing_whitespace.comment is not None:
+        comments.append(body.trailing_whitespace.comment.value)
+    if lines is not None:
+        line = line_of(function.name)
+        if 0 < line <= len(lines) and "#" in lines[line - 1]:
+            comments.append(lines[line - 1][lines[line - 1].index("#"):])
+    for comment in comments:
+        match = PRAGMA.search(comment)
+        if match:
+            return match.group("reason") or ""
+    return None
+
+
+def is_method(function: cst.FunctionDef, parents: dict) -> bool:
+    """A function defined in a class's body, not a staticmethod: its first parameter is
+    the object (or the class) it is called on."""
+    block = parents.get(function)
+    cls = parents.get(block)
+    return isinstance(cls, cst.ClassDef) and not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+        for d in function.decorators)
+
+
+def entry_parameters(function: cst.FunctionDef, parents: dict) -> list[cst.Param]:
+    """The parameters a caller passes values for: all but a method's first."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    if is_method(function, parents) and positional:
+        positional = positional[1:]
+    found = [*positional]
+    if isinstance(params.star_arg, cst.Param):
+        found.append(params.star_arg)
+    found.extend(params.kwonly_params)
+    if params.star_kwarg is not None:
+        found.append(params.star_kwarg)
+    return found
+
+
+def prologue(function: cst.FunctionDef, parents: dict, numpy: str, jnp: str) -> list[cst.BaseStatement]:
+    """The lines at the top of a kept function reading every JAX array its callers pass as
+    a NumPy array (`np.asarray(x)[()]`: a 0-d one as NumPy's scalar, as a NumPy reduction
+    gives it); anything else (a NumPy array, a list, a number) is left as it is, the same
+    object, so that writes into it still reach the caller. A read-only NumPy view of a JAX
+    array that the body writes fails loudly (the callers np2jax sees pass NumPy arrays for a
+    parameter the body writes: islands)."""
+    lines = []
+    for param in entry_parameters(function, parents):
+        name = param.name.value
+        read = f"{numpy}.asarray(v)[()] if isinstance(v, {jnp}.ndarray) else v"
+        if param is function.params.star_arg:
+            code = f"{name} = tuple({read} for v in {name})"
+        elif param is function.params.star_kwarg:
+            code = f"{name} = {{k: {read} for k, v in {name}.items()}}"
+        else:
+            code = f"{name} = {numpy}.asarray({name})[()] if isinstance({name}, {jnp}.ndarray) else {name}"
+        lines.append(cst.parse_statement(code + "\n"))
+    return lines
+
+
+def has_prologue(function: cst.FunctionDef, lines: list) -> bool:
+    """Whether the function already starts with `lines` (converted before)."""
+    body = function.body
+    if not isinstance(body, cst.IndentedBlock):
+        return False
+    statements = list(body.body)
+    at = 1 if statements and _is_docstring(statements[0]) else 0
+    present = statements[at:at + len(lines)]
+    empty = cst.Module(body=[])
+    return len(present) == len(lines) and all(
+        empty.code_for_node(a).strip() == empty.code_for_node(b).strip()
+        for a, b in zip(present, lines))
+
+
+def with_prologue(function: cst.FunctionDef, lines: list) -> cst.FunctionDef:
+    """The function with `lines` after its docstring (or first)."""
+    body = function.body
+    if isinstance(body, cst.SimpleStatementSuite):  # `def f(x): return x`: made a block
+        body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(body.body))],
+                                 header=body.trailing_whitespace)
+    statements = list(body.body)
+    at = 1 if statements and _is_docstring(statements[0]) else 0
+    return function.with_changes(body=body.with_changes(
+        body=[*statements[:at], *lines, *statements[at:]]))
+
+
+def _is_docstring(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        and isinstance(statement.body[0], cst.Expr) \
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def inside(node, parents: dict, kept: dict) -> bool:
+    """Whether `node` is a kept function or lies in one (its decorators and name included)."""
+    while node is not None:
+        if node in kept:
+            return True
+        node = parents.get(node)
+    return False
