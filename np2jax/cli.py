@@ -178,9 +178,18 @@ def convert(
     exit_zero: bool = ExitZeroOption,
     stdin_filename: Optional[str] = StdinFilenameOption,
     keep_numpy: Optional[List[str]] = KeepNumpyOption,
+    prove_: bool = typer.Option(False, "--prove", help="With --out and one package folder, run "
+                                "from the project's root: prove each converted function on the "
+                                "calls the project's tests make, keep the ones that differ on "
+                                "NumPy, convert again until stable, then run the suite on the "
+                                "result; arguments after -- go to pytest."),
 ) -> None:
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import RunReport, emit, run_progress, unified_diff
+
+    if prove_:
+        _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
+                        no_cache, x32, keep_numpy, jobs, exit_zero)
 
     if _reads_stdin(paths, stdin_filename):
         _convert_stdin(stdin_filename, diff, out, in_place, copy_other, verify_, html,
@@ -562,6 +571,53 @@ def prove(
     if result.error:
         raise typer.Exit(EXIT_ERROR)
     raise typer.Exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
+
+
+def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
+                    no_cache, x32, keep_numpy, jobs, exit_zero) -> None:
+    """convert PKG --out DST --prove [-- PYTEST_ARGS], run from the project's root."""
+    from np2jax.proving import ProveUsageError, convert_proved
+    from np2jax.report import RunReport, emit
+    from np2jax.verify import VerifyUsageError
+    from np2jax.verify.report import print_prove
+
+    if out is None or not paths:
+        raise _fail("--prove needs one package folder and --out DIR (np2jax convert PKG --out "
+                    "DST --prove [-- PYTEST_ARGS])")
+    package, pytest_args = Path(paths[0]), [str(p) for p in paths[1:]]
+    config = _load_config([package], select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy)
+    err = _console(stderr=True)
+    say = (lambda text: err.print(f"  {text}", markup=False, highlight=False)) \
+        if not quiet and output_format is ReportFormat.text else None
+    try:
+        proved = convert_proved(package, out, config, project=Path.cwd(),
+                                pytest_args=pytest_args, jobs=jobs, progress=say)
+    except (ProveUsageError, VerifyUsageError, ValueError, ConfigError) as exc:
+        raise _fail(str(exc)) from None
+    run = proved.run
+    emit(RunReport("convert", findings=run.findings, errors=run.errors, counts=run.counts(),
+                   fixes=run.changes_by_code(), left=run.findings_by_code(),
+                   changes=run.changes, written=run.written, prove=proved,
+                   out=out if run.written else None, **_coverage(run)),
+         output_format.value, _wide_console(), err, quiet)
+    if output_format is ReportFormat.text and proved.proof is not None:
+        console = _wide_console()
+        print_prove(console, proved.proof, quiet)
+        for entry in proved.kept:
+            console.print(f"kept on NumPy: {entry}", markup=False, soft_wrap=True)
+        tests = proved.tests_summary()
+        if tests is not None:
+            console.print(f"tests: {tests['passed_after']} of the {tests['passed_before']} "
+                          "passing on the original pass on the result"
+                          + (f" ({tests['error']})" if tests["error"] else ""),
+                          markup=False, soft_wrap=True)
+        for test in proved.newly_failing():
+            console.print(f"fails converted: {test}", markup=False, soft_wrap=True)
+        console.print(f"prove: {len(proved.rounds)} round(s), {len(proved.kept)} function(s) "
+                      f"kept on NumPy, {proved.wall_s:.1f} s in all", markup=False)
+    failed = not proved.ok
+    raise typer.Exit(EXIT_ERROR if run.errors or (proved.proof and proved.proof.error) else
+                     (EXIT_FINDINGS if (run.findings and not exit_zero) or failed else EXIT_CLEAN))
 
 
 def rules_reference() -> str:

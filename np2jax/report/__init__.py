@@ -51,6 +51,7 @@ class RunReport:
     written: list[Path] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)  # unified diffs, when asked for
     verify: Any = None  # np2jax.verify.VerifyRun, after convert --verify
+    prove: Any = None  # np2jax.proving.ProvedConversion, after convert --prove
     out: Path | None = None  # convert --out
     # how much NumPy moved to JAX (check: would move), in all and per file (path, coverage)
     coverage: Coverage | None = None
@@ -66,6 +67,8 @@ class RunReport:
             extra["written"] = [str(p) for p in self.written]
         if self.verify is not None:
             extra["verify"] = self.verify.as_dict()
+        if self.prove is not None:
+            extra["prove"] = self.prove.as_dict()
         if self.coverage is not None:  # the last key: keys are only ever added
             extra["coverage"] = coverage_json(self.coverage, self.file_coverage)
         return extra

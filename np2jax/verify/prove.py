@@ -73,6 +73,9 @@ class ProveOptions:
     platform: str = "cpu"  # JAX_PLATFORMS of the converted side's replays
     baseline: bool = False  # also run the suite without the recorder (its overhead)
     work: Path | None = None  # keep the records there (default: a temporary folder)
+    # replay the records an earlier run left in `work` instead of running the suite again
+    # (convert --prove's later rounds: the original tree has not changed)
+    reuse_records: bool = False
 
 
 @dataclass
@@ -606,7 +609,8 @@ def prove_functions(original_root: Path, converted_root: Path, package: str | No
     defined = defined_functions(original_root, files)
     keep = options.work is not None
     work = Path(options.work).resolve() if keep else Path(tempfile.mkdtemp(prefix="np2jax-prove-"))
-    if keep:
+    reuse = keep and options.reuse_records and any((work / "records").glob("meta-*.json"))
+    if keep and not reuse:
         shutil.rmtree(work / "records", ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
     result = ProveResult(work=str(work) if keep else None)
@@ -616,10 +620,11 @@ def prove_functions(original_root: Path, converted_root: Path, package: str | No
             _say(progress, "running the suite without the recorder (baseline)")
             result.baseline = run_suite(original_root, args, {"JAX_PLATFORMS": "cpu"},
                                         options.suite_timeout_s, None)
-        _say(progress, "recording the suite's calls")
-        result.suite = record(original_root, package, args, work, options)
+        if not reuse:
+            _say(progress, "recording the suite's calls")
+            result.suite = record(original_root, package, args, work, options)
         functions, calls, sys_path = load_records(work, options.max_calls)
-        if result.suite.error and not functions:
+        if result.suite is not None and result.suite.error and not functions:
             result.error = f"recording: {result.suite.error}"
             return result
         keys = list(dict.fromkeys([*defined, *functions]))

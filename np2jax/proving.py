@@ -1,0 +1,150 @@
+"""convert --prove: convert a package, prove every converted function on the calls the
+project's own tests make (np2jax.verify.prove), keep each function that differs or errs on
+NumPy (Config.keep_numpy, NJ104), convert again, until no new function is kept; then run
+the suite once on the original and once on the result.
+
+The project is the folder the tests run from (the current one for the command line): the
+package must be inside it. The converted project the proof and the last run of the suite
+need is a copy of it with the package's folder replaced by the converted package (version
+control, virtual environments and caches are not copied). The suite is recorded once; each
+later round replays the same records on the new conversion.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from np2jax.api import RunResult, convert_paths
+from np2jax.config import Config, keep_spec
+from np2jax.verify.prove import ProveOptions, ProveResult, prove_functions
+from np2jax.verify.testsuite import TestsResult, verify_tests
+
+# not part of the copy of the project: they are large and never imported by its tests
+_NOT_COPIED = shutil.ignore_patterns(".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox",
+                                     "__pycache__", ".pytest_cache", ".mypy_cache",
+                                     ".ruff_cache", "node_modules", "*.egg-info", ".np2jax*")
+
+
+class ProveUsageError(ValueError):
+    """convert --prove cannot start: the message says why, in one line."""
+
+
+@dataclass
+class ProvedConversion:
+    run: RunResult  # the last round's conversion, the one written
+    rounds: list[ProveResult] = field(default_factory=list)  # each round's proof
+    kept: list[str] = field(default_factory=list)  # keep-numpy entries the rounds added
+    tests: TestsResult | None = None  # the suite on the original and on the result
+    wall_s: float = 0.0
+
+    @property
+    def proof(self) -> ProveResult | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def ok(self) -> bool:
+        """The last round proved every function it replayed, or kept it on NumPy, and no
+        test that passed on the original fails on the result."""
+        proof = self.proof
+        return proof is not None and proof.error is None and not self.newly_failing()
+
+    def newly_failing(self) -> list[str]:
+        if self.tests is None:
+            return []
+        return [c.test for c in self.tests.changes
+                if c.original == "passed" and c.converted != "passed"]
+
+    def tests_summary(self) -> dict | None:
+        """Tests passing on the original, and of those, passing on the result."""
+        if self.tests is None:
+            return None
+        reference = self.tests.original
+        passed = {t for t, (outcome, _) in reference.outcomes.items() if outcome == "passed"}
+        converted = next(iter(self.tests.converted.values()), None)
+        still = {t for t in passed if converted is not None
+                 and converted.outcomes.get(t, ("absent", None))[0] == "passed"}
+        return {"passed_before": len(passed), "passed_after": len(still),
+                "error": reference.error or (converted.error if converted else "not run")}
+
+    def as_dict(self) -> dict:
+        return {"rounds": len(self.rounds), "kept_on_numpy": self.kept,
+                "functions": self.proof.as_dict()["functions"] if self.proof else [],
+                "totals": self.proof.totals() if self.proof else None,
+                "tests": self.tests_summary(), "newly_failing": self.newly_failing(),
+                "wall_s": self.wall_s}
+
+
+def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
+                   pytest_args: list[str] | None = None, options: ProveOptions | None = None,
+                   max_rounds: int = 5, jobs: int | None = None, work: Path | None = None,
+                   progress=None) -> ProvedConversion:
+    """Convert `package` (a folder inside `project`) into `out`, proving and keeping on
+    NumPy until nothing new differs (at most `max_rounds` conversions); `progress(text)` is
+    told of each stage."""
+    started = time.monotonic()
+    project, package = Path(project).resolve(), Path(package).resolve()
+    try:
+        relative = package.relative_to(project)
+    except ValueError:
+        raise ProveUsageError(f"--prove: {package} is not inside the project {project} (the "
+                              "folder the tests run from)") from None
+    if not package.is_dir() or relative == Path("."):
+        raise ProveUsageError(f"--prove: {package} is not a package folder inside {project}")
+    out = Path(out).resolve()
+    if out == package or package in out.parents or project in out.parents:
+        raise ProveUsageError(f"--prove: --out {out} must be outside the project {project} "
+                              "(the project is copied, with the package replaced)")
+    work = Path(work).resolve() if work is not None else out.parent / f".{out.name}-prove"
+    mirror = work / "project"
+    options = replace(options or ProveOptions(), work=work / "records")
+    result = None
+    kept: list[str] = []
+    for number in range(1, max_rounds + 1):
+        _say(progress, f"round {number}: converting {relative}")
+        round_config = replace(config, keep_numpy=(*config.keep_numpy, *kept))
+        run = convert_paths([package], round_config, out=out, copy_other=True, jobs=jobs)
+        _mirror(project, relative, out, mirror)
+        _say(progress, f"round {number}: proving the converted functions on the suite's calls")
+        proof = prove_functions(project, mirror, relative.as_posix(), pytest_args,
+                                replace(options, reuse_records=number > 1), progress=progress)
+        if result is None:
+            result = ProvedConversion(run)
+        result.run = run
+        result.rounds.append(proof)
+        if proof.error:
+            break
+        named = {keep_spec(entry)[:2] for entry in kept}
+        new = [entry for entry in proof.keep_numpy() if keep_spec(entry)[:2] not in named]
+        if not new:
+            break
+        kept.extend(new)
+        result.kept = list(kept)
+        if number == max_rounds:  # the last conversion must include what the last proof found
+            _say(progress, "converting once more with every function found to differ kept")
+            result.run = convert_paths([package], replace(config, keep_numpy=(
+                *config.keep_numpy, *kept)), out=out, copy_other=True, jobs=jobs)
+            _mirror(project, relative, out, mirror)
+    _say(progress, "running the suite on the original and on the result")
+    result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
+                                timeout_s=options.suite_timeout_s, x64=config.x64)
+    result.wall_s = time.monotonic() - started
+    return result
+
+
+def _mirror(project: Path, relative: Path, converted: Path, mirror: Path) -> None:
+    """`mirror`: the project as it is, but for the package folder `relative`, which holds
+    the converted package."""
+    if mirror.exists():
+        shutil.rmtree(mirror)
+    shutil.copytree(project, mirror, ignore=_NOT_COPIED, symlinks=True)
+    target = mirror / relative
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(converted, target, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def _say(progress, text: str) -> None:
+    if progress is not None:
+        progress(text)

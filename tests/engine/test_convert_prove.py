@@ -1,0 +1,99 @@
+"""convert --prove (np2jax.proving): a conversion made wrong on purpose by a test-only rule is
+caught by replaying the suite's calls, kept on NumPy (NJ104), and the package converted again;
+the suite then passes on the result as on the original."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import np2jax.pipeline
+from helpers import ROOT
+from np2jax.config import Config
+from np2jax.proving import ProveUsageError, convert_proved
+from np2jax.verify.prove import ProveOptions
+
+EXAMPLE = ROOT / "tests" / "data" / "prove_example"
+CONVERTED_LINE = "sums = sums.at[n:].set(sums[n:] - sums[:-n])"
+SPOILED_LINE = "sums = sums.at[n:].set(sums[n:] + sums[:-n])"
+
+
+def _planting(process):
+    """The pipeline with a test-only rule that changes the converted moving_average (the
+    functional update a NumPy `sums[n:] = ...` becomes): a wrong conversion to catch."""
+    def process_with_planted_rule(text, *args, **kwargs):
+        result = process(text, *args, **kwargs)
+        result.converted = result.converted.replace(CONVERTED_LINE, SPOILED_LINE)
+        return result
+    return process_with_planted_rule
+
+
+@pytest.fixture(scope="module")
+def proved(tmp_path_factory):
+    base = tmp_path_factory.mktemp("convert-prove")
+    project = base / "project"
+    shutil.copytree(EXAMPLE, project)
+    patch = pytest.MonkeyPatch()
+    patch.setattr(np2jax.pipeline, "process", _planting(np2jax.pipeline.process))
+    try:
+        result = convert_proved(project / "smallstats", base / "out" / "smallstats",
+                                Config(cache=False), project=project, pytest_args=["tests"],
+                                options=ProveOptions(jobs=2), jobs=1)
+    finally:
+        patch.undo()
+    return base, result
+
+
+def test_the_planted_wrong_conversion_is_caught_and_kept_on_numpy(proved):
+    base, result = proved
+    first, last = result.rounds[0], result.rounds[-1]
+    by_key = {f.key: f for f in first.functions}
+    spoiled = by_key["smallstats/core.py::moving_average"]
+    assert spoiled.verdict == "differs" and "result" in spoiled.first_difference
+    assert [entry.partition("=")[0] for entry in result.kept] == ["smallstats/core.py::moving_average"]
+    assert len(result.rounds) == 2
+    assert {f.key: f.verdict for f in last.functions}["smallstats/core.py::moving_average"] == "equal"
+    assert not [f for f in last.functions if f.verdict in ("differs", "error")]
+    converted = (base / "out" / "smallstats" / "core.py").read_text()
+    compile(converted, "core.py", "exec")
+    assert SPOILED_LINE not in converted and "sums[n:] = sums[n:] - sums[:-n]" in converted
+    assert "jnp.asarray(x, dtype=float)" in converted  # the other functions stay converted
+    kept = [f for f in result.run.findings if f.code == "NJ104"]
+    assert len(kept) == 1 and "differs" in kept[0].message
+
+
+def test_the_suite_passes_on_the_result_as_on_the_original(proved):
+    _base, result = proved
+    assert result.tests_summary() == {"passed_before": 7, "passed_after": 7, "error": None}
+    assert result.newly_failing() == [] and result.ok
+    data = result.as_dict()
+    assert data["rounds"] == 2 and data["totals"]["kept_on_numpy"] == 0
+    json.dumps(data)
+
+
+def test_the_package_must_be_inside_the_project_and_out_outside(tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project)
+    with pytest.raises(ProveUsageError, match="not inside the project"):
+        convert_proved(EXAMPLE / "smallstats", tmp_path / "out", Config(), project=project)
+    with pytest.raises(ProveUsageError, match="must be outside the project"):
+        convert_proved(project / "smallstats", project / "converted", Config(), project=project)
+
+
+def test_command_line(tmp_path):
+    """`np2jax convert PKG --out DST --prove -- tests`, run from the project's root."""
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE, project)
+    done = subprocess.run([sys.executable, "-m", "np2jax", "convert", "smallstats", "--out",
+                           str(tmp_path / "out" / "smallstats"), "--prove", "--format", "json",
+                           "--", "tests"], cwd=project, capture_output=True, text=True,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, timeout=900)
+    report = json.loads(done.stdout)
+    assert report["prove"]["rounds"] == 1 and report["prove"]["kept_on_numpy"] == []
+    assert report["prove"]["tests"]["passed_after"] == 7
+    verdicts = {f["qualname"]: f["verdict"] for f in report["prove"]["functions"]}
+    assert verdicts["moving_average"] == "equal" and verdicts["unused_cube"] == "not-exercised"
