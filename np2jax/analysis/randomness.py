@@ -384,18 +384,23 @@ class _Finder:
         return state
 
     def _object_use(self, state, node: cst.Attribute, cls, methods: dict, shown: str):
-        """A use of the instance's generator: `self.rng.m(...)` in a method, drawing."""
+        """A use of the instance's generator in a method: a draw, `self.rng.m(...)`, or a
+        call handing it to a function of the module, `f(x, self.rng)` (which takes the
+        instance's key and gives the new one back: `r, self.key = f(x, self.key)`)."""
         function = self.flow.enclosing(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         owner = self.parents.get(node)
         call = self.parents.get(owner)
-        if not (function in methods and isinstance(node.value, cst.Name)
-                and node.value.value == methods[function]
-                and self.scopes.get(node.value) is self.scopes.get(function.body.body[0])
-                and isinstance(owner, cst.Attribute) and owner.value is node
-                and isinstance(call, cst.Call) and call.func is owner):
-            return (f"`{code_of(node)}` is used other than by drawing from it in a method of "
-                    f"`{cls.name.value}` (passed, stored, or read outside the class?), where the "
-                    "key would not follow it")
+        own = function in methods and isinstance(node.value, cst.Name) \
+            and node.value.value == methods[function] \
+            and self.scopes.get(node.value) is self.scopes.get(function.body.body[0])
+        drawn = isinstance(owner, cst.Attribute) and owner.value is node \
+            and isinstance(call, cst.Call) and call.func is owner
+        passed = isinstance(owner, cst.Arg) and owner.value is node \
+            and isinstance(call, cst.Call) and owner in call.args
+        if not (own and (drawn or passed)):
+            return (f"`{code_of(node)}` is used other than by drawing from it or passing it to a "
+                    f"function of the module in a method of `{cls.name.value}` (stored, or read "
+                    "outside the class?), where the key would not follow it")
         if any(v != "param" for v, _ in self.flow.collector.bindings.get(
                 (self.scopes.get(node.value), node.value.value), [])):
             return f"a method of `{cls.name.value}` rebinds `{node.value.value}`"
@@ -404,6 +409,8 @@ class _Finder:
             holder = self.method_keys[function] = MethodKey(
                 function, methods[function], f"{methods[function]}.{{key}}")
             state.methods.append(holder)
+        if passed:
+            return self._pass(state, holder, code_of(node), call, owner)
         return self._add_draw(state, call, owner.attr.value, holder)
 
     @staticmethod
@@ -473,7 +480,8 @@ class _Finder:
         if reason is not None:
             return reason
         passed = Pass(call, line, arg, holder, callee, mode, owner)
-        (holder.onward if holder is not None else state.passes).append(passed)
+        # a method's key (`self.key`) starts from the instance's state, as the state's own does
+        (holder.onward if isinstance(holder, Threaded) else state.passes).append(passed)
         callee.passes.append(passed)
         return None
 
@@ -487,6 +495,11 @@ class _Finder:
             return line, "alone"
         if isinstance(arg.value, cst.Name) and self.flow._pair_statement(call, arg.value):
             return self.flow.expression_statement_line(self.parents.get(call)), "pair"
+        if isinstance(arg.value, cst.Attribute):  # `self.rng`: `r, self.key = f(self.key)`
+            if self._attribute_pair(call, arg.value):
+                return self.flow.expression_statement_line(self.parents.get(call)), "pair"
+            return None, ("is not alone on its line nor the whole value of an assignment, "
+                          "where the instance's key could be taken back")
         statement = self._statement(call)
         if isinstance(statement, str):
             return None, statement
@@ -494,6 +507,20 @@ class _Finder:
         if reason is not None:
             return None, reason
         return statement, "hoist"
+
+    def _attribute_pair(self, call: cst.Call, attribute: cst.Attribute) -> bool:
+        """`r = f(self.rng)` or `self.w = f(self.w, self.rng)`, alone on its line, binding
+        names or attributes other than the generator's."""
+        statement = self.parents.get(call)
+        if not (isinstance(statement, cst.Assign) and statement.value is call
+                and len(statement.targets) == 1
+                and self.flow.expression_statement_line(statement) is not None):
+            return False
+        target = statement.targets[0].target
+        elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) \
+            else [target]
+        return all(isinstance(e, (cst.Name, cst.Attribute)) and code_of(e) != code_of(attribute)
+                   for e in elements)
 
     def _not_hoistable(self, call: cst.Call, statement, passed) -> str | None:
         """Why the call cannot run on a line of its own before its statement: it runs only

@@ -59,26 +59,31 @@ class _ReturnPair(_ReturnParam):
             cst.Element(cst.Name(self.param))], lpar=[], rpar=[]))
 
 
+def _target(name: str) -> cst.BaseExpression:
+    """A name, or an instance's attribute (`self.key`)."""
+    return cst.parse_expression(name) if "." in name else cst.Name(name)
+
+
 def take_pair(line: cst.SimpleStatementLine, name: str):
     """`r = f(p)` -> `r, p = f(p)`; `a, b = f(p)` -> `(a, b), p = f(p)`; `f(p)` ->
-    `p = f(p)[1]`."""
+    `p = f(p)[1]`. `name` may be an attribute (`self.key`)."""
     statement = line.body[0]
     if isinstance(statement, cst.Expr):
         value = cst.Subscript(value=statement.value, slice=[
             cst.SubscriptElement(cst.Index(cst.Integer("1")))])
-        return updates.replace_line(line, [updates.assign(cst.Name(name), value)])
+        return updates.replace_line(line, [updates.assign(_target(name), value)])
     target = statement.targets[0].target
     if isinstance(target, (cst.Tuple, cst.List)):
         target = cst.Tuple(elements=target.elements, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     pair = cst.Tuple(elements=[
         cst.Element(target, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-        cst.Element(cst.Name(name))], lpar=[], rpar=[])
+        cst.Element(_target(name))], lpar=[], rpar=[])
     return updates.replace_line(line, [cst.Assign(targets=[cst.AssignTarget(pair)], value=statement.value)])
 
 
 def assign_back(line: cst.SimpleStatementLine, name: str):
     """`normalize(p)` -> `p = normalize(p)`."""
-    return updates.replace_line(line, [updates.assign(cst.Name(name), line.body[0].value)])
+    return updates.replace_line(line, [updates.assign(_target(name), line.body[0].value)])
 
 
 def _unchanged(line):

@@ -256,7 +256,7 @@ def _call_takes_key(passed, key: str):
         statement = line.body[0]
         call = statement.value
         args = list(call.args)
-        args[index] = args[index].with_changes(value=cst.Name(key))
+        args[index] = args[index].with_changes(value=cst.parse_expression(key))
         if args[index].keyword is not None:  # `f(x, rng=rng)`: the parameter is renamed too
             args[index] = args[index].with_changes(keyword=cst.Name(passed.callee.key))
         line = line.with_changes(body=[statement.with_changes(value=call.with_changes(args=args))])
