@@ -23,9 +23,11 @@ from np2jax.analysis.dtypes import Dtypes
 from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
     ARRAY,
+    ARRAY_CONSTRUCTORS,
     CONTAINER,
     JNP_DEFAULT_ALIAS,
     KEEP_OBJECT_VALUES,
+    KEEP_UNSUPPORTED_ARGUMENT,
     KEEP_OUT,
     MODULE_ROOTS,
     ApiRef,
@@ -42,6 +44,7 @@ from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.catalog import api_policy
+from np2jax.syntax import code_of
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
 
@@ -240,8 +243,12 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
     parents = collector.parents
     positions = SourcePositions(module)
     dataflow = Dataflow(collector, parents, positions, scopes)
+    # `bag.sort()` of an instance of the module's own class is its method, not an array's
+    collector.method_writes = [w for w in collector.method_writes
+                               if not dataflow.module_class_instance(w[1])]
     for ref in collector.refs:
         plan(ref, parents, collector)
+    _keep_for_string_data(collector, dataflow)
     keep_dispatch_arguments(collector.refs, collector)
     _keep_for_object_values(collector)
     mutators = dataflow.mutator_functions(module, context)
@@ -277,6 +284,24 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext()) -> Mod
         uses_numpy=collector.imports_numpy or bool(collector.refs),
         object_values=collector.object_values,
     )
+
+
+def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
+    """A call whose array data is a Python string the code shows (`np.array(word)`, `word` a
+    parameter annotated `str` or passed strings, a name bound to `name.upper()`): JAX has
+    no string arrays (`jnp.array("abc")` raises), so the call stays on NumPy, with the
+    reason (NJ102). String literals are caught when the call is planned."""
+    for ref in collector.refs:
+        if ref.keep is not None or ref.call is None:
+            continue
+        for argument in ref.arguments:
+            value = argument.arg.value
+            is_data = argument.role in ("array", "arrays") or (
+                ref.qualname in ARRAY_CONSTRUCTORS and argument is ref.arguments[0])
+            if is_data and not argument.arg.star and dataflow.holds_string(value):
+                ref.keep = KEEP_UNSUPPORTED_ARGUMENT
+                ref.detail = f"`{code_of(value)}`, a string (JAX has no string arrays)"
+                break
 
 
 def _keep_for_object_values(collector: Collector) -> None:
