@@ -19,7 +19,7 @@ import libcst as cst
 
 from np2jax.analysis.casts import Casts
 from np2jax.analysis.collect import Collector
-from np2jax.analysis.dtypes import Dtypes
+from np2jax.analysis.dtypes import Dtypes, is_integer
 from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
     ARRAY,
@@ -29,6 +29,7 @@ from np2jax.analysis.facts import (
     KEEP_OBJECT_VALUES,
     KEEP_UNSUPPORTED_ARGUMENT,
     KEEP_OUT,
+    KEEP_STATIC,
     MODULE_ROOTS,
     ApiRef,
     AugAssignFact,
@@ -101,6 +102,29 @@ class ModuleAnalysis:
             if call is not None:
                 sites.setdefault(call, ref)
         return sites
+
+    @cached_property
+    def kept_calls_given_jax_values(self) -> list[tuple[ApiRef, cst.BaseExpression]]:
+        """(reference, argument) for each call kept on NumPy or SciPy (not converted, and
+        not host-side shape work) that is handed a value the converted code computes (a
+        JAX array once converted: Dataflow.jax_typed) of a dtype that is not shown to be
+        an integer or boolean one: in the 32-bit mode that value comes as float32 where
+        NumPy's program handed it float64, and the kept call computes with what it gets
+        (`np.gradient` of float32 samples, `scipy.optimize.minimize(f, x0)` whose
+        finite-difference step follows x0's dtype). One per call: its first such argument."""
+        found = []
+        flow, dtype_of = self.dataflow, self.dtypes.dtype_of
+        for ref in self.refs:
+            if ref.call is None or ref.converted or ref.keep == KEEP_STATIC \
+                    or call_site(ref, self.parents) is not ref.call:
+                continue
+            for arg in ref.call.args:
+                dtype = dtype_of(arg.value)
+                if dtype == "bool" or is_integer(dtype) or not flow.jax_typed(arg.value):
+                    continue
+                found.append((ref, arg.value))
+                break
+        return found
 
     def attribute_loads(self, attribute: str) -> list[cst.Attribute]:
         """Every `<value>.<attribute>` of the module."""
