@@ -8,6 +8,7 @@ import itertools
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +27,28 @@ def run_main(path: Path):
         return module.main()
     finally:
         sys.modules.pop(name, None)
+
+
+# what JAX and NumPy say will become an error in a later release
+BREAKING = (FutureWarning, DeprecationWarning)
+
+
+def recording_breaking(run):
+    """(run(), the FutureWarnings and DeprecationWarnings it raised, as "Category: message"
+    strings). The same message raised again is one entry; a run that raises propagates."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run()
+    return result, {f"{w.category.__name__}: {w.message}" for w in caught
+                    if issubclass(w.category, BREAKING)}
+
+
+def new_breaking_warnings(original: set, converted: set) -> list:
+    """The warnings of what a later release refuses that the converted program raises and
+    the original did not: the converted code must not contain what JAX says will become an
+    error (the original's own NumPy deprecations, raised by the code left on NumPy, are
+    not the conversion's)."""
+    return sorted(converted - original)
 
 
 def header(text: str, key: str) -> str | None:

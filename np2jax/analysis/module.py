@@ -19,15 +19,18 @@ import libcst as cst
 
 from np2jax.analysis.casts import Casts
 from np2jax.analysis.collect import Collector
-from np2jax.analysis.dtypes import Dtypes
+from np2jax.analysis.dtypes import Dtypes, is_integer
 from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
     ARRAY,
+    ARRAY_CONSTRUCTORS,
     CONTAINER,
     JNP_DEFAULT_ALIAS,
     KEEP_KEPT,
     KEEP_OBJECT_VALUES,
+    KEEP_UNSUPPORTED_ARGUMENT,
     KEEP_OUT,
+    KEEP_STATIC,
     MODULE_ROOTS,
     ApiRef,
     AugAssignFact,
@@ -44,6 +47,7 @@ from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.catalog import api_policy
+from np2jax.syntax import code_of
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
 
@@ -102,6 +106,29 @@ class ModuleAnalysis:
             if call is not None:
                 sites.setdefault(call, ref)
         return sites
+
+    @cached_property
+    def kept_calls_given_jax_values(self) -> list[tuple[ApiRef, cst.BaseExpression]]:
+        """(reference, argument) for each call kept on NumPy or SciPy (not converted, and
+        not host-side shape work) that is handed a value the converted code computes (a
+        JAX array once converted: Dataflow.jax_typed) of a dtype that is not shown to be
+        an integer or boolean one: in the 32-bit mode that value comes as float32 where
+        NumPy's program handed it float64, and the kept call computes with what it gets
+        (`np.gradient` of float32 samples, `scipy.optimize.minimize(f, x0)` whose
+        finite-difference step follows x0's dtype). One per call: its first such argument."""
+        found = []
+        flow, dtype_of = self.dataflow, self.dtypes.dtype_of
+        for ref in self.refs:
+            if ref.call is None or ref.converted or ref.keep == KEEP_STATIC \
+                    or call_site(ref, self.parents) is not ref.call:
+                continue
+            for arg in ref.call.args:
+                dtype = dtype_of(arg.value)
+                if dtype == "bool" or is_integer(dtype) or not flow.jax_typed(arg.value):
+                    continue
+                found.append((ref, arg.value))
+                break
+        return found
 
     def attribute_loads(self, attribute: str) -> list[cst.Attribute]:
         """Every `<value>.<attribute>` of the module."""
@@ -308,8 +335,12 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
             module, keep, lambda node: positions.start(node)[0],
             text.splitlines() if pragmas else None)
     dataflow = Dataflow(collector, parents, positions, scopes)
+    # `bag.sort()` of an instance of the module's own class is its method, not an array's
+    collector.method_writes = [w for w in collector.method_writes
+                               if not dataflow.module_class_instance(w[1])]
     for ref in collector.refs:
         plan(ref, parents, collector)
+    _keep_for_string_data(collector, dataflow)
     keep_dispatch_arguments(collector.refs, collector)
     _keep_for_object_values(collector)
     _keep_in_kept_functions(collector)
@@ -385,6 +416,24 @@ def _keep_in_kept_functions(collector: Collector) -> None:
     for ref in collector.refs:
         if ref.keep is None and inside(ref.node, collector.parents, kept):
             ref.keep = KEEP_KEPT
+
+
+def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
+    """A call whose array data is a Python string the code shows (`np.array(word)`, `word` a
+    parameter annotated `str` or passed strings, a name bound to `name.upper()`): JAX has
+    no string arrays (`jnp.array("abc")` raises), so the call stays on NumPy, with the
+    reason (NJ102). String literals are caught when the call is planned."""
+    for ref in collector.refs:
+        if ref.keep is not None or ref.call is None:
+            continue
+        for argument in ref.arguments:
+            value = argument.arg.value
+            is_data = argument.role in ("array", "arrays") or (
+                ref.qualname in ARRAY_CONSTRUCTORS and argument is ref.arguments[0])
+            if is_data and not argument.arg.star and dataflow.holds_string(value):
+                ref.keep = KEEP_UNSUPPORTED_ARGUMENT
+                ref.detail = f"`{code_of(value)}`, a string (JAX has no string arrays)"
+                break
 
 
 def _keep_for_object_values(collector: Collector) -> None:

@@ -25,6 +25,11 @@ from np2jax.catalog import api_policy
 from np2jax.syntax import argument_for
 
 
+# str methods that give a str (of a value that is one)
+_STRING_METHODS = frozenset({
+    "upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "casefold", "join",
+    "replace", "format", "zfill", "center", "ljust", "rjust", "swapcase", "removeprefix",
+    "removesuffix", "expandtabs"})
 # jax modules whose functions return JAX arrays (not jax.device_get, which gives NumPy's)
 JAX_ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
@@ -121,6 +126,49 @@ class Values:
             if value.func.value in ("defaultdict", "Counter"):
                 return all(isinstance(a.value, cst.Name) and a.value.value in ("int", "float")
                            for a in value.args[:1])
+        return False
+
+    def holds_string(self, node, depth: int = 0, seen: frozenset = frozenset()) -> bool:
+        """Whether `node` is a Python string as the code shows it (JAX has no string
+        arrays): a string literal or f-string, `str(...)`, a string's method that gives a
+        string (`name.upper()`, `"-".join(parts)`), `+`/`%` of a string, a conditional
+        whose branches are strings, and a name every binding of which is one: a parameter
+        annotated `str`, or one every call of its function passes a string."""
+        if depth > 12 or id(node) in seen:
+            return False
+        seen = seen | {id(node)}
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return True
+        if isinstance(node, cst.Param):
+            annotation = node.annotation.annotation if node.annotation is not None else None
+            if isinstance(annotation, cst.Name) and annotation.value == "str":
+                return True
+            passed = self.passed_arguments(node)
+            return bool(passed) and all(self.holds_string(a.value if isinstance(a, cst.Arg) else a,
+                                                          depth + 1, seen) for a in passed)
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name):
+                return func.value in ("str", "repr", "format", "chr") \
+                    and not self.collector.is_api(func)
+            return isinstance(func, cst.Attribute) and func.attr.value in _STRING_METHODS \
+                and self.holds_string(func.value, depth + 1, seen)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Modulo)):
+            return self.holds_string(node.left, depth + 1, seen)
+        if isinstance(node, cst.IfExp):
+            return self.holds_string(node.body, depth + 1, seen) \
+                and self.holds_string(node.orelse, depth + 1, seen)
+        if isinstance(node, cst.Name):
+            values, aug_values = self.name_values(node)
+            if not values:
+                return False
+            for value, statement in [*values, *((v, None) for v in aug_values)]:
+                if value == "param":
+                    if not self.holds_string(statement, depth + 1, seen):
+                        return False
+                elif not (isinstance(value, cst.CSTNode) and self.holds_string(value, depth + 1, seen)):
+                    return False
+            return True
         return False
 
     def name_values(self, expr: cst.Name):
@@ -540,6 +588,58 @@ class Values:
                 or node.decorators or node.asynchronous:
             return None
         return node
+
+    def module_class(self, name: cst.BaseExpression, depth: int = 0) -> cst.ClassDef | None:
+        """The class `name` names when it is a class of this module, bound once at module
+        level, undecorated, none of whose bases may be an array type: no base, `object`,
+        or classes of the module that are such classes themselves. Else None."""
+        if not isinstance(name, cst.Name) or self.collector.dynamic_scopes or depth > 8:
+            return None
+        scope = self.scopes.get(name)
+        assignments = list(scope[name.value]) if scope is not None else []
+        if len(assignments) != 1:
+            return None
+        node = getattr(assignments[0], "node", None)
+        global_scope = getattr(scope, "globals", None)
+        if not isinstance(node, cst.ClassDef) or assignments[0].scope is not global_scope \
+                or len(global_scope.assignments[name.value]) != 1 or node.decorators:
+            return None
+        for base in node.bases:
+            if base.keyword is not None or base.star:
+                return None
+            if not (isinstance(base.value, cst.Name) and base.value.value == "object"
+                    and not self.collector.is_api(base.value)) \
+                    and self.module_class(base.value, depth + 1) is None:
+                return None
+        return node
+
+    def module_class_instance(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` holds an instance of a class of this module that is not an array
+        (module_class): a name every binding of which is a call of such a class (`bag =
+        Bag()`), or `self` in a method of such a class (its first parameter, the method
+        neither a staticmethod nor a classmethod). Its `.sort()`, `.fill(v)`, `.put(...)`
+        are the class's own methods, not NumPy's in-place ones."""
+        if not isinstance(expr, cst.Name):
+            return False
+        values, aug_values = self.name_values(expr)
+        if not values or aug_values:
+            return False
+        for value, statement in values:
+            if value == "param":
+                if not self._self_of_module_class(statement):
+                    return False
+            elif not (isinstance(value, cst.Call) and self.module_class(value.func) is not None):
+                return False
+        return True
+
+    def _self_of_module_class(self, param) -> bool:
+        function = self.parents.get(self.parents.get(param))
+        if not isinstance(function, cst.FunctionDef) or not function.params.params \
+                or function.params.params[0] is not param or function.decorators:
+            return False
+        block = self.parents.get(function)
+        owner = self.parents.get(block)
+        return isinstance(owner, cst.ClassDef) and self.module_class(owner.name) is owner
 
     def plain_module_function(self, function: cst.FunctionDef, decorated: bool = False) -> bool:
         """A function defined at module level, its name bound once there, undecorated

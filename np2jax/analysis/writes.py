@@ -106,8 +106,10 @@ def _form(analysis, statement, target: cst.Subscript, base, index, value, operat
     flat = cst.Subscript(value=base, slice=index)
     kind = dataflow.index_kind(flat)
     uniform = dataflow.is_scalar(value)
+    # a value the array's dtype cannot hold is computed and cast as NumPy stores it
+    cast = "-cast" if _stores_other_dtype(analysis, base, value, operator) else ""
     if kind in ("basic", "distinct"):
-        if _stores_other_dtype(analysis, base, value, operator):
+        if cast:
             return ("set-cast" if operator is None else "set-op-cast"), None
         if operator is None:
             return "set", None
@@ -118,10 +120,8 @@ def _form(analysis, statement, target: cst.Subscript, base, index, value, operat
             return "where", None
         if _elementwise_in_selections(analysis, value, index[0].slice.value, base):
             return "where-map", None
-    if kind in ("mask", "mask-of-base"):
-        return ("set" if operator is None else "set-op"), None  # eager-only: reported by NJ208
-    if uniform:
-        return ("set" if operator is None else "set-op"), None
+    if kind in ("mask", "mask-of-base") or uniform:  # a mask is eager-only: reported by NJ208
+        return ("set" if operator is None else "set-op") + cast, None
     return None, ("the index may repeat, and JAX does not define which value `.at[].set` "
                   "keeps where NumPy keeps the last")
 
@@ -341,6 +341,8 @@ def _plan_multiple(analysis, statement: cst.Assign, targets, line) -> WritePlan:
     unpacking = len(targets) == 1
     depths = [len(_flatten(t, dataflow)[1]) - len(t.slice) if isinstance(t, cst.Subscript) else 0
               for t in flat_targets]
+    casts = [_multiple_cast(analysis, statement, target, position, unpacking)
+             for position, target in enumerate(flat_targets)]
     taken: set = set()
     temps = [_temporary(analysis, "_value", taken) if isinstance(t, cst.Subscript) else None
              for t in flat_targets]
@@ -367,15 +369,50 @@ def _plan_multiple(analysis, statement: cst.Assign, targets, line) -> WritePlan:
             else:
                 statements = [updates.assign(cst.Name(single_temp), new_statement.value)]
                 values = [cst.Name(single_temp)] * len(new_flat)
-        for target, value, depth in zip(new_flat, values, depths):
+        for target, value, depth, cast in zip(new_flat, values, depths, casts):
             if isinstance(target, cst.Subscript):
                 base, index = _rebuild(target, depth)
+                if cast == "wrap":
+                    value = int32_wrap(value, updates.attr(base, "dtype"), jnp)
+                elif cast == "cast":  # jnp.asarray: the value may be a Python number
+                    value = updates.jnp_call(jnp, "asarray", value, dtype=updates.attr(base, "dtype"))
                 statements.append(updates.assign(base, updates.at_update(base, index, "set", value, jnp)))
             elif not unpacking:
                 statements.append(updates.assign(target, value))
         return updates.replace_line(new_line, statements)
 
-    return WritePlan((line, fix), None, "a tuple of `.at[...].set(...)` updates", False, tuple(requires))
+    # NJ403 stays silent on the statement only when every store that may leave the range wraps
+    wraps = "wrap" in casts and "cast-leaving" not in casts
+    casts = ["cast" if c == "cast-leaving" else c for c in casts]
+    how = "a tuple of `.at[...].set(...)` updates"
+    if wraps:
+        how += ", their float values cast to the integer dtype as NumPy casts them (through int32)"
+    return WritePlan((line, fix), None, how, False, tuple(requires), wraps=wraps)
+
+
+def _multiple_cast(analysis, statement: cst.Assign, target, position: int, unpacking: bool) -> str | None:
+    """How the value a tuple or chained target stores is cast into the array's dtype: None
+    (it holds it), "cast" (`jnp.asarray(v, dtype=a.dtype)`: its values fit), "wrap"
+    (casts.int32_wrap: float values that may leave the integer range, cast as NumPy does) or
+    "cast-leaving" (cast, and NJ403 reports the values that may leave the range). The values
+    are read from temporaries or literals, which can be read twice."""
+    if not isinstance(target, cst.Subscript):
+        return None
+    value = statement.value
+    if unpacking:
+        if not isinstance(value, (cst.Tuple, cst.List)) or any(
+                isinstance(e, cst.StarredElement) for e in value.elements) \
+                or position >= len(value.elements):
+            return None
+        value = value.elements[position].value
+    dtypes, casts = analysis.dtypes, analysis.casts
+    base = _flatten(target, analysis.dataflow)[0]
+    array, source = dtypes.dtype_of(base), dtypes.dtype_of(value)
+    if not needs_cast(array, source):
+        return None
+    if not casts.may_leave_range(statement, value, source, array):
+        return "cast"
+    return "wrap" if casts.wraps_exactly(source, array, cst.Name("_value")) else "cast-leaving"
 
 
 def _may_view(value: cst.CSTNode, base: cst.BaseExpression, dataflow, parents) -> bool:

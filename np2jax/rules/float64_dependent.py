@@ -78,6 +78,17 @@ class Float64Dependent(Rule):
                                   reason="float32 gives a linear solve about 7 significant "
                                          "digits, and an ill-conditioned matrix (normal "
                                          "equations, a Vandermonde matrix) takes most of them")
+        jax_refs = self.analysis.dataflow.jax_refs
+        for ref, argument in self.analysis.kept_calls_given_jax_values:
+            library = "SciPy" if ref.qualname.startswith("scipy") else "NumPy"
+            yield self.report(ref.call, spelled=code_of(ref.node) + "(...)",
+                              requires=jax_refs(argument),
+                              reason=f"it stays on {library} and is handed "
+                                     f"`{code_of(argument)}`, which the converted code "
+                                     "computes in float32: it computes with the float32 "
+                                     "values it gets where the original gave it float64 "
+                                     "(differences of close samples, a finite-difference "
+                                     "step, a tolerance, the digits of its result)")
         for call in self.analysis.nodes(cst.Call):
             func = call.func
             name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")

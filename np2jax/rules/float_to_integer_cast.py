@@ -102,6 +102,13 @@ class FloatToIntegerCast(Rule):
             for target in statement.targets:
                 if isinstance(target.target, cst.Subscript):
                     yield statement, target.target.value, statement.value, False
+                elif isinstance(target.target, (cst.Tuple, cst.List)) \
+                        and isinstance(statement.value, (cst.Tuple, cst.List)):
+                    # `a[0], a[1] = u, v`: each element into its own target
+                    for element, value in zip(target.target.elements, statement.value.elements):
+                        if isinstance(element.value, cst.Subscript) \
+                                and not isinstance(value, cst.StarredElement):
+                            yield statement, element.value.value, value.value, False
         for statement in self.analysis.nodes(cst.AugAssign):
             if isinstance(statement.target, cst.Subscript):
                 yield statement, statement.target.value, statement.value, True

@@ -192,3 +192,38 @@ def test_under_jit_the_casts_are_reported_not_rewritten():
     compiled = convert_source(source, Config(jit=True))
     assert [f.code for f in compiled.findings if f.code == "NJ403"] == ["NJ403"]
     assert "jnp.abs(" not in compiled.converted
+
+
+@pytest.mark.parametrize("write", [
+    "img[keep] = x[keep] * 150.0",  # a mask not proven of the array's shape: eager .at[mask]
+    "img[0], img[1] = x[1] * 150.0, x[4] * -90.0",  # a tuple of stores
+    "img[2] = img[1] = x[4] * 150.0",  # one value, two stores
+])
+def test_every_store_of_float_values_casts_as_numpy_does(write):
+    """Each form a store takes casts float values into the integer array as NumPy does
+    (through int32, out-of-range values wrapping), with no warning that a later JAX refuses
+    the store: nothing reported, equal bytes."""
+    source = ("import numpy as np\n\ndef main():\n    x = np.linspace(-2.0, 3.0, 5)\n"
+              "    keep = np.array([True, False, True, True, False])\n"
+              f"    img = np.arange(5).astype(np.uint8)\n    {write}\n    return img\n")
+    result = convert_source(source)
+    assert [f.code for f in result.findings if f.code != "NJ208"] == []
+    assert "jnp.abs(" in result.converted
+    expected = _run(source)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        namespace: dict = {}
+        exec(result.converted, namespace)
+        got = np.asarray(namespace["main"]())
+    assert not [w for w in caught if issubclass(w.category, (FutureWarning, DeprecationWarning))]
+    assert expected.tolist() == got.tolist() and got.dtype == np.uint8
+
+
+def test_a_tuple_of_stores_the_form_does_not_reproduce_is_reported():
+    """uint32 is not reproduced: the tuple's stores are cast (no warning) and reported."""
+    source = ("import numpy as np\n\ndef main():\n    x = np.linspace(-2.0, 3.0, 5)\n"
+              "    big = np.zeros(3, dtype=np.uint32)\n"
+              "    big[0], big[1] = x[0] * 1e9, x[1]\n    return big\n")
+    result = convert_source(source)
+    assert [f.code for f in result.findings] == ["NJ403", "NJ403"]
+    assert "jnp.abs(" not in result.converted and "dtype=big.dtype" in result.converted

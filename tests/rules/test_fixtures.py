@@ -7,7 +7,8 @@ header says `# verdict: equal` (the default), and do not when it says `# verdict
 (which is only allowed for a case that expects a finding: never silently wrong).
 
 The converted side must also run clean: a FutureWarning or DeprecationWarning (JAX's notice that
-a later release refuses the code, such as `.at[].add(2.5)` into an integer array) fails the case.
+a later release refuses the code, such as `.at[].set(2.5)` into an integer array) that the
+.in.py did not raise under NumPy fails the case.
 
 Outputs drawn from random numbers cannot agree exactly: a fixture names them in
 `STOCHASTIC = {name: tolerance}` (as the verifier's programs do), and those are compared by
@@ -19,11 +20,9 @@ same numbers run to run.
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
-from helpers import FIXTURES, fixture_config, header, run_main
+from helpers import FIXTURES, fixture_config, header, new_breaking_warnings, recording_breaking, run_main
 from np2jax.api import convert_source
 from np2jax.catalog import rule_docs
 from np2jax.config import Config
@@ -60,16 +59,14 @@ def test_conversion_is_idempotent(case):
     assert convert_source(text, _config(case.read_text())).converted == text
 
 
-def _run_converted(path):
-    """main() of a converted fixture, which must raise no warning of what JAX will refuse."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FutureWarning)
-        warnings.simplefilter("always", DeprecationWarning)
-        result = run_main(path)
-    breaking = [f"{w.category.__name__}: {w.message}" for w in caught
-                if issubclass(w.category, (FutureWarning, DeprecationWarning))]
+def _run_both(case):
+    """main() of the .in.py and of the .out.py; the converted one must raise no warning of
+    what a later release refuses that the original did not raise."""
+    reference, original = recording_breaking(lambda: run_main(case))
+    converted, raised = recording_breaking(lambda: run_main(_out(case)))
+    breaking = new_breaking_warnings(original, raised)
     assert not breaking, breaking
-    return result
+    return reference, converted
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -77,16 +74,17 @@ def test_both_versions_run_and_agree(case):
     text = case.read_text()
     verdict = header(text, "verdict") or "equal"
     assert verdict in ("equal", "fails")
-    reference = run_main(case)
     if verdict == "equal":
+        reference, converted = _run_both(case)
         stochastic = _stochastic(text)
         if stochastic:
             problems = [o.problem() or o.note for o in compare_trees(
-                reference, _run_converted(_out(case)), stochastic=stochastic) if not o.equal]
+                reference, converted, stochastic=stochastic) if not o.equal]
             assert not problems, problems
             return
-        assert compare_values("main()", reference, _run_converted(_out(case))) is None
+        assert compare_values("main()", reference, converted) is None
         return
+    reference = run_main(case)
     assert _expected_codes(text), "a case whose conversion fails must expect a finding"
     try:
         converted = run_main(_out(case))

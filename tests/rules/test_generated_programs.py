@@ -13,6 +13,9 @@ own, casts through conditionals or with an integer path, float stores into integ
 NaN cast to int64, a float16 cumsum). Each
 program is `def main(): ... return {...}` returning every array it made. Some programs keep
 every array private (np2jax must convert them), others alias (np2jax must refuse them).
+Every converted program that runs must also run clean: a FutureWarning or DeprecationWarning
+the NumPy original did not raise (JAX's "cannot safely cast value from dtype=float64 to
+dtype=uint8", which a later release makes an error) fails the case, findings or not.
 
 CI runs 300 derandomized examples per test. `--long` (or NP2JAX_LONG=1) raises that to 5000
 (and NP2JAX_EXAMPLES=N to any N), for a long hunt:
@@ -32,6 +35,7 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from helpers import new_breaking_warnings, recording_breaking
 from np2jax.api import convert_source
 from np2jax.files import SourceError
 from np2jax.verify.compare import compare_values
@@ -246,6 +250,11 @@ def _run(source: str):
     return namespace["main"]()
 
 
+def _run_recording(source: str):
+    """(main(), the FutureWarnings and DeprecationWarnings it raised)."""
+    return recording_breaking(lambda: _run(source))
+
+
 _KINDS = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
 
 
@@ -281,15 +290,18 @@ def _check_equal(source: str):
         assert again == result.converted, f"not idempotent:\n{result.converted}\n---\n{again}"
     try:
         with np.errstate(all="ignore"):
-            reference = _run(source)
+            reference, original_warnings = _run_recording(source)
     except Exception:  # noqa: BLE001 - NumPy refuses the program (a casting rule): not a case
         TALLY["numpy raises"] += 1
         assume(False)
     try:
-        got = _run(result.converted)
+        got, converted_warnings = _run_recording(result.converted)
         problem = _difference(reference, got)
     except Exception as exc:  # noqa: BLE001 - a crash is a difference too
-        problem = f"{type(exc).__name__}: {exc}"
+        problem, converted_warnings = f"{type(exc).__name__}: {exc}", set()
+    breaking = new_breaking_warnings(original_warnings, converted_warnings)
+    assert not breaking, (f"the converted program raises what a later JAX refuses: {breaking}"
+                          f"\n--- original\n{source}\n--- converted\n{result.converted}")
     if not result.changed:
         TALLY["unchanged"] += 1
     elif result.findings:

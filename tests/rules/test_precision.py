@@ -81,3 +81,18 @@ def test_the_cli_and_the_configuration_choose_the_mode(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.np2jax]\nx64 = false\n")
     assert X64_LINE not in invoke("convert", source, "--diff").stdout
     assert X64_LINE in invoke("convert", source, "--diff", "--x64").stdout  # the flag wins
+
+
+def test_a_call_kept_on_scipy_handed_float32_values_is_reported_in_the_32_bit_mode():
+    """`minimize(loss, x0)` stays on SciPy; under --x32 its x0 comes from converted code as
+    float32, and its finite-difference step follows x0's dtype: NJ401 names the consumer
+    and the value. Integer data handed to a kept call, and the default mode, report none."""
+    source = ("import numpy as np\nfrom scipy.optimize import minimize\n\n"
+              "def loss(v):\n    return float(np.sum((v - 1.5) ** 2))\n\n"
+              "def main():\n    x0 = np.linspace(0.0, 1.0, 3) * 2.0\n"
+              "    counts = np.arange(4)\n    np.savetxt('counts.txt', counts)\n"
+              "    return minimize(loss, x0).x\n")
+    found = [f for f in check_source(source, X32) if f.code == "NJ401"]
+    assert len(found) == 1 and "`minimize(...)`" in found[0].message \
+        and "`x0`" in found[0].message and "SciPy" in found[0].message
+    assert [f for f in check_source(source) if f.code == "NJ401"] == []
