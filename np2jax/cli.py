@@ -178,11 +178,9 @@ def convert(
     exit_zero: bool = ExitZeroOption,
     stdin_filename: Optional[str] = StdinFilenameOption,
     keep_numpy: Optional[List[str]] = KeepNumpyOption,
-    prove_: bool = typer.Option(False, "--prove", help="With --out and one package folder, run "
-                                "from the project's root: prove each converted function on the "
-                                "calls the project's tests make, keep the ones that differ on "
-                                "NumPy, convert again until stable, then run the suite on the "
-                                "result; arguments after -- go to pytest."),
+    prove_: bool = typer.Option(False, "--prove", help="From the project's root, with --out and "
+                                "a package: prove each function on the tests' calls, keep those "
+                                "that differ on NumPy, convert again (-- ARGS: pytest's)."),
 ) -> None:
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import RunReport, emit, run_progress, unified_diff
