@@ -644,6 +644,9 @@ class _Reach:
                     self._copy(call)
                 return
             self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x
+        elif isinstance(func, cst.Name) and flow.value_kind(call) != CONTAINER \
+                and flow.jax_typed(call):
+            self._copy(call)  # `sum(x[i:] * w[i] for i in ...)` of JAX arrays: a new one
 
     def _may_be_jax_array(self, value) -> bool:
         """Whether a fresh array expression (arithmetic, a comparison, `x.astype(...)`) may
