@@ -627,6 +627,12 @@ class _Reach:
         if function is not None:
             if function in self.analysis.kept_functions and self._fresh_result(function):
                 return  # a new NumPy array: the function is kept on NumPy
+            returned = _returned(function, exact=True)
+            if returned and all(self._island_copy(v) for v in returned):
+                self._function(function)  # `return np.array(<JAX array>)`: an island's copy
+                for value in returned:  # made by an earlier conversion, kept as it is
+                    self._reach(value, depth)
+                return
             if self._fresh_result(function):
                 self._copy(call)
                 return
@@ -648,6 +654,27 @@ class _Reach:
                     self._copy(call)
                 return
             self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x
+        elif isinstance(func, cst.Name) and flow.value_kind(call) != CONTAINER \
+                and flow.jax_typed(call):
+            self._copy(call)  # `sum(x[i:] * w[i] for i in ...)` of JAX arrays: a new one
+
+    def _island_copy(self, value) -> bool:
+        """`np.array(<a JAX array>)`: what an island's copy looks like once converted (the
+        argument made by JAX code already there: a conversion run twice)."""
+        ref = self.collector.ref_by_call.get(value) if isinstance(value, cst.Call) else None
+        return ref is not None and ref.qualname == "numpy.array" and len(value.args) == 1 \
+            and not value.args[0].keyword and not value.args[0].star \
+            and self._jax_value(value.args[0].value)
+
+    def _jax_value(self, value) -> bool:
+        """A JAX array already (`jnp.arange(n)`), or a builtin sum of those (`sum(x[i:] *
+        w[i] for i in ...)`)."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+                and value.func.value == "sum" and value.args:
+            summed = value.args[0].value
+            return self._jax_value(summed.elt if isinstance(summed, (cst.GeneratorExp, cst.ListComp))
+                                   else summed)
+        return self.flow.already_jax(value)
 
     def _may_be_jax_array(self, value) -> bool:
         """Whether a fresh array expression (arithmetic, a comparison, `x.astype(...)`) may

@@ -170,7 +170,8 @@ class ModuleAnalysis:
     def kept_reads(self) -> list[tuple]:
         """(function, node) of each value a function kept on NumPy (NJ104) reads from
         outside its body, other than its parameters: a module global or a name of the
-        function around it bound to a value (`G`), an attribute (`self.w`). The islands keep
+        function around it bound to a value (`G`), an attribute (`self.w`), the result of a
+        call of another function of the module (`helper(x)`). The islands keep
         each NumPy along its path, as the body's NumPy code expects (`np.cumsum(self.w)` of
         a JAX array is a JAX array, which a write then refuses)."""
         kept = self.kept_functions
@@ -186,6 +187,10 @@ class ModuleAnalysis:
         found = []
         for function in kept:
             seen = set()
+            for call in _calls(function.body):  # what a function of the module gives it
+                called = dataflow.module_function(call)
+                if called is not None and called not in kept:
+                    found.append((function, call))
             for node in _loads(function.body, self.parents):
                 if isinstance(node, cst.Name):
                     _scope, values, _ = dataflow.name_bindings(node)
@@ -378,6 +383,15 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
         object_values=collector.object_values,
         kept_functions=collector.kept_functions,
     )
+
+
+def _calls(body):
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if isinstance(node, cst.Call):
+            yield node
 
 
 def _loads(body, parents: dict):

@@ -372,6 +372,26 @@ class Values:
         """The converted API references `jax_typed(value)` relies on (empty when False)."""
         return tuple(_JaxTyping(self, certain).of(value)[1])
 
+    def parameter_may_be_jax(self, value) -> tuple:
+        """For a name bound only to parameters of module-level functions: the converted
+        references by which some call in this module passes a JAX array for it (empty when
+        none is known to). jax_typed asks that every call does; a function called with a
+        JAX array by one caller and a NumPy array by another (a function kept on NumPy,
+        NJ104, passing its own) still meets a JAX array."""
+        if not isinstance(value, cst.Name):
+            return ()
+        values, _ = self.name_values(value)
+        live = self.live_bindings(value, values)
+        if not live or any(bound != "param" for bound, _ in live):
+            return ()
+        refs: set = set()
+        for _, param in live:
+            for argument in self.passed_arguments(param) or ():
+                typed, relied = _JaxTyping(self, False).of(argument)
+                if typed:
+                    refs |= relied
+        return tuple(refs)
+
     def passed_arguments(self, param: cst.Param) -> list | None:
         """What every call in this module passes for a parameter of a module-level function
         (its default where a call leaves it out), or None: the function's name is used by

@@ -40,6 +40,11 @@ class CaughtIndexError(Rule):
                 if flow.jax_typed(array):
                     yield self.report(read, requires=flow.jax_refs(array),
                                       read=code_of(read))
+                elif self.analysis.kept_functions and flow.parameter_may_be_jax(array):
+                    # a parameter some callers pass JAX arrays for, and a function kept on
+                    # NumPy passes a NumPy one (NJ104): the JAX calls' reads clamp
+                    yield self.report(read, requires=flow.parameter_may_be_jax(array),
+                                      read=code_of(read))
 
     def _reads(self, body: cst.CSTNode):
         """(read, the array read) in `body`, outside nested functions, classes and lambdas."""
