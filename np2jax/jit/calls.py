@@ -221,6 +221,7 @@ class CallChecks(TraceCheckerBase):
         for arg in node.args:
             kind = self.expr(arg.value)
             if kind not in PYTHON:
+                self.static_cause(arg.value, f"the argument of `{name}()`")
                 what = ("converts an array to a Python value on the host"
                         if name in HOST_CONVERSIONS else "needs Python values")
                 self.refuse(node, f"`{code_of(node)}` {what}, which a tracer cannot do")
@@ -239,6 +240,15 @@ class CallChecks(TraceCheckerBase):
             self.refuse(node, f"it calls `{name}`, which is left uncompiled",
                         f"`{name}`'s own finding says why")
             return UNKNOWN
+        static = self.m.own_static.get(name, ())
+        if static and problem is None:  # judged on its own body: its static arguments
+            positional = [*function.params.posonly_params, *function.params.params]
+            for index, arg in enumerate(node.args):
+                param = (positional[index].name.value if arg.keyword is None
+                         and index < len(positional) else arg.keyword.value if arg.keyword
+                         else None)
+                if param in static:
+                    self.need_static(arg.value, f"the static argument `{param}` of `{name}`,")
         if self.record:  # traced inline: it must be compiled too (its rewrites applied)
             self.requires.append(function)
         if self.function is not None and name == self.function.name.value:

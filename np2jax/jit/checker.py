@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
-from np2jax.jit.lattice import MAY_BE_ARRAY, PYTHON
+from np2jax.jit.lattice import MAY_BE_ARRAY, PYTHON, STATIC
 from np2jax.jit.names import bound_names, names_mentioned
 from np2jax.jit.scan import Histories, find_histories
 from np2jax.jit.verdicts import LoopVerdict, Rewrite
@@ -40,6 +40,11 @@ class JitModule:
     # module functions already decorated with jax.jit (code np2jax or its user wrote):
     # name -> their static_argnames
     jitted: dict = field(default_factory=dict)
+    # functions judged on their own body (np2jax.jit.plan, whoever calls them): the class of
+    # each parameter inside it, and the static ones, which every call must pass Python values
+    own: dict = field(default_factory=dict)
+    own_static: dict = field(default_factory=dict)
+    imported: frozenset = frozenset()  # names other modules of the tree import from this one
 
     def histories_of(self, function: cst.FunctionDef | None) -> Histories:
         """The lists the loops of `function` collect (np2jax.jit.scan), found once."""
@@ -64,6 +69,10 @@ class Violation:
     node: cst.CSTNode
     reason: str
     hint: str = ""  # what the user can change, said after the line
+    # the parameters (being inferred from the body) that would make `node` a Python value
+    # if they were static, and what needs one there (TraceCheckerBase.static_cause)
+    params: tuple = ()
+    what: str = ""
 
 
 class Stop(Exception):
@@ -94,6 +103,10 @@ class TraceCheckerBase:
         self.record = False
         self.histories = module.histories_of(function)  # lists collected in loops (lax.scan)
         self.exit_guards: set = set()  # `if t: break/continue` of converted loops: t traced
+        # parameters whose class comes from the body, not from call sites (np2jax.jit.plan's
+        # own-body inference): a place needing a Python value that one of them would give
+        # stops the check and names them (Violation.params), to be made static
+        self.inferring: set = set()
 
     # --- driving ----------------------------------------------------------------------
     def run(self, body) -> None:
@@ -122,9 +135,33 @@ class TraceCheckerBase:
             self.violation = Violation(node, reason, hint)
             raise Stop
 
+    def static_cause(self, node: cst.BaseExpression, what: str) -> None:
+        """In inference mode, when the parameters being inferred that `node` mentions would
+        make it a Python value if they were static: stop, naming them."""
+        if not (self.inferring and self.check and self.record):
+            return
+        mentioned = sorted(n for n in names_mentioned(node)
+                           if n in self.inferring and self.env.get(n) not in PYTHON)
+        if not mentioned:
+            return
+        env, check, record = dict(self.env), self.check, self.record
+        self.check = self.record = False
+        try:
+            before = self.expr(node)
+            for name in mentioned:
+                self.env[name] = STATIC
+            kind = self.expr(node)
+        finally:
+            self.env, self.check, self.record = env, check, record
+        if before not in PYTHON and kind in PYTHON:
+            self.violation = Violation(node, f"{what} `{code_of(node)}` needs a Python value",
+                                       params=tuple(mentioned), what=what)
+            raise Stop
+
     def need_static(self, node: cst.BaseExpression, what: str) -> str:
         kind = self.expr(node)
         if kind not in PYTHON:
+            self.static_cause(node, what)
             self.refuse(node, f"{what} `{code_of(node)}` is "
                               f"{'an array' if kind in MAY_BE_ARRAY else 'not known'} "
                               "while compiling")

@@ -40,7 +40,7 @@ class StatementChecks(TraceCheckerBase):
                 if self.expr(node.test) in MAY_BE_ARRAY and not zero_d_test(self, node.test):
                     self.refuse(node.test, f"the exit test `{code_of(node.test)}` is not provably "
                                            "one value")
-            elif not where_if(self, node):
+            elif self.static_cause(node.test, "the `if` test") or not where_if(self, node):
                 if array_branches(self, node):  # lax.cond, lax.switch
                     return
                 self.need_static(node.test, "the `if` test")
@@ -53,6 +53,7 @@ class StatementChecks(TraceCheckerBase):
         elif isinstance(node, cst.For):
             self.loop(node)
         elif isinstance(node, cst.While):
+            self.static_cause(node.test, "the `while` test")
             if not self.array_while(node):
                 self.need_static(node.test, "the `while` test")
             self.block(node.body)
