@@ -8,7 +8,7 @@ import libcst as cst
 from np2jax.analysis.references import bind_arguments as bind_api_arguments
 from np2jax.catalog import api_table
 from np2jax.jit.checker import CallSite, TraceCheckerBase
-from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, UNKNOWN
+from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, PYTHON, STATIC, UNKNOWN
 from np2jax.jit.masks import selection_count, selection_reduction, size_hint
 from np2jax.jit.names import parameters
 from np2jax.jit.rewrites import debug_print
@@ -244,7 +244,7 @@ class CallChecks(TraceCheckerBase):
             if selection_count(self, node):  # len(x[m]) / n: jnp.count_nonzero(m) / n
                 return ARRAY
             kinds = [self.expr(arg.value) for arg in node.args]
-            return STATIC if all(k in (STATIC, LIST, ARRAY) for k in kinds) else UNKNOWN
+            return STATIC if all(k in (STATIC, LIST, ARRAY, MIXED) for k in kinds) else UNKNOWN
         if name == "abs":
             kinds = [self.expr(arg.value) for arg in node.args]
             return kinds[0] if len(kinds) == 1 else UNKNOWN

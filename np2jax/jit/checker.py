@@ -22,6 +22,7 @@ from np2jax.jit.names import bound_names, names_mentioned
 from np2jax.jit.scan import Histories, find_histories
 from np2jax.jit.verdicts import LoopVerdict, Rewrite
 from np2jax.syntax import code_of
+from np2jax.syntax.walk import walk
 
 
 @dataclass
@@ -140,7 +141,7 @@ class TraceCheckerBase:
         make it a Python value if they were static: stop, naming them."""
         if not (self.inferring and self.check and self.record):
             return
-        mentioned = sorted(n for n in names_mentioned(node)
+        mentioned = sorted(n for n in _whole_values(node)
                            if n in self.inferring and self.env.get(n) not in PYTHON)
         if not mentioned:
             return
@@ -183,3 +184,52 @@ class TraceCheckerBase:
             number += 1
             name = f"{base}_{number}"
         return name
+
+
+# Builtins of numbers: a parameter they take whole is a number, not an array's element.
+_NUMBER_BUILTINS = frozenset({"int", "float", "bool", "abs", "round", "min", "max", "str"})
+
+
+def _whole_values(node: cst.CSTNode) -> set:
+    """The names an expression uses as whole values: through arithmetic, comparisons,
+    `and`/`or`/`not`, conditional expressions, tuples and lists, and number builtins
+    (`n + 1`, `(n, 3)`, `mode == "fast"`, `int(n)`), not through a subscript, an attribute
+    or another call (`x[0]`, `x.sum()`, `len(x)`): a parameter made static must be the
+    Python value itself (an array there is data, which cannot be static)."""
+    names: set = set()
+
+    def visit(node) -> None:
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, cst.BinaryOperation):
+            visit(node.left)
+            visit(node.right)
+        elif isinstance(node, (cst.UnaryOperation,)):
+            visit(node.expression)
+        elif isinstance(node, cst.BooleanOperation):
+            visit(node.left)
+            visit(node.right)
+        elif isinstance(node, cst.Comparison):
+            visit(node.left)
+            for comparison in node.comparisons:
+                visit(comparison.comparator)
+        elif isinstance(node, cst.IfExp):
+            for part in (node.test, node.body, node.orelse):
+                visit(part)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                visit(element.value)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                and node.func.value in _NUMBER_BUILTINS:
+            for arg in node.args:
+                visit(arg.value)
+
+    visit(node)
+    return names
+
+
+def string_test(node: cst.CSTNode) -> bool:
+    """A test comparing with strings (`mode == "fast"`, `method in ("a", "b")`): on a
+    parameter, one a Python value decides (a string cannot be traced)."""
+    return any(isinstance(n, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+               for n in walk(node))

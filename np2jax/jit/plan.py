@@ -17,7 +17,7 @@ import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
 from np2jax.analysis.values import always_leaves
-from np2jax.jit.checker import JitModule, Stop
+from np2jax.jit.checker import JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
 from np2jax.jit.names import declared_globals, module_bindings, parameters
 from np2jax.jit.traceable import TraceChecker
@@ -397,7 +397,7 @@ def _body_verdict(m: JitModule, function: cst.FunctionDef, checker: TraceChecker
 # Places where a static parameter is given an integer, a tuple or a dtype by any caller that
 # runs in NumPy (shapes, axes, bounds, indices): few distinct values, hashable.
 _SHAPE_LIKE = ("the range bound", "the slice bound", "the index", "the argument `",
-               "the argument of `.", "the argument of `int()`", "the argument of `len()`",
+               "the argument of `.", "the argument of `int()`",
                "the static argument", "the step of")
 
 
@@ -432,7 +432,7 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
             return JitPlan(function, False, f"`{pname}` must be static ({where} needs a Python "
                                             f"value) and its default is a float: each new value "
                                             "would compile again, so it stays eager")
-        if what.startswith(_SHAPE_LIKE) or _plain_default(default) or _string_test(node):
+        if what.startswith(_SHAPE_LIKE) or _plain_default(default) or string_test(node):
             continue
         return JitPlan(function, False, f"whether `{pname}` can be static depends on its "
                                         f"callers: {where} needs a Python value, but nothing "
@@ -483,12 +483,6 @@ def _plain_default(node: cst.BaseExpression | None) -> bool:
         node = node.expression
     return isinstance(node, (cst.Integer, cst.SimpleString, cst.ConcatenatedString)) or (
         isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
-
-
-def _string_test(node: cst.CSTNode) -> bool:
-    """A test comparing with strings (`mode == "fast"`, `method in ("a", "b")`)."""
-    return any(isinstance(n, (cst.SimpleString, cst.ConcatenatedString))
-               for n in walk(node))
 
 
 def _passed_reason(m: JitModule, function: cst.FunctionDef, param: cst.Param, kind: str,

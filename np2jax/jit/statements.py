@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.jit.branches import array_branches, where_if
-from np2jax.jit.checker import TraceCheckerBase
+from np2jax.jit.checker import Stop, TraceCheckerBase, string_test
 from np2jax.jit.lattice import ARRAY, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, arith, join, pytree
 from np2jax.jit.proofs import zero_d_test
 from np2jax.syntax import code_of
@@ -40,9 +40,14 @@ class StatementChecks(TraceCheckerBase):
                 if self.expr(node.test) in MAY_BE_ARRAY and not zero_d_test(self, node.test):
                     self.refuse(node.test, f"the exit test `{code_of(node.test)}` is not provably "
                                            "one value")
-            elif self.static_cause(node.test, "the `if` test") or not where_if(self, node):
-                if array_branches(self, node):  # lax.cond, lax.switch
-                    return
+            elif (string_test(node.test) and self.static_cause(node.test, "the `if` test")) \
+                    or not where_if(self, node):
+                try:
+                    if array_branches(self, node):  # lax.cond, lax.switch
+                        return
+                except Stop:  # no rewrite of an array test: a static parameter may do
+                    self.static_cause(node.test, "the `if` test")
+                    raise
                 self.need_static(node.test, "the `if` test")
             self.block(node.body)
             if node.orelse is not None:
