@@ -444,7 +444,19 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
     if refused is not None:
         return refused
     static = tuple(p for p in own if own[p] == STATIC)
+    positional = [*function.params.posonly_params, *function.params.params]
     for site in sites:
+        for param in parameters(function):
+            pname = param.name.value
+            value = argument_for(site.call, positional.index(param) if param in positional
+                                 else None, pname)
+            if pname not in static and isinstance(value, (cst.SimpleString, cst.FormattedString,
+                                                          cst.ConcatenatedString)):
+                line = m.analysis.position(site.call)[0]
+                return JitPlan(function, False, f"`{code_of(site.call).strip()}` on line {line} "
+                                                f"passes a string for `{pname}`, which its body "
+                                                "uses as a value jax.jit traces (a string "
+                                                "cannot be traced)")
         for pname in static:
             kind = site.passed.get(pname)
             if kind in (ARRAY, MIXED, LIST):

@@ -166,3 +166,23 @@ def test_imports_of_follows_the_import_graph():
     assert imports("import importlib\nm = importlib.import_module('pkg.ops')\n") == \
         dict.fromkeys(modules)
     assert imports("def broken(:\n") == dict.fromkeys(modules)
+
+
+def test_an_imported_function_called_here_with_a_string_for_a_traced_parameter(tmp_path):
+    ops = """
+    import numpy as np
+
+
+    def double(x, tag):
+        return np.asarray(x) * 2.0
+
+
+    def run():
+        return {"a": double(np.ones(2), "first")}
+    """
+    app = """
+    from pkg.ops import double
+    """
+    _, _, run = _convert(tmp_path, ops=ops, app=app)
+    verdict = _verdicts(run)[("ops.py", "double")]
+    assert "passes a string for `tag`" in verdict
