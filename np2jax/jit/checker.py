@@ -25,6 +25,13 @@ from np2jax.syntax import code_of
 from np2jax.syntax.walk import walk
 
 
+# Places where a static parameter is given an integer, a tuple or a dtype by any caller that
+# runs in NumPy (shapes, axes, bounds, indices): few distinct values, hashable.
+SHAPE_LIKE = ("the range bound", "the slice bound", "the index", "the argument `",
+              "the argument of `.", "the argument of `int()`", "the static argument",
+              "the step of")
+
+
 @dataclass
 class JitModule:
     """What the checks of one module share."""
@@ -108,6 +115,9 @@ class TraceCheckerBase:
         # own-body inference): a place needing a Python value that one of them would give
         # stops the check and names them (Violation.params), to be made static
         self.inferring: set = set()
+        # probing (check off): the inferred parameters some shape-like place needs whole
+        self.shape_probe = False
+        self.shape_uses: set = set()
 
     # --- driving ----------------------------------------------------------------------
     def run(self, body) -> None:
@@ -139,7 +149,7 @@ class TraceCheckerBase:
     def static_cause(self, node: cst.BaseExpression, what: str) -> None:
         """In inference mode, when the parameters being inferred that `node` mentions would
         make it a Python value if they were static: stop, naming them."""
-        if not (self.inferring and self.check and self.record):
+        if not self.inferring or not (self.check and self.record or self.shape_probe):
             return
         mentioned = sorted(n for n in _whole_values(node)
                            if n in self.inferring and self.env.get(n) not in PYTHON)
@@ -154,7 +164,10 @@ class TraceCheckerBase:
             kind = self.expr(node)
         finally:
             self.env, self.check, self.record = env, check, record
-        if before not in PYTHON and kind in PYTHON:
+        if before not in PYTHON and kind in PYTHON and self.shape_probe:
+            if what.startswith(SHAPE_LIKE):
+                self.shape_uses.update(mentioned)
+        elif before not in PYTHON and kind in PYTHON:
             self.violation = Violation(node, f"{what} `{code_of(node)}` needs a Python value",
                                        params=tuple(mentioned), what=what)
             raise Stop

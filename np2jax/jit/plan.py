@@ -17,7 +17,7 @@ import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
 from np2jax.analysis.values import always_leaves
-from np2jax.jit.checker import JitModule, Stop, string_test
+from np2jax.jit.checker import SHAPE_LIKE, JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
 from np2jax.jit.names import declared_globals, module_bindings, parameters
 from np2jax.jit.traceable import TraceChecker
@@ -394,13 +394,6 @@ def _body_verdict(m: JitModule, function: cst.FunctionDef, checker: TraceChecker
     return None
 
 
-# Places where a static parameter is given an integer, a tuple or a dtype by any caller that
-# runs in NumPy (shapes, axes, bounds, indices): few distinct values, hashable.
-_SHAPE_LIKE = ("the range bound", "the slice bound", "the index", "the argument `",
-               "the argument of `.", "the argument of `int()`",
-               "the static argument", "the step of")
-
-
 def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
     """A function judged on its own body, whoever calls it (another module, a user of the
     library): each parameter is any value (an array or a Python number) except those its
@@ -424,6 +417,8 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
             needs[param] = (violation.what, violation.node)
             own[param] = STATIC
     by_name = {p.name.value: p for p in parameters(function)}
+    shapes = _shape_uses(m, function, own, {p for p, (what, _) in needs.items()
+                                             if not what.startswith(SHAPE_LIKE)})
     for pname, (what, node) in needs.items():
         default = by_name[pname].default
         line = m.analysis.position(node)[0]
@@ -432,7 +427,8 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
             return JitPlan(function, False, f"`{pname}` must be static ({where} needs a Python "
                                             f"value) and its default is a float: each new value "
                                             "would compile again, so it stays eager")
-        if what.startswith(_SHAPE_LIKE) or _plain_default(default) or string_test(node):
+        if what.startswith(SHAPE_LIKE) or pname in shapes or _plain_default(default) \
+                or string_test(node):
             continue
         return JitPlan(function, False, f"whether `{pname}` can be static depends on its "
                                         f"callers: {where} needs a Python value, but nothing "
@@ -481,6 +477,18 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
     m.own_static[name] = static
     return JitPlan(function, True, static=static, requires=tuple(checker.requires),
                    rewrites=tuple(checker.rewrites), loops=tuple(checker.loops))
+
+
+def _shape_uses(m: JitModule, function: cst.FunctionDef, own: dict, probed: set) -> set:
+    """Which of the `probed` static parameters (made static for a Python test) the body
+    also uses whole as a shape, a bound, an axis or an index: an integer, then."""
+    if not probed:
+        return set()
+    checker = TraceChecker(m, function, {**own, **dict.fromkeys(probed, MIXED)}, check=False)
+    checker.inferring = set(probed)
+    checker.shape_probe = True
+    checker.run(function.body)
+    return checker.shape_uses & probed
 
 
 def _float_literal(node: cst.BaseExpression) -> bool:

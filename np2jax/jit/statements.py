@@ -14,6 +14,13 @@ from np2jax.syntax import code_of
 from np2jax.syntax.walk import children, walk
 
 
+# Exceptions a function raises under Python control flow, with Python-valued messages.
+BUILTIN_EXCEPTIONS = frozenset({
+    "ValueError", "TypeError", "IndexError", "KeyError", "RuntimeError", "NotImplementedError",
+    "ArithmeticError", "ZeroDivisionError", "AssertionError", "Exception",
+})
+
+
 class StatementChecks(TraceCheckerBase):
     """Blocks and statements: what they bind, store and return."""
 
@@ -118,8 +125,17 @@ class StatementChecks(TraceCheckerBase):
         elif isinstance(node, (cst.Pass, cst.Break, cst.Continue)):
             return
         elif isinstance(node, cst.Raise):
-            if node.exc is not None:
-                self.expr(node.exc)
+            exc = node.exc
+            call = exc if isinstance(exc, cst.Call) else None
+            name = call.func if call is not None else exc
+            if isinstance(name, cst.Name) and name.value in BUILTIN_EXCEPTIONS \
+                    and self.is_builtin(name, name.value) and node.cause is None:
+                # raised while tracing, under Python control flow: the caller gets the
+                # same exception as in NumPy (an `if` on an array with a raise is refused)
+                for arg in call.args if call is not None else ():
+                    self.need_static(arg.value, "the message of the exception")
+            elif exc is not None:
+                self.expr(exc)
         elif isinstance(node, cst.Assert):
             self.need_static(node.test, "the `assert` test")
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
