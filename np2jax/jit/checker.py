@@ -53,6 +53,7 @@ class JitModule:
     own: dict = field(default_factory=dict)
     own_static: dict = field(default_factory=dict)
     imported: frozenset = frozenset()  # names other modules of the tree import from this one
+    library: bool = False  # a module of a package: its public functions have outside callers
 
     def histories_of(self, function: cst.FunctionDef | None) -> Histories:
         """The lists the loops of `function` collect (np2jax.jit.scan), found once."""

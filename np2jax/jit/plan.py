@@ -54,8 +54,11 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
                   refs_by_node={ref.node: ref for ref in analysis.refs},
                   refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None},
                   jitted=jitted, imported=analysis.context.imported_names)
+    # a module of a package is a library: its public functions have callers outside the
+    # tree (its users, its tests), whatever calls of them it shows
+    m.library = "." in analysis.context.name or analysis.context.is_package
     m.own = {name: dict.fromkeys((p.name.value for p in parameters(f)), MIXED)
-             for name, f in candidates.items() if name in m.imported and parameters(f)}
+             for name, f in candidates.items() if _outside_callers(m, name) and parameters(f)}
     once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
         - declared_globals(analysis.module) - set(candidates)
     m.globals = _module_globals(m, once)
@@ -302,12 +305,13 @@ def _default_class(default: cst.BaseExpression) -> str:
 
 
 def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
-    """A function other modules import, or that no call of its file shows, is judged on its
-    own body (whoever calls it: _judge_own); the others on what their calls pass, and on
-    their own body when the calls' values cannot be classified."""
+    """A function other modules import, a public function of a package's module, or one no
+    call of its file shows, is judged on its own body (whoever calls it: _judge_own); the
+    others on what their calls pass, and on their own body when the calls' values cannot be
+    classified."""
     function = m.functions[name]
     sites = m.sites.get(name, [])
-    if parameters(function) and (name in m.imported or not sites):
+    if parameters(function) and (_outside_callers(m, name) or not sites):
         return _judge_own(m, name, sites)
     plan = _judge_calls(m, name, params)
     if plan.compiled or not plan.reason.startswith(_FROM_CALLS):
@@ -317,6 +321,13 @@ def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
 
 
 _FROM_CALLS = "its calls pass"
+
+
+def _outside_callers(m: JitModule, name: str) -> bool:
+    """Whether calls the module does not show may reach the function: another module of
+    the tree imports it, or it is a public function of a package's module (a library's
+    API, called by its users and tests)."""
+    return name in m.imported or (m.library and not name.startswith("_"))
 
 
 def _judge_calls(m: JitModule, name: str, params: dict) -> JitPlan:

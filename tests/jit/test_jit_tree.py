@@ -50,12 +50,12 @@ def spread(x, n):
     return np.outer(np.ones(n), x) / n
 
 
-def helper(x):
+def _helper(x):
     return x + 1.0
 
 
 def local():
-    return {"h": helper(np.ones(2))}
+    return {"h": _helper(np.ones(2))}
 """
 
 APP = """
@@ -65,8 +65,8 @@ from pkg.ops import spread
 
 
 def main():
-    helper = np.arange(4.0)  # a local of the same name: not ops.helper
-    return {"s": spread(helper, 2), "t": spread([1.0, 2.0], n=3)}
+    _helper = np.arange(4.0)  # a local of the same name: not ops._helper
+    return {"s": spread(_helper, 2), "t": spread([1.0, 2.0], n=3)}
 """
 
 
@@ -95,23 +95,63 @@ def _verdicts(run) -> dict:
     return verdicts
 
 
-def _run(root: Path, module: str, function: str):
+def _run(root: Path, module: str, function: str, package: bool = True):
     code = ("import pickle, sys; import numpy as np; sys.path.insert(0, sys.argv[1]); "
-            f"from pkg.{module} import {function}; "
+            f"from {'pkg.' if package else ''}{module} import {function}; "
             f"sys.stdout.buffer.write(pickle.dumps({{k: np.asarray(v) for k, v in {function}().items()}}))")
     done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, check=True)
     return pickle.loads(done.stdout)
 
 
+def test_a_public_function_of_a_package_is_judged_on_its_own_body(tmp_path):
+    """Its users and tests call it from outside the tree: the calls in its module do not
+    decide (`mode` would be a constant for them: it is static from the body)."""
+    ops = """
+    import numpy as np
+
+
+    def fill(x, mode=None):
+        if mode == "zeros":
+            return np.zeros(x.shape)
+        return np.asarray(x) * 1.0
+
+
+    def _private(x, scale):
+        return np.asarray(x) * scale
+
+
+    def run():
+        return {"f": fill(np.ones(2)), "p": _private(np.ones(2), 2.0)}
+    """
+    _, out, run = _convert(tmp_path, ops=ops)
+    verdicts = _verdicts(run)
+    text = (out / "pkg" / "ops.py").read_text()
+    assert verdicts[("ops.py", "fill")] == "compiled"
+    assert '@functools.partial(jax.jit, static_argnames=("mode",))\ndef fill(' in text
+    # private: its calls decide, and they pass a Python float for `scale`
+    assert '@functools.partial(jax.jit, static_argnames=("scale",))\ndef _private(' in text
+
+
 def test_a_same_named_function_of_another_module_does_not_block_compiling(tmp_path):
-    source, out, run = _convert(tmp_path, first=FIRST, second=SECOND)
+    """Two scripts side by side (no package), each with its own `scale` and the calls that
+    show what it takes: neither imports the other, so each is compiled from its calls."""
+    source = tmp_path / "src"
+    source.mkdir()
+    for name, text in (("first", FIRST), ("second", SECOND)):
+        (source / f"{name}.py").write_text(textwrap.dedent(text).lstrip("\n"))
+    out = tmp_path / "out"
+    run = convert_paths([source], JIT, out=out)
     verdicts = _verdicts(run)
     assert verdicts[("first.py", "scale")] == "compiled"
     assert verdicts[("second.py", "scale")] == "compiled"
-    first = (out / "pkg" / "first.py").read_text()
+    first = (out / "first.py").read_text()
     assert '@functools.partial(jax.jit, static_argnames=("k",))\ndef scale(x, k):' in first
-    assert compare_values("main()", _run(source, "first", "main"), _run(out, "first", "main")) is None
-    assert compare_values("run()", _run(source, "second", "run"), _run(out, "second", "run")) is None
+    second = (out / "second.py").read_text()
+    assert '@functools.partial(jax.jit, static_argnames=("k",))\ndef scale(x, k):' in second
+    assert compare_values("main()", _run(source, "first", "main", package=False),
+                          _run(out, "first", "main", package=False)) is None
+    assert compare_values("run()", _run(source, "second", "run", package=False),
+                          _run(out, "second", "run", package=False)) is None
 
 
 def test_a_function_another_module_imports_is_judged_on_its_own_body(tmp_path):
@@ -121,9 +161,10 @@ def test_a_function_another_module_imports_is_judged_on_its_own_body(tmp_path):
     assert verdicts[("ops.py", "spread")] == "compiled"
     ops = (out / "pkg" / "ops.py").read_text()
     assert '@functools.partial(jax.jit, static_argnames=("n",))\ndef spread(x, n):' in ops
-    # app.py's word `helper` is a local, not an import: helper keeps its call-site verdict
-    assert verdicts[("ops.py", "helper")] == "compiled"
-    assert "@jax.jit\ndef helper(x):" in ops
+    # app.py's word `_helper` is a local, not an import: the private _helper keeps its
+    # call-site verdict (`return x + 1.0` would be a Python number for a Python number in)
+    assert verdicts[("ops.py", "_helper")] == "compiled"
+    assert "@jax.jit\ndef _helper(x):" in ops
     assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
 
 
