@@ -7,6 +7,14 @@ only or hashable Python values only (these become static_argnames, which keeps P
 semantics for them exactly). The parameters' classes come from the call sites, to a fixed
 point: a compiled caller's own parameters decide what it passes on; a function whose
 caller is refused is judged again.
+
+A function whose callers the module does not show (no call in it, imported by another
+module of the tree by the import graph, ModuleContext.imported_names, or a public function
+of a package's module), or whose calls pass values that cannot be classified, is judged on
+its own body instead (_judge_own): every parameter may be anything (MIXED) except those
+the body uses whole where a Python value is needed, found one stop at a time
+(TraceCheckerBase.static_cause) and made static when nothing suggests a caller could pass
+an array or a float there.
 """
 
 from __future__ import annotations
