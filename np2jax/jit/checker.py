@@ -26,8 +26,10 @@ from np2jax.syntax.walk import walk
 
 
 # Places where a static parameter is given an integer, a tuple or a dtype by any caller that
-# runs in NumPy (shapes, axes, bounds, indices): few distinct values, hashable.
-SHAPE_LIKE = ("the range bound", "the slice bound", "the index", "the argument `",
+# runs in NumPy (shapes, axes, bounds): few distinct values, hashable. Not an index `x[i]`:
+# callers may pass an int, a slice, or an array of indices (not hashable), so an index
+# parameter is static only with other evidence (an int default, a use as a shape).
+SHAPE_LIKE = ("the range bound", "the slice bound", "the argument `",
               "the argument of `.", "the argument of `int()`", "the static argument",
               "the step of")
 

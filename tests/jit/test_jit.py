@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -467,3 +468,55 @@ def test_a_widening_while_update_keeps_the_function_eager_in_64_bit_mode():
     assert "while_loop" not in widened.converted and "@jax.jit\ndef f" not in widened.converted
     same = convert_source(textwrap.dedent(source).replace("x.astype(np.float32)", "x * 1.0"), JIT)
     assert "jax.lax.while_loop" in same.converted  # float64 -= float64 keeps the dtype
+
+
+def _static_of(source: str) -> dict:
+    """function name -> its static_argnames (None: not compiled), with --jit."""
+    converted = convert_source(textwrap.dedent(source), JIT).converted
+    found, decorator = {}, None
+    for line in converted.splitlines():
+        if line.startswith("@"):
+            decorator = line
+        elif line.startswith("def "):
+            name = line[4:line.index("(")]
+            if decorator is None:
+                found[name] = None
+            elif "static_argnames" in decorator:
+                found[name] = tuple(re.findall(r'"(\w+)"', decorator))
+            else:
+                found[name] = ()
+            decorator = None
+    return found
+
+
+def test_own_body_static_arguments_are_the_parameters_used_whole():
+    """No call in the file: a parameter is static where the body uses it whole as a shape,
+    a bound, an axis or a dtype; one used only through len(), a subscript or a method is
+    data (traced), and an index alone does not say int or array (the function stays eager,
+    the parameter named)."""
+    source = """
+        import numpy as np
+
+        def lengths(x):
+            return np.zeros(len(x)) + np.asarray(x)
+
+        def first(x):
+            v = np.asarray(x)
+            return v * v[0]
+
+        def window(x, n, axis=0):
+            return np.sum(np.asarray(x)[:n], axis=axis)
+
+        def typed(x, dtype=None):
+            return np.asarray(x, dtype=dtype) * 2
+
+        def pick(x, i):
+            return np.asarray(x)[i] * 2.0
+        """
+    static = _static_of(source)
+    assert static["lengths"] == ()
+    assert static["first"] == ()
+    assert static["window"] == ("n", "axis")
+    assert static["typed"] == ("dtype",)
+    assert static["pick"] is None
+    assert "whether `i` can be static depends on its callers" in _verdicts(source)["pick"]
