@@ -20,7 +20,11 @@ Not part of the test suite: it downloads pinned sdists (network) and runs whole 
    call sites that became JAX code, np2jax.findings.Coverage) and the share of the tests
    passing on NumPy that still pass on JAX.
 
-Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--float32]
+With `--jit` the library is converted with `--jit` too (every function proven traceable
+compiled with jax.jit), and the row adds how many functions were compiled (NJ501) and left
+eager (NJ502).
+
+Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--float32] [--jit]
 """
 
 from __future__ import annotations
@@ -112,7 +116,7 @@ def library_files(package: Path, exclude: list[str]) -> list[Path]:
                        for part in p.relative_to(package).parts)]
 
 
-def convert_project(project: Project, work: Path, x64: bool) -> dict:
+def convert_project(project: Project, work: Path, x64: bool, jit: bool = False) -> dict:
     archive = fetch(project, work / "sdists")
     base = work / project.name
     original, converted, out = base / "original", base / "converted", base / "converted-pkg"
@@ -127,6 +131,8 @@ def convert_project(project: Project, work: Path, x64: bool) -> dict:
         command += ["--exclude", pattern]
     if x64:
         command.append("--x64")
+    if jit:
+        command.append("--jit")
     done = run(command)
     (base / "convert.json").write_text(done.stdout)
     report = json.loads(done.stdout)
@@ -307,6 +313,8 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="project names (default: all)")
     parser.add_argument("--timeout", type=int, default=3600,
                         help="seconds each test suite may run (eager JAX on tiny arrays is slow)")
+    parser.add_argument("--jit", action="store_true",
+                        help="convert with --jit (compile every function proven traceable)")
     parser.add_argument("--float32", action="store_true",
                         help="convert and run without --x64 (JAX's default 32-bit floats)")
     args = parser.parse_args()
@@ -320,7 +328,7 @@ def main() -> int:
         if args.only and project.name not in args.only:
             continue
         x64 = project.x64 and not args.float32
-        converted = convert_project(project, args.work, x64)
+        converted = convert_project(project, args.work, x64, args.jit)
         report = converted["report"]
         findings = Counter(f["code"] for f in report["findings"])
         verified = verify_project(project, converted, x64, args.timeout)["tests"]
@@ -336,7 +344,9 @@ def main() -> int:
               f"| {counts_cell(after.get('counts', {}))} "
               f"| {still_passing_cell(verified['original']['counts'], len(traces), after.get('error') or verified['original'].get('error'))} "
               f"| {len(changed)} | {len(traces)} | {causes['flagged']} | {causes['test code']} "
-              f"| {causes['untraced']} |", flush=True)
+              f"| {causes['untraced']} |"
+              + (f" compiled {len([c for c in report['changes'] if c['code'] == 'NJ501'])},"
+                 f" eager {findings.get('NJ502', 0)} |" if args.jit else ""), flush=True)
         (args.work / project.name / "traces.json").write_text(json.dumps(traces, indent=1))
         for test, cause in traces:
             print(f"  {project.name}: {test}: {cause}", file=sys.stderr)

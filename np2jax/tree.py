@@ -11,6 +11,7 @@ when its view of the tree (ModuleContext) changed.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,6 +30,10 @@ class ModuleContext:
     name: str = ""  # the module's dotted name ("" for a lone source text)
     is_package: bool = False  # an __init__.py: relative imports start from the package itself
     external_names: frozenset = frozenset()  # identifiers other files of the tree use
+    # names of this module other files of the tree may reach through an import of it (the
+    # tree's import graph: `from this import f`, or `import this` and a word `f` in the
+    # importing file); a same-named function of another module is not one of them
+    imported_names: frozenset = frozenset()
     # functions of other modules rewritten to return their argument: qualified name ->
     # (position of the parameter, its name); calls to them here must assign the result
     external_mutators: tuple = ()
@@ -137,12 +142,35 @@ class Tree:
                                           if q.rsplit(".", 1)[0] != own)),
             name=own, is_package=path.name == "__init__.py",
             external_names=frozenset(w for w in self.words.get(path, ()) if using[w] > 1),
+            imported_names=self._imported.get(own, frozenset()) & frozenset(
+                self.words.get(path, ())) if own else frozenset(
+                w for w in self.words.get(path, ()) if using[w] > 1),
             external_mutators=tuple(sorted((q, p) for q, p in accepted.items()
                                            if q.rsplit(".", 1)[0] != own
                                            and self._may_refer(path, q))),
             exported_mutators=frozenset(q.rsplit(".", 1)[1] for q in accepted
                                         if q.rsplit(".", 1)[0] == own),
         )
+
+    @cached_property
+    def _imported(self) -> dict[str, frozenset]:
+        """Module name -> the names other files of the tree may reach through importing it
+        (np2jax.tree.imports_of: every word of a file that imports the module as a module,
+        star-imports it or may import dynamically)."""
+        found: dict[str, set] = {}
+        modules = set(self.names.values())
+        for path, text in self.texts.items():
+            own = self.names.get(path, "")
+            words = self.words.get(path, set())
+            for module, names in imports_of(text, own, path.name == "__init__.py",
+                                            modules, is_notebook(path)).items():
+                if module == own:
+                    continue
+                if names is ...:  # star-imported, maybe to be re-exported: every name
+                    names = set().union(*(self.words.get(p, set()) for p, n in self.names.items()
+                                          if n == module))
+                found.setdefault(module, set()).update(words if names is None else names)
+        return {module: frozenset(names) for module, names in found.items()}
 
     def _may_refer(self, path: Path, qualname: str) -> bool:
         """Whether the file's outcome can depend on the function being rewritten: its name
@@ -176,3 +204,62 @@ class Tree:
             if total == 0 or any(name in self.words.get(path, ()) for path in failed):
                 bad.add(qualname)  # mentioned elsewhere, but never as a call we understood
         return bad
+
+
+_DYNAMIC = re.compile(r"\b(getattr|import_module|__import__|importlib|__dict__|vars|globals)\b")
+
+
+def imports_of(text: str, module: str, is_package: bool, modules: set,
+               notebook: bool = False) -> dict:
+    """Module of the tree -> the names a file imports from it (`from m import f`), None
+    when the file may use any of its names (it imports the module itself, `import m` or
+    `from pkg import m`: `m.f` reads a name; or may look names up by string: getattr,
+    importlib), or `...` for a star import (every name of the module: the file may
+    re-export them). `import pkg` also reaches every module under pkg. A file that cannot be parsed, a notebook's JSON, or one
+    that looks names up dynamically may reach every module. Relative imports are resolved
+    from the file's own module name."""
+    if notebook or _DYNAMIC.search(text):
+        return dict.fromkeys(modules)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return dict.fromkeys(modules)
+    found: dict[str, set | None] = {}
+
+    def whole(name: str) -> None:
+        if found.get(name) is not ...:
+            found[name] = None
+
+    def some(name: str, imported: str) -> None:
+        if name in found and not isinstance(found[name], set):
+            return
+        found.setdefault(name, set()).add(imported)
+
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                prefix = parts[0] + "."  # `import a.b` binds a: a.c is reachable too
+                for name in modules:
+                    if name == parts[0] or name.startswith(prefix):
+                        whole(name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                if node.level - 1 > len(package):
+                    continue
+                source = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                if alias.name == "*":
+                    if source in modules:
+                        found[source] = ...
+                    continue
+                child = f"{source}.{alias.name}" if source else alias.name
+                if child in modules:
+                    whole(child)
+                if source in modules:
+                    some(source, alias.name)
+    return found

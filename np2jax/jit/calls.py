@@ -8,7 +8,7 @@ import libcst as cst
 from np2jax.analysis.references import bind_arguments as bind_api_arguments
 from np2jax.catalog import api_table
 from np2jax.jit.checker import CallSite, TraceCheckerBase
-from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, UNKNOWN
+from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, PYTHON, STATIC, UNKNOWN
 from np2jax.jit.masks import selection_count, selection_reduction, size_hint
 from np2jax.jit.names import parameters
 from np2jax.jit.rewrites import debug_print
@@ -51,6 +51,20 @@ HOST_CONVERSIONS = frozenset({"int", "float", "bool", "complex", "str", "repr", 
 # opposite extreme of the array, NaN ignored: the same result whenever the selection is not
 # empty).
 MASK_REDUCTIONS = frozenset({"sum", "mean", "prod", "any", "all", "max", "min"})
+
+
+# Arguments the API table lets be arrays that decide the result's shape: under jax.jit they
+# must be Python values (np.arange(n) of a traced `n` does not compile).
+SHAPE_ARGUMENTS = frozenset({
+    *(("numpy.arange", name) for name in ("start", "stop", "step")),
+    *((f"numpy.{split}", "indices_or_sections")
+      for split in ("split", "array_split", "hsplit", "vsplit", "dsplit")),
+    ("numpy.pad", "pad_width"), ("numpy.repeat", "repeats"),
+    *((f"numpy.{histogram}", "bins") for histogram in (
+        "histogram", "histogram2d", "histogramdd", "histogram_bin_edges")),
+})
+# NumPy's constructors of an array from an array or a literal of numbers and arrays.
+ARRAY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray"})
 
 
 class CallChecks(TraceCheckerBase):
@@ -125,10 +139,11 @@ class CallChecks(TraceCheckerBase):
         if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
             self.refuse(node, size_hint(code_of(node.func)))
         kinds = []
-        roles = {id(a.arg): a.role for a in ref.arguments}
-        if ref.qualname == "numpy.array":  # np.array(x) of an array (a stacked history): a copy
+        roles = {id(a.arg): None if (ref.qualname, a.name) in SHAPE_ARGUMENTS else a.role
+                 for a in ref.arguments}
+        if ref.qualname in ARRAY_CONSTRUCTORS:  # np.array(x) of an array: a copy
             roles.update({id(a.arg): "array" for a in ref.arguments
-                          if a.name == "object" and self.expr(a.arg.value) in MAY_BE_ARRAY})
+                          if a.name in ("object", "a") and self.array_object(a.arg.value)})
         for arg in node.args:
             role = roles.get(id(arg))
             if arg.star:
@@ -143,6 +158,21 @@ class CallChecks(TraceCheckerBase):
             return STATIC
         return ARRAY
 
+    def array_object(self, node: cst.BaseExpression) -> bool:
+        """What np.array / np.asarray makes an array of, traced: an array (a stacked
+        history), or a list or tuple literal holding arrays among numbers (`[x, y, 0.0]`,
+        `[[c, -s], [s, c]]`), which jnp.array stacks as NumPy does."""
+        return self._literal_class(node) in MAY_BE_ARRAY
+
+    def _literal_class(self, node: cst.BaseExpression) -> str:
+        if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+            kinds = [UNKNOWN if isinstance(e, cst.StarredElement) else self._literal_class(e.value)
+                     for e in node.elements]
+            if all(k == STATIC for k in kinds):
+                return STATIC
+            return ARRAY if all(k in MAY_BE_ARRAY or k == STATIC for k in kinds) else UNKNOWN
+        return self.expr(node)
+
     def jax_call(self, node: cst.Call, qualname: str) -> str:
         """A jax.numpy call (code already converted): the API table's roles of NumPy's
         function of the same name say which arguments may be arrays."""
@@ -151,10 +181,11 @@ class CallChecks(TraceCheckerBase):
             self.refuse(node, size_hint(code_of(node.func)))
         entry = api_table().get(qualname)
         roles = {} if entry is None else {
-            id(a.arg): a.role for a in bind_api_arguments(node, entry, qualname)}
-        if qualname == "numpy.array":  # jnp.array(x) of an array (a stacked history): a copy
+            id(a.arg): None if (qualname, a.name) in SHAPE_ARGUMENTS else a.role
+            for a in bind_api_arguments(node, entry, qualname)}
+        if qualname in ARRAY_CONSTRUCTORS:  # jnp.array(x) of an array: a copy
             roles.update({id(a): "array" for a in node.args[:1]
-                          if self.expr(a.value) in MAY_BE_ARRAY})
+                          if a.keyword is None and self.array_object(a.value)})
         for arg in node.args:
             if arg.star:
                 self.refuse(node, f"it passes `{arg.star}{code_of(arg.value)}` to "
@@ -213,7 +244,7 @@ class CallChecks(TraceCheckerBase):
             if selection_count(self, node):  # len(x[m]) / n: jnp.count_nonzero(m) / n
                 return ARRAY
             kinds = [self.expr(arg.value) for arg in node.args]
-            return STATIC if all(k in (STATIC, LIST, ARRAY) for k in kinds) else UNKNOWN
+            return STATIC if all(k in (STATIC, LIST, ARRAY, MIXED) for k in kinds) else UNKNOWN
         if name == "abs":
             kinds = [self.expr(arg.value) for arg in node.args]
             return kinds[0] if len(kinds) == 1 else UNKNOWN
@@ -221,6 +252,7 @@ class CallChecks(TraceCheckerBase):
         for arg in node.args:
             kind = self.expr(arg.value)
             if kind not in PYTHON:
+                self.static_cause(arg.value, f"the argument of `{name}()`")
                 what = ("converts an array to a Python value on the host"
                         if name in HOST_CONVERSIONS else "needs Python values")
                 self.refuse(node, f"`{code_of(node)}` {what}, which a tracer cannot do")
@@ -239,6 +271,15 @@ class CallChecks(TraceCheckerBase):
             self.refuse(node, f"it calls `{name}`, which is left uncompiled",
                         f"`{name}`'s own finding says why")
             return UNKNOWN
+        static = self.m.own_static.get(name, ())
+        if static and problem is None:  # judged on its own body: its static arguments
+            positional = [*function.params.posonly_params, *function.params.params]
+            for index, arg in enumerate(node.args):
+                param = (positional[index].name.value if arg.keyword is None
+                         and index < len(positional) else arg.keyword.value if arg.keyword
+                         else None)
+                if param in static:
+                    self.need_static(arg.value, f"the static argument `{param}` of `{name}`,")
         if self.record:  # traced inline: it must be compiled too (its rewrites applied)
             self.requires.append(function)
         if self.function is not None and name == self.function.name.value:

@@ -17,11 +17,21 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
-from np2jax.jit.lattice import MAY_BE_ARRAY, PYTHON
+from np2jax.jit.lattice import MAY_BE_ARRAY, PYTHON, STATIC
 from np2jax.jit.names import bound_names, names_mentioned
 from np2jax.jit.scan import Histories, find_histories
 from np2jax.jit.verdicts import LoopVerdict, Rewrite
 from np2jax.syntax import code_of
+from np2jax.syntax.walk import walk
+
+
+# Places where a static parameter is given an integer, a tuple or a dtype by any caller that
+# runs in NumPy (shapes, axes, bounds): few distinct values, hashable. Not an index `x[i]`:
+# callers may pass an int, a slice, or an array of indices (not hashable), so an index
+# parameter is static only with other evidence (an int default, a use as a shape).
+SHAPE_LIKE = ("the range bound", "the slice bound", "the argument `",
+              "the argument of `.", "the argument of `int()`", "the static argument",
+              "the step of")
 
 
 @dataclass
@@ -40,6 +50,12 @@ class JitModule:
     # module functions already decorated with jax.jit (code np2jax or its user wrote):
     # name -> their static_argnames
     jitted: dict = field(default_factory=dict)
+    # functions judged on their own body (np2jax.jit.plan, whoever calls them): the class of
+    # each parameter inside it, and the static ones, which every call must pass Python values
+    own: dict = field(default_factory=dict)
+    own_static: dict = field(default_factory=dict)
+    imported: frozenset = frozenset()  # names other modules of the tree import from this one
+    library: bool = False  # a module of a package: its public functions have outside callers
 
     def histories_of(self, function: cst.FunctionDef | None) -> Histories:
         """The lists the loops of `function` collect (np2jax.jit.scan), found once."""
@@ -64,6 +80,10 @@ class Violation:
     node: cst.CSTNode
     reason: str
     hint: str = ""  # what the user can change, said after the line
+    # the parameters (being inferred from the body) that would make `node` a Python value
+    # if they were static, and what needs one there (TraceCheckerBase.static_cause)
+    params: tuple = ()
+    what: str = ""
 
 
 class Stop(Exception):
@@ -94,6 +114,13 @@ class TraceCheckerBase:
         self.record = False
         self.histories = module.histories_of(function)  # lists collected in loops (lax.scan)
         self.exit_guards: set = set()  # `if t: break/continue` of converted loops: t traced
+        # parameters whose class comes from the body, not from call sites (np2jax.jit.plan's
+        # own-body inference): a place needing a Python value that one of them would give
+        # stops the check and names them (Violation.params), to be made static
+        self.inferring: set = set()
+        # probing (check off): the inferred parameters some shape-like place needs whole
+        self.shape_probe = False
+        self.shape_uses: set = set()
 
     # --- driving ----------------------------------------------------------------------
     def run(self, body) -> None:
@@ -122,9 +149,36 @@ class TraceCheckerBase:
             self.violation = Violation(node, reason, hint)
             raise Stop
 
+    def static_cause(self, node: cst.BaseExpression, what: str) -> None:
+        """In inference mode, when the parameters being inferred that `node` mentions would
+        make it a Python value if they were static: stop, naming them."""
+        if not self.inferring or not (self.check and self.record or self.shape_probe):
+            return
+        mentioned = sorted(n for n in _whole_values(node)
+                           if n in self.inferring and self.env.get(n) not in PYTHON)
+        if not mentioned:
+            return
+        env, check, record = dict(self.env), self.check, self.record
+        self.check = self.record = False
+        try:
+            before = self.expr(node)
+            for name in mentioned:
+                self.env[name] = STATIC
+            kind = self.expr(node)
+        finally:
+            self.env, self.check, self.record = env, check, record
+        if before not in PYTHON and kind in PYTHON and self.shape_probe:
+            if what.startswith(SHAPE_LIKE):
+                self.shape_uses.update(mentioned)
+        elif before not in PYTHON and kind in PYTHON:
+            self.violation = Violation(node, f"{what} `{code_of(node)}` needs a Python value",
+                                       params=tuple(mentioned), what=what)
+            raise Stop
+
     def need_static(self, node: cst.BaseExpression, what: str) -> str:
         kind = self.expr(node)
         if kind not in PYTHON:
+            self.static_cause(node, what)
             self.refuse(node, f"{what} `{code_of(node)}` is "
                               f"{'an array' if kind in MAY_BE_ARRAY else 'not known'} "
                               "while compiling")
@@ -146,3 +200,52 @@ class TraceCheckerBase:
             number += 1
             name = f"{base}_{number}"
         return name
+
+
+# Builtins of numbers: a parameter they take whole is a number, not an array's element.
+_NUMBER_BUILTINS = frozenset({"int", "float", "bool", "abs", "round", "min", "max", "str"})
+
+
+def _whole_values(node: cst.CSTNode) -> set:
+    """The names an expression uses as whole values: through arithmetic, comparisons,
+    `and`/`or`/`not`, conditional expressions, tuples and lists, and number builtins
+    (`n + 1`, `(n, 3)`, `mode == "fast"`, `int(n)`), not through a subscript, an attribute
+    or another call (`x[0]`, `x.sum()`, `len(x)`): a parameter made static must be the
+    Python value itself (an array there is data, which cannot be static)."""
+    names: set = set()
+
+    def visit(node) -> None:
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, cst.BinaryOperation):
+            visit(node.left)
+            visit(node.right)
+        elif isinstance(node, (cst.UnaryOperation,)):
+            visit(node.expression)
+        elif isinstance(node, cst.BooleanOperation):
+            visit(node.left)
+            visit(node.right)
+        elif isinstance(node, cst.Comparison):
+            visit(node.left)
+            for comparison in node.comparisons:
+                visit(comparison.comparator)
+        elif isinstance(node, cst.IfExp):
+            for part in (node.test, node.body, node.orelse):
+                visit(part)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                visit(element.value)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                and node.func.value in _NUMBER_BUILTINS:
+            for arg in node.args:
+                visit(arg.value)
+
+    visit(node)
+    return names
+
+
+def string_test(node: cst.CSTNode) -> bool:
+    """A test comparing with strings (`mode == "fast"`, `method in ("a", "b")`): on a
+    parameter, one a Python value decides (a string cannot be traced)."""
+    return any(isinstance(n, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+               for n in walk(node))

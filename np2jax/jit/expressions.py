@@ -61,10 +61,17 @@ class ExpressionChecks(TraceCheckerBase):
             kinds = [self.expr(node.left)] + [self.expr(c.comparator) for c in node.comparisons]
             identity = any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn))
                            for c in node.comparisons)
+            if len(node.comparisons) == 1 and isinstance(
+                    node.comparisons[0].operator, (cst.Is, cst.IsNot)) and any(
+                    isinstance(side, cst.Name) and side.value == "None"
+                    for side in (node.left, node.comparisons[0].comparator)):
+                return STATIC  # `x is None`: an array (a tracer) never is, as in NumPy
             if identity and any(k not in PYTHON for k in kinds):
+                self.static_cause(node, "the membership or identity test")
                 self.refuse(node, f"`{code_of(node)}` asks Python about an array "
                                   "(`is`/`in`), which a tracer answers differently")
             if len(node.comparisons) > 1 and any(k not in PYTHON for k in kinds):
+                self.static_cause(node, "the chained comparison")
                 self.refuse(node, f"the chained comparison `{code_of(node)}` needs a Python bool")
             result = kinds[0]
             for kind in kinds[1:]:
@@ -186,6 +193,7 @@ class ExpressionChecks(TraceCheckerBase):
             if kind in MAY_BE_ARRAY and non_boolean_index(self, piece.value):
                 return  # an integer-array index: a gather of a static shape (np2jax.jit.gather)
             if kind not in PYTHON or kind == LIST:
+                self.static_cause(piece.value, "the index")
                 self.refuse(piece, f"the index `{code_of(piece.value)}` is " + (
                     "not a Python integer or slice" if kind not in MAY_BE_ARRAY
                     else "a boolean mask, and the selection is kept (its shape depends on the "

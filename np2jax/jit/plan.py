@@ -7,6 +7,14 @@ only or hashable Python values only (these become static_argnames, which keeps P
 semantics for them exactly). The parameters' classes come from the call sites, to a fixed
 point: a compiled caller's own parameters decide what it passes on; a function whose
 caller is refused is judged again.
+
+A function whose callers the module does not show (no call in it, imported by another
+module of the tree by the import graph, ModuleContext.imported_names, or a public function
+of a package's module), or whose calls pass values that cannot be classified, is judged on
+its own body instead (_judge_own): every parameter may be anything (MIXED) except those
+the body uses whole where a Python value is needed, found one stop at a time
+(TraceCheckerBase.static_cause) and made static when nothing suggests a caller could pass
+an array or a float there.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
 from np2jax.analysis.values import always_leaves
-from np2jax.jit.checker import JitModule, Stop
+from np2jax.jit.checker import SHAPE_LIKE, JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
 from np2jax.jit.names import declared_globals, module_bindings, parameters
 from np2jax.jit.traceable import TraceChecker
@@ -53,25 +61,41 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
     m = JitModule(analysis, candidates,
                   refs_by_node={ref.node: ref for ref in analysis.refs},
                   refs_by_call={ref.call: ref for ref in analysis.refs if ref.call is not None},
-                  jitted=jitted)
+                  jitted=jitted, imported=analysis.context.imported_names)
+    # a module of a package is a library: its public functions have callers outside the
+    # tree (its users, its tests), whatever calls of them it shows
+    m.library = "." in analysis.context.name or analysis.context.is_package
+    m.own = {name: dict.fromkeys((p.name.value for p in parameters(f)), MIXED)
+             for name, f in candidates.items() if _outside_callers(m, name) and parameters(f)}
     once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
         - declared_globals(analysis.module) - set(candidates)
     m.globals = _module_globals(m, once)
     m.compiled = set(candidates)
     reasons: dict = {}
     plans: dict = {}
-    for _ in range(len(candidates) + 2):
+    for _ in range(2 * len(candidates) + 2):
         params = _settle_parameters(m)
+        # uncalled functions are judged on their own body: what they pass on to the
+        # functions they call is their parameters' own classes (any value, until inferred)
+        uncalled = {n: dict.fromkeys((p.name.value for p in parameters(m.functions[n])), MIXED)
+                    for n in m.compiled if n not in m.own and not m.sites.get(n)
+                    and parameters(m.functions[n])}
+        if uncalled:
+            m.own.update(uncalled)
+            params = _settle_parameters(m)
         changed = False
         plans = {}
+        own_before = (dict(m.own), dict(m.own_static))
         for name in sorted(m.compiled):
             plan = _judge(m, name, params)
             plans[name] = plan
             if not plan.compiled:
                 reasons[name] = plan.reason
                 changed = True
+                m.own.pop(name, None)
+                m.own_static.pop(name, None)
         m.compiled = {n for n, p in plans.items() if p.compiled}
-        if not changed:
+        if not changed and own_before == (m.own, m.own_static):
             break
     result = []
     for statement in analysis.module.body:
@@ -119,10 +143,6 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
         elif isinstance(statement.params.star_arg, cst.Param) or statement.params.star_kwarg:
             why = ("it takes `*args` or `**kwargs`, whose values the calls cannot show: name "
                    "its parameters")
-        elif name in analysis.context.external_names:
-            why = (f"another file of the tree uses the name `{name}`, and calls from other "
-                   "files are not checked: decorate it with jax.jit yourself if they pass "
-                   "arrays, or hashable values for the arguments marked static")
         elif _yields(statement):
             why = "it is a generator (it yields): return an array instead"
         if why is None:
@@ -238,7 +258,8 @@ def _settle_parameters(m: JitModule) -> dict:
     a compiled caller's own parameters decide what it passes on)."""
     params: dict = {name: {} for name in m.functions}
     for _ in range(8):
-        checkers = _all_checkers(m, {n: _param_classes(m.functions[n], params[n], final=False)
+        checkers = _all_checkers(m, {n: m.own[n] if n in m.own else
+                                     _param_classes(m.functions[n], params[n], final=False)
                                      for n in m.compiled})
         sites: dict = {name: [] for name in m.functions}
         for checker in checkers:
@@ -294,6 +315,32 @@ def _default_class(default: cst.BaseExpression) -> str:
 
 
 def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
+    """A function other modules import, a public function of a package's module, or one no
+    call of its file shows, is judged on its own body (whoever calls it: _judge_own); the
+    others on what their calls pass, and on their own body when the calls' values cannot be
+    classified."""
+    function = m.functions[name]
+    sites = m.sites.get(name, [])
+    if parameters(function) and (_outside_callers(m, name) or not sites):
+        return _judge_own(m, name, sites)
+    plan = _judge_calls(m, name, params)
+    if plan.compiled or not plan.reason.startswith(_FROM_CALLS):
+        return plan
+    own = _judge_own(m, name, sites)
+    return own if own.compiled else plan
+
+
+_FROM_CALLS = "its calls pass"
+
+
+def _outside_callers(m: JitModule, name: str) -> bool:
+    """Whether calls the module does not show may reach the function: another module of
+    the tree imports it, or it is a public function of a package's module (a library's
+    API, called by its users and tests)."""
+    return name in m.imported or (m.library and not name.startswith("_"))
+
+
+def _judge_calls(m: JitModule, name: str, params: dict) -> JitPlan:
     function = m.functions[name]
     passed = params.get(name, {})
     sites = m.sites.get(name, [])
@@ -304,11 +351,6 @@ def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
         return JitPlan(function, False, escaped)
     # A function without parameters (main()) needs no call site: there is nothing to infer.
     entry = not sites and not parameters(function)
-    if not sites and not entry:
-        return JitPlan(function, False, "no call in this file shows what it is called with "
-                                        "(arrays, or lists, strings and other Python values): "
-                                        "call it in this file (from main(), say) with the "
-                                        "values it takes, or decorate it with jax.jit yourself")
     for param in parameters(function):
         pname = param.name.value
         kind = passed.get(pname)
@@ -325,6 +367,21 @@ def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
     classes = _param_classes(function, passed)
     checker = TraceChecker(m, function, classes, check=True)
     checker.run(function.body)
+    refused = _body_verdict(m, function, checker, entry)
+    if refused is not None:
+        return refused
+    static = tuple(p.name.value for p in parameters(function)
+                   if classes[p.name.value] == STATIC and p.name.value in passed
+                   and passed[p.name.value] is not None)
+    return JitPlan(function, True, static=static, requires=tuple(checker.requires),
+                   rewrites=tuple(checker.rewrites), loops=tuple(checker.loops))
+
+
+def _body_verdict(m: JitModule, function: cst.FunctionDef, checker: TraceChecker,
+                  entry: bool) -> JitPlan | None:
+    """The refusal of a function whose body the checker walked (its first violation, or
+    what it returns), or None when it compiles. `entry`: its callers are not seen, so a
+    Python number it may return must stay one."""
     if checker.violation is not None:
         line = m.analysis.position(checker.violation.node)[0]
         hint = checker.violation.hint
@@ -355,11 +412,118 @@ def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
         return JitPlan(function, False, "some paths return an array and others None (they "
                                         f"run past the last statement, line {last}): return "
                                         "an array on every path")
-    static = tuple(p.name.value for p in parameters(function)
-                   if classes[p.name.value] == STATIC and p.name.value in passed
-                   and passed[p.name.value] is not None)
+    return None
+
+
+def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
+    """A function judged on its own body, whoever calls it (another module, a user of the
+    library): each parameter is any value (an array or a Python number) except those its
+    body uses where jax.jit needs a Python value (a shape, a range bound, an axis, an index,
+    a Python branch...), which become static. It compiles when the body traces for every
+    call its signature admits: a static parameter a caller could give an array or a float
+    (a Python `if` on it, a float default: each value would compile again) leaves it eager,
+    the parameter named."""
+    function = m.functions[name]
+    own = dict.fromkeys((p.name.value for p in parameters(function)), MIXED)
+    needs: dict = {}  # static parameter -> (what needs it, the node)
+    checker = None
+    for _ in range(len(own) + 1):
+        checker = TraceChecker(m, function, own, check=True)
+        checker.inferring = {n for n, k in own.items() if k != STATIC}
+        checker.run(function.body)
+        violation = checker.violation
+        if violation is None or not violation.params:
+            break
+        for param in violation.params:
+            needs[param] = (violation.what, violation.node)
+            own[param] = STATIC
+    by_name = {p.name.value: p for p in parameters(function)}
+    shapes = _shape_uses(m, function, own, {p for p, (what, _) in needs.items()
+                                             if not what.startswith(SHAPE_LIKE)})
+    for pname, (what, node) in needs.items():
+        default = by_name[pname].default
+        line = m.analysis.position(node)[0]
+        where = f"{what} `{code_of(node).strip()}` on line {line}"
+        if default is not None and _float_literal(default):
+            return JitPlan(function, False, f"`{pname}` must be static ({where} needs a Python "
+                                            f"value) and its default is a float: each new value "
+                                            "would compile again, so it stays eager")
+        if what.startswith(SHAPE_LIKE) or pname in shapes or _plain_default(default) \
+                or string_test(node):
+            continue
+        return JitPlan(function, False, f"whether `{pname}` can be static depends on its "
+                                        f"callers: {where} needs a Python value, but nothing "
+                                        f"shows `{pname}` is not an array or a float (an array "
+                                        "cannot be static, each float would compile again); "
+                                        "give it a default of the kind it takes (a bool, an int, "
+                                        "a string), or call it in this file with the values it takes")
+    refused = _body_verdict(m, function, checker, entry=True)
+    if refused is not None:
+        return refused
+    static = tuple(p for p in own if own[p] == STATIC)
+    positional = [*function.params.posonly_params, *function.params.params]
+    for site in sites:
+        for param in parameters(function):
+            pname = param.name.value
+            value = argument_for(site.call, positional.index(param) if param in positional
+                                 else None, pname)
+            if pname not in static and isinstance(value, (cst.SimpleString, cst.FormattedString,
+                                                          cst.ConcatenatedString)):
+                line = m.analysis.position(site.call)[0]
+                return JitPlan(function, False, f"`{code_of(site.call).strip()}` on line {line} "
+                                                f"passes a string for `{pname}`, which its body "
+                                                "uses as a value jax.jit traces (a string "
+                                                "cannot be traced)")
+        for pname in static:
+            kind = site.passed.get(pname)
+            if kind in (ARRAY, MIXED, LIST):
+                line = m.analysis.position(site.call)[0]
+                return JitPlan(function, False, f"`{pname}` must be static (a Python value: "
+                                                f"{needs[pname][0]} `{code_of(needs[pname][1]).strip()}`), "
+                                                f"but `{code_of(site.call).strip()}` on line {line} "
+                                                "passes " + ("a list" if kind == LIST else "an array")
+                                                + " for it")
+    if static:
+        escaped = _escapes(m, function, sites)
+        if escaped is not None:
+            return JitPlan(function, False, escaped)
+    for node, _ in checker.returns:
+        value = node.value
+        if isinstance(value, cst.Name) and value.value in own:
+            return JitPlan(function, False, f"`{code_of(node).strip()}` on line "
+                                            f"{m.analysis.position(node)[0]} returns its "
+                                            "argument, which jax.jit would hand back as a new "
+                                            "JAX array where the caller got its own array back")
+    m.own[name] = own
+    m.own_static[name] = static
     return JitPlan(function, True, static=static, requires=tuple(checker.requires),
                    rewrites=tuple(checker.rewrites), loops=tuple(checker.loops))
+
+
+def _shape_uses(m: JitModule, function: cst.FunctionDef, own: dict, probed: set) -> set:
+    """Which of the `probed` static parameters (made static for a Python test) the body
+    also uses whole as a shape, a bound, an axis or an index: an integer, then."""
+    if not probed:
+        return set()
+    checker = TraceChecker(m, function, {**own, **dict.fromkeys(probed, MIXED)}, check=False)
+    checker.inferring = set(probed)
+    checker.shape_probe = True
+    checker.run(function.body)
+    return checker.shape_uses & probed
+
+
+def _float_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, cst.Float)
+
+
+def _plain_default(node: cst.BaseExpression | None) -> bool:
+    """A default that says the parameter takes an int, a string, a bool or None."""
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.SimpleString, cst.ConcatenatedString)) or (
+        isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
 
 
 def _passed_reason(m: JitModule, function: cst.FunctionDef, param: cst.Param, kind: str,

@@ -7,11 +7,18 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.jit.branches import array_branches, where_if
-from np2jax.jit.checker import TraceCheckerBase
+from np2jax.jit.checker import Stop, TraceCheckerBase, string_test
 from np2jax.jit.lattice import ARRAY, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, arith, join, pytree
 from np2jax.jit.proofs import zero_d_test
 from np2jax.syntax import code_of
 from np2jax.syntax.walk import children, walk
+
+
+# Exceptions a function raises under Python control flow, with Python-valued messages.
+BUILTIN_EXCEPTIONS = frozenset({
+    "ValueError", "TypeError", "IndexError", "KeyError", "RuntimeError", "NotImplementedError",
+    "ArithmeticError", "ZeroDivisionError", "AssertionError", "Exception",
+})
 
 
 class StatementChecks(TraceCheckerBase):
@@ -40,9 +47,14 @@ class StatementChecks(TraceCheckerBase):
                 if self.expr(node.test) in MAY_BE_ARRAY and not zero_d_test(self, node.test):
                     self.refuse(node.test, f"the exit test `{code_of(node.test)}` is not provably "
                                            "one value")
-            elif not where_if(self, node):
-                if array_branches(self, node):  # lax.cond, lax.switch
-                    return
+            elif (string_test(node.test) and self.static_cause(node.test, "the `if` test")) \
+                    or not where_if(self, node):
+                try:
+                    if array_branches(self, node):  # lax.cond, lax.switch
+                        return
+                except Stop:  # no rewrite of an array test: a static parameter may do
+                    self.static_cause(node.test, "the `if` test")
+                    raise
                 self.need_static(node.test, "the `if` test")
             self.block(node.body)
             if node.orelse is not None:
@@ -53,6 +65,7 @@ class StatementChecks(TraceCheckerBase):
         elif isinstance(node, cst.For):
             self.loop(node)
         elif isinstance(node, cst.While):
+            self.static_cause(node.test, "the `while` test")
             if not self.array_while(node):
                 self.need_static(node.test, "the `while` test")
             self.block(node.body)
@@ -112,8 +125,17 @@ class StatementChecks(TraceCheckerBase):
         elif isinstance(node, (cst.Pass, cst.Break, cst.Continue)):
             return
         elif isinstance(node, cst.Raise):
-            if node.exc is not None:
-                self.expr(node.exc)
+            exc = node.exc
+            call = exc if isinstance(exc, cst.Call) else None
+            name = call.func if call is not None else exc
+            if isinstance(name, cst.Name) and name.value in BUILTIN_EXCEPTIONS \
+                    and self.is_builtin(name, name.value) and node.cause is None:
+                # raised while tracing, under Python control flow: the caller gets the
+                # same exception as in NumPy (an `if` on an array with a raise is refused)
+                for arg in call.args if call is not None else ():
+                    self.need_static(arg.value, "the message of the exception")
+            elif exc is not None:
+                self.expr(exc)
         elif isinstance(node, cst.Assert):
             self.need_static(node.test, "the `assert` test")
         elif isinstance(node, (cst.Global, cst.Nonlocal)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -101,10 +102,10 @@ def test_decorated_functions_really_are_compiled(case):
 @pytest.mark.parametrize("source, function, reason", [
     ("""
      import numpy as np
-     def f(x):
-         return x * 2
+     def f(x, n):
+         return x * np.ones(n)
      def g(fn, x):
-         return fn(x)
+         return fn(x, 2)
      def main():
          return {"y": g(f, np.ones(2))}
      """, "f", "used as a value"),
@@ -263,7 +264,8 @@ def test_suppressing_a_rewrite_the_function_needs_keeps_it_eager():
 
 def test_a_function_without_parameters_needs_no_call_site():
     """main() is called from outside: with no parameter there is nothing to infer, so it is
-    compiled when it returns arrays only; with parameters it still needs a call site."""
+    compiled when it returns arrays only; one with parameters and no call is judged on its
+    own body (`n` is a shape: static)."""
     verdicts = _verdicts("""
         import numpy as np
         def main():
@@ -273,7 +275,7 @@ def test_a_function_without_parameters_needs_no_call_site():
             return np.ones(n)
         """)
     assert verdicts["main"] == "compiled"
-    assert "no call in this file" in verdicts["entry"]
+    assert verdicts["entry"] == "compiled"
 
 
 @pytest.mark.parametrize("returned", ['{"n": 3.0, "x": x}', "total", '{"total": total}'])
@@ -466,3 +468,55 @@ def test_a_widening_while_update_keeps_the_function_eager_in_64_bit_mode():
     assert "while_loop" not in widened.converted and "@jax.jit\ndef f" not in widened.converted
     same = convert_source(textwrap.dedent(source).replace("x.astype(np.float32)", "x * 1.0"), JIT)
     assert "jax.lax.while_loop" in same.converted  # float64 -= float64 keeps the dtype
+
+
+def _static_of(source: str) -> dict:
+    """function name -> its static_argnames (None: not compiled), with --jit."""
+    converted = convert_source(textwrap.dedent(source), JIT).converted
+    found, decorator = {}, None
+    for line in converted.splitlines():
+        if line.startswith("@"):
+            decorator = line
+        elif line.startswith("def "):
+            name = line[4:line.index("(")]
+            if decorator is None:
+                found[name] = None
+            elif "static_argnames" in decorator:
+                found[name] = tuple(re.findall(r'"(\w+)"', decorator))
+            else:
+                found[name] = ()
+            decorator = None
+    return found
+
+
+def test_own_body_static_arguments_are_the_parameters_used_whole():
+    """No call in the file: a parameter is static where the body uses it whole as a shape,
+    a bound, an axis or a dtype; one used only through len(), a subscript or a method is
+    data (traced), and an index alone does not say int or array (the function stays eager,
+    the parameter named)."""
+    source = """
+        import numpy as np
+
+        def lengths(x):
+            return np.zeros(len(x)) + np.asarray(x)
+
+        def first(x):
+            v = np.asarray(x)
+            return v * v[0]
+
+        def window(x, n, axis=0):
+            return np.sum(np.asarray(x)[:n], axis=axis)
+
+        def typed(x, dtype=None):
+            return np.asarray(x, dtype=dtype) * 2
+
+        def pick(x, i):
+            return np.asarray(x)[i] * 2.0
+        """
+    static = _static_of(source)
+    assert static["lengths"] == ()
+    assert static["first"] == ()
+    assert static["window"] == ("n", "axis")
+    assert static["typed"] == ("dtype",)
+    assert static["pick"] is None
+    assert "whether `i` can be static depends on its callers" in _verdicts(source)["pick"]

@@ -1,0 +1,229 @@
+"""--jit on a tree of modules: a name is another module's only when the tree's import graph
+says so (np2jax.tree.imports_of), and a function other modules import is judged on its own
+body, whoever calls it (np2jax.jit.plan._judge_own)."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from np2jax.api import Config, convert_paths
+from np2jax.tree import imports_of
+from np2jax.verify.compare import compare_values
+
+JIT = Config(jit=True)
+
+# two modules, each with its own `scale`, neither importing the other
+FIRST = """
+import numpy as np
+
+
+def scale(x, k):
+    return x * np.ones(k)
+
+
+def main():
+    return {"y": scale(np.arange(3.0), 3)}
+"""
+
+SECOND = """
+import numpy as np
+
+
+def scale(x, k):
+    return x[:k] * 2.0
+
+
+def run():
+    return {"z": scale(np.arange(5.0), 2)}
+"""
+
+# a library module and the module that imports from it
+OPS = """
+import numpy as np
+
+
+def spread(x, n):
+    return np.outer(np.ones(n), x) / n
+
+
+def _helper(x):
+    return x + 1.0
+
+
+def local():
+    return {"h": _helper(np.ones(2))}
+"""
+
+APP = """
+import numpy as np
+
+from pkg.ops import spread
+
+
+def main():
+    _helper = np.arange(4.0)  # a local of the same name: not ops._helper
+    return {"s": spread(_helper, 2), "t": spread([1.0, 2.0], n=3)}
+"""
+
+
+def _tree(root: Path, **modules: str) -> Path:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def _convert(tmp_path: Path, **modules: str):
+    source = _tree(tmp_path / "src", **modules)
+    out = tmp_path / "out"
+    run = convert_paths([source], JIT, out=out)
+    return source, out, run
+
+
+def _verdicts(run) -> dict:
+    """(module file, function) -> "compiled" or the NJ502 message."""
+    verdicts = {}
+    for finding in run.changes + run.findings:
+        if finding.code in ("NJ501", "NJ502"):
+            key = (Path(finding.path).name, finding.message.split("`")[1])
+            verdicts[key] = "compiled" if finding.code == "NJ501" else finding.message
+    return verdicts
+
+
+def _run(root: Path, module: str, function: str, package: bool = True):
+    code = ("import pickle, sys; import numpy as np; sys.path.insert(0, sys.argv[1]); "
+            f"from {'pkg.' if package else ''}{module} import {function}; "
+            f"sys.stdout.buffer.write(pickle.dumps({{k: np.asarray(v) for k, v in {function}().items()}}))")
+    done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, check=True)
+    return pickle.loads(done.stdout)
+
+
+def test_a_public_function_of_a_package_is_judged_on_its_own_body(tmp_path):
+    """Its users and tests call it from outside the tree: the calls in its module do not
+    decide (`mode` would be a constant for them: it is static from the body)."""
+    ops = """
+    import numpy as np
+
+
+    def fill(x, mode=None):
+        if mode == "zeros":
+            return np.zeros(x.shape)
+        return np.asarray(x) * 1.0
+
+
+    def _private(x, scale):
+        return np.asarray(x) * scale
+
+
+    def run():
+        return {"f": fill(np.ones(2)), "p": _private(np.ones(2), 2.0)}
+    """
+    _, out, run = _convert(tmp_path, ops=ops)
+    verdicts = _verdicts(run)
+    text = (out / "pkg" / "ops.py").read_text()
+    assert verdicts[("ops.py", "fill")] == "compiled"
+    assert '@functools.partial(jax.jit, static_argnames=("mode",))\ndef fill(' in text
+    # private: its calls decide, and they pass a Python float for `scale`
+    assert '@functools.partial(jax.jit, static_argnames=("scale",))\ndef _private(' in text
+
+
+def test_a_same_named_function_of_another_module_does_not_block_compiling(tmp_path):
+    """Two scripts side by side (no package), each with its own `scale` and the calls that
+    show what it takes: neither imports the other, so each is compiled from its calls."""
+    source = tmp_path / "src"
+    source.mkdir()
+    for name, text in (("first", FIRST), ("second", SECOND)):
+        (source / f"{name}.py").write_text(textwrap.dedent(text).lstrip("\n"))
+    out = tmp_path / "out"
+    run = convert_paths([source], JIT, out=out)
+    verdicts = _verdicts(run)
+    assert verdicts[("first.py", "scale")] == "compiled"
+    assert verdicts[("second.py", "scale")] == "compiled"
+    first = (out / "first.py").read_text()
+    assert '@functools.partial(jax.jit, static_argnames=("k",))\ndef scale(x, k):' in first
+    second = (out / "second.py").read_text()
+    assert '@functools.partial(jax.jit, static_argnames=("k",))\ndef scale(x, k):' in second
+    assert compare_values("main()", _run(source, "first", "main", package=False),
+                          _run(out, "first", "main", package=False)) is None
+    assert compare_values("run()", _run(source, "second", "run", package=False),
+                          _run(out, "second", "run", package=False)) is None
+
+
+def test_a_function_another_module_imports_is_judged_on_its_own_body(tmp_path):
+    source, out, run = _convert(tmp_path, ops=OPS, app=APP)
+    verdicts = _verdicts(run)
+    # no call in ops.py, imported by app.py: `n` is a shape, static from its body
+    assert verdicts[("ops.py", "spread")] == "compiled"
+    ops = (out / "pkg" / "ops.py").read_text()
+    assert '@functools.partial(jax.jit, static_argnames=("n",))\ndef spread(x, n):' in ops
+    # app.py's word `_helper` is a local, not an import: the private _helper keeps its
+    # call-site verdict (`return x + 1.0` would be a Python number for a Python number in)
+    assert verdicts[("ops.py", "_helper")] == "compiled"
+    assert "@jax.jit\ndef _helper(x):" in ops
+    assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
+
+
+def test_an_imported_function_with_a_python_branch_on_a_parameter_names_it(tmp_path):
+    ops = """
+    import numpy as np
+
+
+    def gate(x, level):
+        if level > 0.5:
+            return np.abs(x)
+        return np.abs(x) * 2.0
+    """
+    app = """
+    from pkg.ops import gate
+    """
+    _, _, run = _convert(tmp_path, ops=ops, app=app)
+    verdict = _verdicts(run)[("ops.py", "gate")]
+    assert "whether `level` can be static depends on its callers" in verdict
+
+
+def test_imports_of_follows_the_import_graph():
+    modules = {"pkg", "pkg.ops", "pkg.app", "pkg.sub", "pkg.sub.deep"}
+
+    def imports(text, module="pkg.app", is_package=False):
+        return imports_of(textwrap.dedent(text), module, is_package, modules)
+
+    assert imports("from pkg.ops import spread, helper as h\n") == {"pkg.ops": {"spread", "helper"}}
+    assert imports("from .ops import spread\n") == {"pkg.ops": {"spread"}}
+    assert imports("from . import ops\n") == {"pkg": {"ops"}, "pkg.ops": None}
+    assert imports("from .sub.deep import f\n") == {"pkg.sub.deep": {"f"}}
+    assert imports("from ..ops import f\n", module="pkg.sub.deep") == {"pkg.ops": {"f"}}
+    assert imports("from .deep import f\n", module="pkg.sub", is_package=True) == {
+        "pkg.sub.deep": {"f"}}
+    assert imports("from pkg.ops import *\n") == {"pkg.ops": ...}
+    # `import pkg` reaches every module under it (pkg.ops.f)
+    assert imports("import pkg.ops\n") == dict.fromkeys(modules)
+    # modules outside the tree are not named; names looked up by string reach every module
+    assert imports("import numpy as np\nfrom os import path\n") == {}
+    assert imports("import importlib\nm = importlib.import_module('pkg.ops')\n") == \
+        dict.fromkeys(modules)
+    assert imports("def broken(:\n") == dict.fromkeys(modules)
+
+
+def test_an_imported_function_called_here_with_a_string_for_a_traced_parameter(tmp_path):
+    ops = """
+    import numpy as np
+
+
+    def double(x, tag):
+        return np.asarray(x) * 2.0
+
+
+    def run():
+        return {"a": double(np.ones(2), "first")}
+    """
+    app = """
+    from pkg.ops import double
+    """
+    _, _, run = _convert(tmp_path, ops=ops, app=app)
+    verdict = _verdicts(run)[("ops.py", "double")]
+    assert "passes a string for `tag`" in verdict
