@@ -135,14 +135,14 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
 
 
 def _mirror(project: Path, relative: Path, converted: Path, mirror: Path) -> None:
-    """`mirror`: the project as it is, but for the package folder `relative`, which holds
-    the converted package."""
+    """`mirror`: the project as it is, with the converted package's files over the package
+    folder `relative` (files the conversion excluded, such as tests inside the package, stay
+    as they are)."""
     if mirror.exists():
         shutil.rmtree(mirror)
     shutil.copytree(project, mirror, ignore=_NOT_COPIED, symlinks=True)
-    target = mirror / relative
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(converted, target, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(converted, mirror / relative, ignore=shutil.ignore_patterns("__pycache__"),
+                    dirs_exist_ok=True)
 
 
 def _say(progress, text: str) -> None:
