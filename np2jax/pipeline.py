@@ -136,8 +136,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         converted = apply_fixes(analysis, applied + _copies(analysis, islands) + edges,
                                 config.x64).code
         _check_parses(converted, text, path)
-    elif applied:  # check: what convert would do, said as such (and each fix's edit)
-        kept = _as_fixable(kept, applied, analysis, edits, islands)
+    elif applied or (edges and edits):  # check: what convert would do, said as such (and each fix's edit)
+        kept = _as_fixable(kept, applied, analysis, edits, islands, edges)
     prologues = sum(len(r.fix.lines) for r in edges)
     return FileResult(
         path, text, converted,
@@ -375,7 +375,7 @@ def fixable_message(report: Report) -> str:
     return f"{message} (fixable: `np2jax convert` rewrites it)"
 
 
-def _as_fixable(kept: list, applied: list, analysis, edits: bool, islands) -> list:
+def _as_fixable(kept: list, applied: list, analysis, edits: bool, islands, edges=()) -> list:
     """check's findings for the fixes convert would apply: the message says so (info ones,
     plain renames, are left as they are), and with `edits` each gets its edit
     (np2jax.edits; it costs about a conversion's rewrite, so only JSON asks for it), the
@@ -389,12 +389,35 @@ def _as_fixable(kept: list, applied: list, analysis, edits: bool, islands) -> li
             codes.setdefault(report.node, []).append(report.code)
         copies = _copies(analysis, islands)
         fixes = describe_fixes(analysis, applied, codes, copies)
-        kept = _with_edges(kept, [(c, fixes[id(c)]) for c in copies if id(c) in fixes],
+        # a kept function's prologue, and a copy inside it, ride on its NJ104 finding
+        prologues = {key: _as_insertions(fix, analysis.module.code) for key, fix in
+                     describe_fixes(analysis, list(edges), {e.node: [e.code] for e in edges}).items()}
+        kept = _with_edges(kept, [(c, fixes[id(c)]) for c in copies if id(c) in fixes]
+                           + [(e, prologues[id(e)]) for e in edges if id(e) in prologues],
                            analysis.parents)
     applied_ids = {id(r) for r in applied}
     return [(r, f) if id(r) not in applied_ids else (r, replace(
         f, fix=fixes.get(id(r)),
         message=f.message if f.severity == "info" else fixable_message(r))) for r, f in kept]
+
+
+def _as_insertions(fix: dict, text: str) -> dict:
+    """A prologue's edit rewrites the function's first statement with the lines put before
+    it; as an insertion before that statement it leaves the statement to the other edits
+    (an island's copy in it)."""
+    lines = text.splitlines(keepends=True)
+
+    def offset(place: dict) -> int:
+        return sum(len(line) for line in lines[:place["row"] - 1]) + place["column"] - 1
+
+    edits = []
+    for edit in fix["edits"]:
+        original = text[offset(edit["location"]):offset(edit["end_location"])]
+        if original and edit["content"].endswith(original):
+            edit = {**edit, "content": edit["content"][:-len(original)],
+                    "end_location": edit["location"]}
+        edits.append(edit)
+    return {**fix, "edits": edits}
 
 
 def _with_edges(kept: list, edges: list, parents: dict) -> list:
@@ -406,8 +429,11 @@ def _with_edges(kept: list, edges: list, parents: dict) -> list:
 
     by_node = {}
     for index, (report, finding) in enumerate(kept):
-        if report.code in WRITE_CODES and finding.fix is None and not finding.fixable:
-            by_node.setdefault(report.node, index)
+        if finding.fix is None and not finding.fixable:
+            if report.code in WRITE_CODES:
+                by_node.setdefault(report.node, index)
+            elif report.code == "NJ104":  # at a kept function's name: the function
+                by_node.setdefault(parents.get(report.node), index)
     kept = list(kept)
     for copy, fix in edges:
         node = copy.node

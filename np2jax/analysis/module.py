@@ -120,7 +120,7 @@ class ModuleAnalysis:
         flow, dtype_of = self.dataflow, self.dtypes.dtype_of
         for ref in self.refs:
             if ref.call is None or ref.converted or ref.keep == KEEP_STATIC \
-                    or call_site(ref, self.parents) is not ref.call:
+                    or ref.qualname in _PRECISION_BLIND or call_site(ref, self.parents) is not ref.call:
                 continue
             for arg in ref.call.args:
                 dtype = dtype_of(arg.value)
@@ -430,6 +430,12 @@ def _keep_in_kept_functions(collector: Collector) -> None:
     for ref in collector.refs:
         if ref.keep is None and inside(ref.node, collector.parents, kept):
             ref.keep = KEEP_KEPT
+
+
+# kept calls whose answer does not depend on the values' precision (kinds, shapes, memory)
+_PRECISION_BLIND = frozenset(f"numpy.{name}" for name in (
+    "isscalar", "ndim", "shape", "size", "iscomplexobj", "isrealobj", "isfortran",
+    "may_share_memory", "shares_memory", "result_type", "min_scalar_type"))
 
 
 def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:

@@ -123,8 +123,10 @@ def test_every_jit_reason_names_the_place_the_value_and_what_to_change(tmp_path)
     assert ("`np.ones(3)` in `mixed(data, np.ones(3))` on line 35" in reasons["mixed"]
             and "`2.0` in `mixed(data, 2.0)` on line 35" in reasons["mixed"]
             and "same kind at every call" in reasons["mixed"])
-    assert ("on line 33 (`handler = stored`" in reasons["stored"]
-            and "call it directly" in reasons["stored"])
+    # used as a value (`handler = stored`), it is judged on its own body, as a library's
+    # function is: whoever calls it may pass a Python number
+    assert ("`return x * 2.0` on line 23 may return Python numbers" in reasons["stored"]
+            and "jnp.asarray" in reasons["stored"])
     assert "`print(\"no array\")` prints Python values" in reasons["effect"] \
         and "(line 27)" in reasons["effect"] and "print them outside" in reasons["effect"]
     assert "reads `TABLE`" in reasons["main"] and "(line 32)" in reasons["main"] \

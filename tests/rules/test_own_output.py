@@ -24,7 +24,13 @@ from helpers import FIXTURES, fixture_config, invoke
 from np2jax.api import convert_source
 
 # Known gaps (open work), each still run and expected to fail: {"rule/case": "why"}.
-KNOWN_GAPS: dict[str, str] = {}
+KNOWN_GAPS: dict[str, str] = {
+    "kept-on-numpy/writes_argument": (
+        "a kept function's entry line rebinds its parameter (`x = np.asarray(x)[()] if ... "
+        "else x`), which hides that it writes its argument: converted again, the writes inside "
+        "the kept body are reported (NJ201, NJ203) where the first conversion reported the "
+        "call (NJ209)"),
+}
 CASES = sorted(FIXTURES.glob("*/*.in.py"))
 IDS = [f"{p.parent.name}/{p.name[:-6]}" for p in CASES]
 PARAMS = [pytest.param(case, id=name, marks=[pytest.mark.xfail(reason=KNOWN_GAPS[name], strict=True)]

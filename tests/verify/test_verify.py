@@ -672,8 +672,11 @@ def test_readme_quickstart_converts_and_verifies_the_example(tmp_path):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     quickstart = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
     commands = [block.split("```", 1)[0].strip() for block in quickstart.split("```bash")[1:]]
-    assert len(commands) == 2
+    # the main job, the proof loop on the bundled example package, the tests
+    assert len(commands) == 3
     assert commands[0].endswith("np2jax convert examples --out converted --diff --verify")
+    assert "np2jax convert smallstats --out" in commands[1] and "--prove -- tests" in commands[1]
+    assert commands[2].endswith("-m pytest -q")
     done = _np2jax("convert", "examples", "--out", tmp_path / "converted", "--diff", "--verify",
                    cwd=ROOT)
     assert done.returncode == 1, done.stdout + done.stderr
