@@ -110,8 +110,7 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
         _say(progress, f"round {number}: proving the converted functions on the suite's calls")
         proof = prove_functions(project, mirror, relative.as_posix(), pytest_args,
                                 replace(options, reuse_records=number > 1), progress=progress)
-        if result is None:
-            result = ProvedConversion(run)
+        result = result or ProvedConversion(run)
         result.run = run
         result.rounds.append(proof)
         if proof.error:

@@ -20,7 +20,7 @@ from np2jax.analysis.facts import (
     ApiRef,
 )
 from np2jax.analysis.decorators import (
-    decorator_use, star_import_modules, transparent_decorators, transparent_kind)
+    decorator_use, star_imports, transparent_decorators, transparent_kind)
 from np2jax.analysis.effects import Effects
 from np2jax.analysis.values import ReturnsFinder, Values
 from np2jax.syntax import code_of
@@ -186,7 +186,7 @@ class Aliasing(Values):
             if qualname is not None:
                 needs.append((qualname, kind))
                 continue
-            stars = star_import_modules(module)
+            stars = star_imports(module)
             if not isinstance(expression, cst.Name) or len(stars) != 1 \
                     or self.scopes.get(expression) is None \
                     or self.scopes.get(expression)[expression.value]:

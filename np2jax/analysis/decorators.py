@@ -69,7 +69,7 @@ def decorator_use(decorator: cst.Decorator) -> tuple[cst.BaseExpression, str] | 
     return None
 
 
-def star_import_modules(module: cst.Module) -> list[cst.ImportFrom]:
+def star_imports(module: cst.Module) -> list[cst.ImportFrom]:
     """The module-level `from M import *` statements."""
     return [small for statement in module.body if isinstance(statement, cst.SimpleStatementLine)
             for small in statement.body
