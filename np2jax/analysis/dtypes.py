@@ -283,7 +283,7 @@ class Dtypes:
             return "float64" if kinds and kinds <= {"int", "float"} else None
         if name in ("array", "asarray", "asanyarray") and positional and isinstance(
                 positional[0], (cst.List, cst.Tuple)):
-            return self._literal_array(positional[0], depth)
+            return self.literal_array(positional[0], depth)
         if name in _FLOAT_MAKERS:
             if name in ("mean", "average", "std", "var", "median", "nanmean", "nanstd", "nanvar"):
                 return first if first in ("float16", "float32", "float64") else \
@@ -320,12 +320,14 @@ class Dtypes:
         """Two Python numbers give a NumPy scalar of the default type, not a weak one."""
         return {"int": "int64", "float": "float64", "complex": "complex128"}.get(dtype or "", dtype)
 
-    def _literal_array(self, literal, depth: int) -> str | None:
+    def literal_array(self, literal, depth: int = 0) -> str | None:
+        """The dtype of the array a list or tuple literal makes (`[20, 30]`: int64, strong:
+        JAX too gives it its default type, not the weak type of a single Python number)."""
         found = set()
         for element in literal.elements:
             value = element.value
             if isinstance(value, (cst.List, cst.Tuple)):
-                found.add(self._literal_array(value, depth + 1))
+                found.add(self.literal_array(value, depth + 1))
             else:
                 found.add(self.dtype_of(value, depth + 1))
         if not found or None in found:

@@ -134,7 +134,11 @@ def _stores_other_dtype(analysis, base, value, operator) -> bool:
     releases). The rewrite then computes and casts as NumPy does."""
     dtypes = analysis.dtypes
     target = dtypes.dtype_of(base)
-    return needs_cast(target, stored(target, operator, dtypes.dtype_of(value)))
+    # a list of Python numbers is an array of the default dtype (`a[1:3] = [20, 30]` into
+    # int32 hands JAX int64), where a single number is weak and takes the array's
+    operand = dtypes.literal_array(value) if isinstance(value, (cst.List, cst.Tuple)) \
+        else dtypes.dtype_of(value)
+    return needs_cast(target, stored(target, operator, operand))
 
 
 def _list_names(dataflow, index, jnp: str, updated_index) -> list:
@@ -152,6 +156,8 @@ def _list_names(dataflow, index, jnp: str, updated_index) -> list:
 
 
 def _new_value(form: str, base, index, value, operator, target, jnp: str, wraps: bool = False):
+    if operator is not None and isinstance(value, (cst.List, cst.Tuple)) and not form.startswith("at-"):
+        value = updates.jnp_call(jnp, "asarray", value)  # a JAX array refuses `x + [1, 2]`
     if form == "set":
         return updates.at_update(base, index, "set", value, jnp)
     if form == "set-op":
