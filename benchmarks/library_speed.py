@@ -506,6 +506,10 @@ def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2g}x"
 
 
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
 def _equal_cell(found: dict) -> str:
     if found["equal"] is None:
         return "-"
@@ -525,7 +529,7 @@ def package_table(name: str, version: str, device: str, rows: list[dict]):
                   title_justify="left", box=box.MARKDOWN)
     for heading in ("function", "inputs", "--jit compiled it?", "NumPy", "eager first / steady",
                     "jit first / steady", "eager speed-up", "jit speed-up",
-                    "recompiles eager / jit", "equal eager / jit"):
+                    "compiles in first run eager / jit", "recompiles eager / jit", "equal eager / jit"):
         table.add_column(heading, justify="left" if heading in ("function", "inputs", "--jit compiled it?")
                          else "right")
     for row in rows:
@@ -535,6 +539,7 @@ def package_table(name: str, version: str, device: str, rows: list[dict]):
             f"{fmt_seconds(eager['first_s'])} / {fmt_seconds(eager['steady_s'])}",
             f"{fmt_seconds(jit['first_s'])} / {fmt_seconds(jit['steady_s'])}",
             _ratio(eager["speedup"]), _ratio(jit["speedup"]),
+            f"{_count(eager['first_compiles'])} / {_count(jit['first_compiles'])}",
             f"{eager['recompiles']} / {jit['recompiles']}",
             f"{_equal_cell(eager)} / {_equal_cell(jit)}")
     return table
@@ -566,6 +571,51 @@ def summary_lines(rows: list[dict]) -> list[str]:
     lines.append(f"jit faster than NumPy: {len(beats)} of {len(rows)}"
                  + (f" ({', '.join(r['function'] for r in beats)})" if beats else ""))
     return lines
+
+
+def report_lines(rows: list[dict], uses_jax: bool, eager_findings: dict) -> list[str]:
+    lines = summary_lines(rows)
+    if not uses_jax:
+        findings = ", ".join(f"{c} {n}" for c, n in sorted(eager_findings.items()))
+        lines.insert(0, "the converted library does not use JAX: convert left it on NumPy "
+                        f"(its findings: {findings or 'none'}); eager and jit run NumPy's code, "
+                        "and their differences from NumPy are the machine's noise")
+    return lines
+
+
+def render(console, name: str, version: str, device: str, rows: list[dict], lines: list[str],
+           problems: list[str]) -> None:
+    console.print(package_table(name, version, device, rows))
+    for line in lines:
+        console.print(f"  {line}", markup=False, highlight=False)
+    for line in problems:
+        console.print(f"  problem: {line}", markup=False, highlight=False)
+    console.print()
+
+
+def show(json_path: Path) -> int:
+    """The tables again, from a `run --json` file (a GPU machine's, say)."""
+    from rich.console import Console
+
+    try:
+        report = json.loads(json_path.read_text())
+    except (OSError, ValueError) as exc:
+        print(f"library_speed.py: --json: {exc}", file=sys.stderr)
+        return 2
+    console = Console(width=300)
+    versions = next((c.get("versions") for p in report["packages"].values()
+                     for c in p["children"].values() if c.get("jax")), {})
+    console.print(f"np2jax {report.get('np2jax_commit')}, --repeat {report['repeat']}, "
+                  f"run took {report.get('wall_s', 0):.0f} s; {versions}", highlight=False)
+    ok = True
+    for name, package in report["packages"].items():
+        for key, device in package["devices"].items():
+            uses_jax = device.get("uses_jax", package["children"].get(f"eager/{key}", {}).get("jax", True))
+            lines = report_lines(device["functions"], uses_jax, package.get("eager_findings", {}))
+            render(console, name, package["version"], device.get("label", key), device["functions"],
+                   lines, device["problems"])
+            ok = ok and not device["problems"]
+    return 0 if ok else 1
 
 
 def problem_lines(name: str, rows: list[dict], runs: dict) -> list[str]:
@@ -628,7 +678,8 @@ def run_benchmark(work: Path, only: list[str] | None, device: str, repeat: int, 
                 console.print(f"[dim]{name}: {variant} on {device_name}...[/dim]")
                 runs[(variant, device_name)] = run_child(work / name / variant, name, labels, repeat,
                                                          platform, timeout_s)
-        package = {"version": entry["version"], "compiled_in_library": entry.get("compiled"),
+        package = {"version": entry["version"], "eager_findings": entry.get("eager_findings", {}),
+                   "compiled_in_library": entry.get("compiled"),
                    "left_eager_in_library": entry.get("left_eager"), "devices": {},
                    "children": {("/".join(k) if isinstance(k, tuple) else k):
                                 {key: v for key, v in payload.items() if key != "functions"}
@@ -636,23 +687,15 @@ def run_benchmark(work: Path, only: list[str] | None, device: str, repeat: int, 
         for device_name, _ in devices:
             rows = [function_figures(h, runs, device_name, facts) for h in hots]
             kind = runs[("jit", device_name)].get("device_kind")
-            console.print(package_table(name, entry["version"], device_name + (f" ({kind})" if kind else ""),
-                                        rows))
-            lines = summary_lines(rows)
+            label = device_name + (f" ({kind})" if kind else "")
             eager_run = runs[("eager", device_name)]
-            if eager_run["functions"] and not eager_run.get("jax"):
-                findings = ", ".join(f"{c} {n}" for c, n in sorted(entry.get("eager_findings", {}).items()))
-                lines.insert(0, "the converted library does not use JAX: convert left it on NumPy "
-                                f"(its findings: {findings or 'none'}); eager and jit run NumPy's code, "
-                                "and their differences from NumPy are the machine's noise")
-            for line in lines:
-                console.print(f"  {line}", markup=False, highlight=False)
+            uses_jax = bool(eager_run.get("jax")) or not eager_run["functions"]
+            lines = report_lines(rows, uses_jax, entry.get("eager_findings", {}))
             problems = problem_lines(name, rows, runs)
-            for line in problems:
-                console.print(f"  problem: {line}", markup=False, highlight=False)
-            console.print()
+            render(console, name, entry["version"], label, rows, lines, problems)
             ok = ok and not problems
-            package["devices"][device_name] = {"functions": rows, "summary": lines, "problems": problems}
+            package["devices"][device_name] = {"label": label, "uses_jax": uses_jax, "functions": rows,
+                                               "summary": lines, "problems": problems}
         report["packages"][name] = package
     report["wall_s"] = time.monotonic() - started
     console.print(f"run took {report['wall_s']:.0f} s", highlight=False)
@@ -783,7 +826,11 @@ def main(argv: list[str] | None = None) -> int:
     timed.add_argument("--only", nargs="*", help="package names (default: all)")
     timed.add_argument("--timeout", type=float, default=240.0, help="seconds each child may run")
     timed.add_argument("--json", type=Path, help="also write every figure to this file")
+    again = commands.add_parser("show", help="print the tables of a `run --json` file again")
+    again.add_argument("--json", type=Path, required=True)
     args = parser.parse_args(argv)
+    if args.command == "show":
+        return show(args.json)
     if args.command == "prepare":
         return prepare(args.work, args.only, args.sdists)
     return run_benchmark(args.work, args.only, args.device, args.repeat, args.timeout, args.json)

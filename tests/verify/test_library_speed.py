@@ -145,3 +145,31 @@ def test_run_without_prepare_is_a_usage_error(tmp_path):
                           check=False, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "run `prepare --work" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_report_names_the_recompiling_function_and_show_prints_it_again(runs, tmp_path):
+    namespace = {"Hot": library_speed.Hot, "np": library_speed.np}
+    exec(TABLE, namespace)  # noqa: S102 - the same table the children ran
+    hots = namespace["HOT"]["tinylib"]
+    facts = {"tinylib.scaled": {"compiled": True, "reason": None, "line": 10},
+             "tinylib.plain": {"compiled": False, "reason": "it uses a `try` statement (line 3)", "line": 14}}
+    by_variant = {"numpy": runs["numpy"], ("eager", "cpu"): runs["jit"], ("jit", "cpu"): runs["jit"]}
+    rows = [library_speed.function_figures(h, by_variant, "cpu", facts) for h in hots]
+    assert [r["compiled_cell"] for r in rows] == ["yes (NJ501)",
+                                                  "no: it uses a `try` statement [the jit tree's function is a jax.jit]"]
+    assert [r["jit"]["recompiles"] for r in rows] == ["every call", "none"]
+    assert all(r["jit"]["equal"] for r in rows)
+    lines = library_speed.report_lines(rows, True, {})
+    assert "recompiles every call: 2 (tinylib.scaled (eager), tinylib.scaled (jit))" in lines
+    report = {"np2jax_commit": None, "repeat": 4, "wall_s": 1.0, "packages": {"tinylib": {
+        "version": "0", "children": {}, "devices": {"cpu": {
+            "label": "cpu", "uses_jax": True, "functions": rows, "problems": []}}}}}
+    saved = tmp_path / "figures.json"
+    saved.write_text(library_speed.json.dumps(report, default=str))
+    done = subprocess.run([sys.executable, str(SCRIPT), "show", "--json", str(saved)],
+                          check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| tinylib.scaled"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[2] == "yes (NJ501)" and cells[-2] == "every call / every call"
+    assert cells[-1] == "equal / equal"
