@@ -602,7 +602,7 @@ def show(json_path: Path) -> int:
     except (OSError, ValueError) as exc:
         print(f"library_speed.py: --json: {exc}", file=sys.stderr)
         return 2
-    console = Console(width=300)
+    console = Console(width=400)
     versions = next((c.get("versions") for p in report["packages"].values()
                      for c in p["children"].values() if c.get("jax")), {})
     console.print(f"np2jax {report.get('np2jax_commit')}, --repeat {report['repeat']}, "
@@ -641,7 +641,7 @@ def run_benchmark(work: Path, only: list[str] | None, device: str, repeat: int, 
 
     from np2jax.verify.core import VerifyUsageError, parse_devices, resolve_devices
 
-    console = Console(width=300)  # wide enough that no cell wraps (a wrapped row breaks the Markdown)
+    console = Console(width=400)  # wide enough that no cell wraps (a wrapped row breaks the Markdown)
     manifest_path = work / "manifest.json"
     try:
         if repeat < 1:
