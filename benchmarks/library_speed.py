@@ -4,15 +4,16 @@ eager and converted --jit, with the XLA compilations their steady calls make.
 A sibling of real_projects.py (the same pinned packages, sdists and convert commands), in two
 phases, so that the second runs on a machine without libcst or a network (a GPU machine):
 
-    python benchmarks/library_speed.py prepare --work DIR [--only NAME ...]
+    python benchmarks/library_speed.py prepare --work DIR [--sdists FOLDER] [--only NAME ...]
     python benchmarks/library_speed.py run --work DIR [--device cpu|gpu|all] [--repeat N]
         [--only NAME ...] [--json F] [--timeout S]
+    python benchmarks/library_speed.py show --json F      # a saved run's tables again
 
-`prepare` unpacks each pinned sdist (DIR/sdists, downloaded when missing: real_projects.py's
-fetch), converts the library with `np2jax convert --x64` and with `--x64 --jit`, and writes
-DIR/NAME/{original,eager,jit}/PKG (the library's own files, no tests), DIR/NAME/facts.json
+`prepare` unpacks each pinned sdist (DIR/sdists, where --sdists copies them first; downloaded
+when missing: real_projects.py's fetch), converts the library with `np2jax convert --x64` and with `--x64 --jit`, and writes
+DIR/NAME/{numpy,eager,jit}/PKG (the library's own files, no tests; numpy = the original), DIR/NAME/facts.json
 (which functions --jit compiled, NJ501, and which it left eager, NJ502 with its reason) and
-DIR/manifest.json. DIR is then all `run` needs (a few MB; the sdists can stay behind).
+DIR/manifest.json. DIR is then all `run` needs (2 MB; the sdists can stay behind).
 
 `run` imports nothing of np2jax's converter: for each package, each variant (numpy =
 the original tree, eager, jit) runs in its own child process (the tree first on sys.path,
@@ -26,7 +27,7 @@ child calls each hot function of the spec table (HOT, below) on realistic inputs
   helpers). New values each run are what a program calling the library does, and they show a
   compilation keyed on values (a static argument) that the same inputs would hide;
 - compiles: XLA compilations (JAX's monitoring event /jax/core/compile/backend_compile_duration,
-  the same in JAX 0.4 to 0.11) during the first run and during the steady runs. A function
+  checked on JAX 0.10.2 and 0.11.2, CPU and GPU) during the first run and during the steady runs. A function
   whose every steady run compiles "recompiles every call": slower than eager, reported and
   counted.
 
