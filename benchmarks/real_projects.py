@@ -116,6 +116,18 @@ def library_files(package: Path, exclude: list[str]) -> list[Path]:
                        for part in p.relative_to(package).parts)]
 
 
+def convert_command(project: Project, package: Path, out: Path, x64: bool, jit: bool) -> list[str]:
+    """`np2jax convert` of the library at `package` (its tests excluded) into `out`, as JSON."""
+    command = [*NP2JAX, "convert", str(package), "--out", str(out), "--format", "json"]
+    for pattern in project.exclude:
+        command += ["--exclude", pattern]
+    if x64:
+        command.append("--x64")
+    if jit:
+        command.append("--jit")
+    return command
+
+
 def convert_project(project: Project, work: Path, x64: bool, jit: bool = False) -> dict:
     archive = fetch(project, work / "sdists")
     base = work / project.name
@@ -125,15 +137,7 @@ def convert_project(project: Project, work: Path, x64: bool, jit: bool = False) 
     shutil.copytree(original, converted)
     shutil.rmtree(out, ignore_errors=True)
     exclude = project.exclude
-    command = [*NP2JAX, "convert", str(original / project.package), "--out", str(out),
-               "--format", "json"]
-    for pattern in exclude:
-        command += ["--exclude", pattern]
-    if x64:
-        command.append("--x64")
-    if jit:
-        command.append("--jit")
-    done = run(command)
+    done = run(convert_command(project, original / project.package, out, x64, jit))
     (base / "convert.json").write_text(done.stdout)
     report = json.loads(done.stdout)
     for path in out.rglob("*.py"):

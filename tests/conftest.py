@@ -29,6 +29,12 @@ HEAVY = {
     "test_jit_gather.py": "all",
     "test_jit_cond.py": {"test_generated_branches_convert_only_when_the_results_agree"},
     "test_benchmarks.py": "all",
+    # a tiny package timed in the benchmark's child processes (JAX imported in each)
+    "test_library_speed.py": {"test_a_static_argument_that_changes_each_call_recompiles_every_call",
+                              "test_a_plain_jit_compiles_once_then_never",
+                              "test_numpy_side_has_no_jax_and_results_agree",
+                              "test_a_different_result_is_reported_not_hidden",
+                              "test_the_report_names_the_recompiling_function_and_show_prints_it_again"},
     "test_examples.py": "all",
     "test_progress.py": "all",
     "test_crash_safety.py": {"test_sigkill_mid_run_leaves_every_file_old_or_new"},
