@@ -76,7 +76,7 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
 
 def _process(text: str, config: Config, path: str, rewrite: bool,
              context: ModuleContext, edits: bool = False) -> FileResult:
-    if not may_use_numpy(text) and not may_call_tree_mutator(text, context):
+    if not may_use_numpy(text) and not may_call_tree_mutator(text, context) and "numba" not in text:
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
     from np2jax.analysis import analyze
@@ -87,7 +87,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     module = parse(text, path)
     analysis = analyze(module, context, config.kept_in(path), text)
     if not analysis.uses_numpy and not analysis.tree_references:
-        return FileResult(path, text, text)
+        # a module of numba functions: other files must pass them NumPy arrays
+        return FileResult(path, text, text, numpy_params=_numpy_params(analysis))
     silenced = suppressions(text)
     # Every rule runs; selection and suppression filter afterwards, so that a fix whose
     # companion fix is filtered out is dropped too (never `jnp.sum([1, 2])` half-converted).
@@ -170,8 +171,13 @@ def _numpy_params(analysis) -> dict:
     in other files of the tree must pass NumPy arrays for them: FileResult.numpy_params)."""
     found = {}
     effects = analysis.dataflow.effects
-    for function in analysis.kept_functions:
-        if function not in analysis.module.body:
+    from np2jax.analysis.module import all_parameters
+
+    for function, fact in analysis.kept_functions.items():
+        if function not in analysis.module.body and not fact.numba:
+            continue
+        if fact.numba:  # numba refuses JAX arrays for any parameter
+            found[function.name.value] = all_parameters(function)
             continue
         params = function.params
         positional = [*params.posonly_params, *params.params]
@@ -211,8 +217,8 @@ def _kept_edges(analysis, converted: bool) -> list:
     external = analysis.context.external_names | analysis.dataflow.collector.exported_names
     edges = []
     for function, fact in kept.items():
-        if not converted and fact.qualname.split(".")[0] not in external:
-            continue
+        if fact.numba or not converted and fact.qualname.split(".")[0] not in external:
+            continue  # numba compiles the body: no prologue (its callers pass NumPy arrays)
         lines = prologue(function, analysis.parents, alias, analysis.jnp_alias)
         if lines and not has_prologue(function, lines):
             fix = _Prologue(lines)

@@ -192,6 +192,15 @@ class Collector(Walker):
             return None
         return resolve(name.name, self.context.name, self.context.is_package)
 
+    def imported_names(self, node) -> set[str]:
+        """The absolute qualified names the imports among a name's bindings give it: a name
+        bound by `from ._fast import f as g` in a `try` and by `g = slow_f` in its `except`
+        has one."""
+        if dotted_chain(node) is None:
+            return set()
+        return {resolve(name.name, self.context.name, self.context.is_package)
+                for name in self._names_of(node) if name.source is QualifiedNameSource.IMPORT}
+
     def _in_annotation(self, node) -> bool:
         """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""
         parent = self.parents.get(node)

@@ -20,6 +20,8 @@ import libcst as cst
 PRAGMA = re.compile(r"#\s*np2jax:\s*keep-numpy(?![\w-])(?:\s*--\s*(?P<reason>.*\S))?")
 BY_OPTION = "asked by --keep-numpy"
 BY_PRAGMA = "asked by the pragma `# np2jax: keep-numpy`"
+BY_NUMBA = "it is compiled by numba, which takes NumPy arrays only"
+_NUMBA_DECORATORS = {"jit", "njit", "vectorize", "guvectorize", "generated_jit", "cfunc", "stencil"}
 
 
 @dataclass
@@ -28,6 +30,9 @@ class KeptFunction:
     qualname: str  # `f`, `Class.method`; a nested function's own name
     reason: str  # shown in the finding
     entries: list = field(default_factory=list)  # the configuration's entries naming it
+    # compiled by numba: its body cannot take a prologue, and every parameter must be given
+    # NumPy arrays by its callers (numba refuses JAX arrays), not only those it writes
+    numba: bool = False
 
 
 def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None) -> dict:
@@ -60,7 +65,66 @@ def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None) -> di
                 walk(_statements(statement.body), prefix)  # `if TYPE_CHECKING:`, try/except import
 
     walk(module.body, None)
+    for function, qualname in numba_compiled(module).items():
+        found.setdefault(function, KeptFunction(function, qualname, BY_NUMBA, numba=True))
     return found
+
+
+def numba_compiled(module: cst.Module) -> dict:
+    """FunctionDef -> qualname of the module-level functions (in `if`/`try` blocks too)
+    decorated by numba (`@njit`, `@numba.jit(...)`, `@nb.guvectorize([...], "(n)->()")`): numba
+    compiles them for NumPy arrays, and a JAX array handed to one fails (TypingError)."""
+    aliases: set[str] = set()  # names bound to the numba module
+    decorators: set[str] = set()  # names bound to numba's decorators
+    for node in _statements_deep(module.body):
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if isinstance(small, cst.Import):
+                    for name in small.names:
+                        if _dotted(name.name) == "numba":
+                            aliases.add(name.asname.name.value if name.asname else "numba")
+                elif isinstance(small, cst.ImportFrom) and small.relative == () \
+                        and small.module is not None and _dotted(small.module) == "numba" \
+                        and not isinstance(small.names, cst.ImportStar):
+                    for name in small.names:
+                        if _dotted(name.name) in _NUMBA_DECORATORS:
+                            decorators.add(name.asname.name.value if name.asname else _dotted(name.name))
+    if not aliases and not decorators:
+        return {}
+
+    def is_numba(expression) -> bool:
+        if isinstance(expression, cst.Call):
+            expression = expression.func
+        if isinstance(expression, cst.Name):
+            return expression.value in decorators
+        return isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name) \
+            and expression.value.value in aliases and expression.attr.value in _NUMBA_DECORATORS
+
+    return {node: node.name.value for node in _statements_deep(module.body)
+            if isinstance(node, cst.FunctionDef) and any(is_numba(d.decorator) for d in node.decorators)}
+
+
+def _statements_deep(body) -> list:
+    """The statements of a module body, those of its `if`/`try` blocks included."""
+    found = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, (cst.If, cst.Try)):
+            found.extend(_statements_deep(_statements(statement.body)))
+            for handler in getattr(statement, "handlers", ()):
+                found.extend(_statements_deep(_statements(handler.body)))
+            for other in (getattr(statement, "orelse", None), getattr(statement, "finalbody", None)):
+                if other is not None:
+                    found.extend(_statements_deep(_statements(getattr(other, "body", other))))
+    return found
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
 
 
 def _nested(block, line_of, lines, found: dict) -> None:

@@ -209,9 +209,14 @@ class ModuleAnalysis:
     def external_numpy_arguments(self) -> list[tuple]:
         """(call, argument) of each call of another module's function kept on NumPy
         (keep-numpy, NJ104) passing something for a parameter its body writes, returns or
-        keeps (ModuleContext.external_numpy_params): the islands keep it NumPy."""
+        keeps (ModuleContext.external_numpy_params), and of this module's functions compiled
+        by numba passing anything (analysis.kept.numba_compiled): the islands keep it NumPy.
+        A name bound by such an import in a `try` and to a Python function in its `except`
+        counts: the import is what runs where numba is installed."""
         wanted = dict(self.context.external_numpy_params)
-        if not wanted:
+        local = {f.name.value: all_parameters(f) for f, fact in self.kept_functions.items()
+                 if fact.numba and _in_module_blocks(f, self.module, self.parents)}
+        if not wanted and not local:
             return []
         from np2jax.syntax import argument_for
 
@@ -220,7 +225,11 @@ class ModuleAnalysis:
         for call in self.nodes(cst.Call):
             if not isinstance(call.func, (cst.Name, cst.Attribute)):
                 continue
-            params = wanted.get(collector.imported_name(call.func))
+            params = None
+            for qualname in collector.imported_names(call.func):
+                params = params or wanted.get(qualname)
+            if params is None and isinstance(call.func, cst.Name):
+                params = local.get(call.func.value)
             for position, name in params or ():
                 argument = argument_for(call, position, name)
                 if argument is not None:
@@ -335,7 +344,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     parents = collector.parents
     positions = SourcePositions(module)
     pragmas = text is not None and "keep-numpy" in text
-    if keep or pragmas:
+    if keep or pragmas or (text is not None and "numba" in text):
         collector.kept_functions = find_kept(
             module, keep, lambda node: positions.start(node)[0],
             text.splitlines() if pragmas else None)
@@ -493,3 +502,21 @@ def _choose_jnp_alias(collector: Collector) -> str:
     while alias in collector.bound_names:
         alias += "_"
     return alias
+
+
+def all_parameters(function: cst.FunctionDef) -> tuple:
+    """((position or None, name), ...) of every parameter a caller can pass."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    return tuple((positional.index(p) if p in positional else None, p.name.value)
+                 for p in [*positional, *params.kwonly_params])
+
+
+def _in_module_blocks(node, module: cst.Module, parents: dict) -> bool:
+    """Whether a def lies at module level, or in module-level `if`/`try` blocks only."""
+    parent = parents.get(node)
+    while parent is not None and parent is not module:
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        parent = parents.get(parent)
+    return True

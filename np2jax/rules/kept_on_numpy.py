@@ -1,7 +1,8 @@
 """NJ104 kept-on-numpy.
 
 A function kept on NumPy as written: named by the configuration's `keep-numpy` entries (or
-`--keep-numpy`), or by `# np2jax: keep-numpy` on its def line (np2jax.analysis.kept). Its
+`--keep-numpy`), by `# np2jax: keep-numpy` on its def line, or by a numba decorator
+(np2jax.analysis.kept). Its
 body keeps every NumPy call (the pipeline applies no fix inside it), and the finding at
 its def line says why.
 """
@@ -16,4 +17,6 @@ class KeptOnNumpy(Rule):
 
     def run(self):
         for fact in self.analysis.kept_functions.values():
-            yield self.report(fact.node.name, name=fact.qualname, reason=fact.reason)
+            entry = ("its callers hand it NumPy arrays (numba refuses JAX arrays)" if fact.numba
+                     else "JAX arrays its callers pass are read as NumPy arrays at its entry")
+            yield self.report(fact.node.name, name=fact.qualname, reason=fact.reason, entry=entry)

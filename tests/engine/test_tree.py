@@ -590,3 +590,129 @@ def ones(n):
     _source, out, _run = _convert(tmp_path, utils=utils, vector=VECTOR, vector3=vector3, app=app)
     converted = (out / "pkg" / "app.py").read_text()
     assert "np.array(vector3.ones(3))" not in converted
+
+
+NUMBA_STAND_IN = '''
+"""A stand-in for numba (not installed in the test environment): what it compiles refuses
+anything but NumPy arrays and numbers, as numba does (TypingError)."""
+import functools
+
+import numpy as np
+
+
+def _numpy_only(function):
+    @functools.wraps(function)
+    def compiled(*args):
+        for arg in args:
+            if not isinstance(arg, (np.ndarray, int, float, np.generic)):
+                raise TypeError(f"numba: {type(arg).__name__} argument")
+        return function(*args)
+    return compiled
+
+
+def njit(*args, **kwargs):
+    return _numpy_only(args[0]) if args and callable(args[0]) else _numpy_only
+
+
+def guvectorize(signatures, layout, **kwargs):
+    return _numpy_only
+'''
+
+FAST = """
+from numba import guvectorize
+import numba as nb
+
+
+@guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")
+def weighted_gufunc(values, weights):
+    return (values * weights).sum(axis=-1) / weights.sum(axis=-1)
+
+
+@nb.njit
+def sum_of_squares(values):
+    return (values ** 2).sum()
+"""
+
+SCORES = """
+import numpy as np
+
+
+def _weighted_python(values, weights):
+    return (values * weights).sum(axis=-1) / weights.sum(axis=-1)
+
+
+try:
+    from ._fast import weighted_gufunc as _weighted_core
+    from ._fast import sum_of_squares
+except ImportError:
+    _weighted_core = _weighted_python
+
+    def sum_of_squares(values):
+        return (values ** 2).sum()
+
+
+def score(observations, forecasts):
+    observations = np.asarray(observations)
+    forecasts = np.asarray(forecasts)
+    centred = forecasts - observations[..., np.newaxis]
+    return _weighted_core(np.abs(centred), np.ones_like(forecasts))
+
+
+def total(values):
+    return sum_of_squares(np.sqrt(np.asarray(values) * 2.0))
+"""
+
+SCORES_APP = """
+import numpy as np
+
+from pkg.scores import score, total
+
+
+def main():
+    forecasts = np.linspace(0.0, 1.0, 15).reshape(5, 3)
+    return {"score": score(np.linspace(0.0, 1.0, 5), forecasts), "total": total(forecasts)}
+"""
+
+
+def test_functions_compiled_by_numba_are_handed_numpy_arrays(tmp_path):
+    """numba compiles for NumPy arrays and refuses JAX arrays: a function another module
+    imports from a module of numba functions (in a `try`, with a Python fallback in the
+    `except`, as properscoring does) gets NumPy arrays from the converted code, which found
+    properscoring's converted tree failing on a machine with numba installed (issue 17)."""
+    (tmp_path / "stub" / "numba").mkdir(parents=True)
+    (tmp_path / "stub" / "numba" / "__init__.py").write_text(textwrap.dedent(NUMBA_STAND_IN))
+    source, out, run = _convert(tmp_path, _fast=FAST, scores=SCORES, app=SCORES_APP)
+    scores = (out / "pkg" / "scores.py").read_text()
+    assert "jnp.asarray(observations)" in scores  # the rest still moves to JAX
+    assert "_weighted_core(np.array(jnp.abs(centred)), np.ones_like(forecasts))" in scores
+    assert "sum_of_squares(np.array(jnp.sqrt(" in scores
+    assert (out / "pkg" / "_fast.py").read_text() == (source / "pkg" / "_fast.py").read_text()
+    for root in (source, out):  # numba's stand-in first on the path, as if installed
+        (root / "numba").symlink_to(tmp_path / "stub" / "numba")
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_a_module_calling_its_own_numba_function_hands_it_numpy_arrays(tmp_path):
+    own = """
+    import numpy as np
+    from numba import njit
+
+
+    @njit
+    def peak(values):
+        return values.max()
+
+
+    def main():
+        data = np.linspace(0.0, 2.0, 7)
+        return {"peak": peak(np.sin(data) * 3.0), "mean": np.mean(data)}
+    """
+    (tmp_path / "stub" / "numba").mkdir(parents=True)
+    (tmp_path / "stub" / "numba" / "__init__.py").write_text(textwrap.dedent(NUMBA_STAND_IN))
+    source, out, run = _convert(tmp_path, app=own)
+    app = (out / "pkg" / "app.py").read_text()
+    assert "peak(np.array(jnp.sin(data) * 3.0))" in app or "peak(np.sin(data) * 3.0)" in app
+    assert "    return values.max()\n" in app  # numba's body as written, no prologue
+    for root in (source, out):
+        (root / "numba").symlink_to(tmp_path / "stub" / "numba")
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
