@@ -24,7 +24,11 @@ With `--jit` the library is converted with `--jit` too (every function proven tr
 compiled with jax.jit), and the row adds how many functions were compiled (NJ501) and left
 eager (NJ502).
 
+With `--interface numpy` the library is converted with `--interface numpy` (NJ105): its public
+functions return NumPy arrays and scalars to the test suite, as before the conversion.
+
 Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--float32] [--jit]
+                                          [--interface numpy]
 """
 
 from __future__ import annotations
@@ -116,7 +120,8 @@ def library_files(package: Path, exclude: list[str]) -> list[Path]:
                        for part in p.relative_to(package).parts)]
 
 
-def convert_project(project: Project, work: Path, x64: bool, jit: bool = False) -> dict:
+def convert_project(project: Project, work: Path, x64: bool, jit: bool = False,
+                    interface: str = "jax") -> dict:
     archive = fetch(project, work / "sdists")
     base = work / project.name
     original, converted, out = base / "original", base / "converted", base / "converted-pkg"
@@ -133,6 +138,8 @@ def convert_project(project: Project, work: Path, x64: bool, jit: bool = False) 
         command.append("--x64")
     if jit:
         command.append("--jit")
+    if interface != "jax":
+        command += ["--interface", interface]
     done = run(command)
     (base / "convert.json").write_text(done.stdout)
     report = json.loads(done.stdout)
@@ -317,6 +324,9 @@ def main() -> int:
                         help="convert with --jit (compile every function proven traceable)")
     parser.add_argument("--float32", action="store_true",
                         help="convert and run without --x64 (JAX's default 32-bit floats)")
+    parser.add_argument("--interface", choices=("jax", "numpy"), default="jax",
+                        help="what the converted library returns to its callers outside it, "
+                        "the test suite (numpy: NumPy arrays and scalars, NJ105)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "sdists").mkdir(exist_ok=True)
@@ -328,7 +338,7 @@ def main() -> int:
         if args.only and project.name not in args.only:
             continue
         x64 = project.x64 and not args.float32
-        converted = convert_project(project, args.work, x64, args.jit)
+        converted = convert_project(project, args.work, x64, args.jit, args.interface)
         report = converted["report"]
         findings = Counter(f["code"] for f in report["findings"])
         verified = verify_project(project, converted, x64, args.timeout)["tests"]
