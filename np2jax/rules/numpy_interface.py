@@ -34,13 +34,12 @@ def {decorator}(function):
     import sys
 
     import jax
-    import numpy
 
     tracer = getattr(jax.core, "Tracer", ())
 
     def to_numpy(value):
         if isinstance(value, jax.Array) and not isinstance(value, tracer):
-            value = numpy.array(value)
+            value = value.__array__().copy()  # NumPy's ndarray, writable
             return value[()] if value.ndim == 0 else value
         if type(value) in (tuple, list):
             return type(value)(map(to_numpy, value))
