@@ -35,17 +35,21 @@ def {decorator}(function):
 
     import jax
 
-    tracer = getattr(jax.core, "Tracer", ())
+    numpy = sys.modules["numpy"]  # loaded by jax; looked up, so that converting again keeps it
+    concrete = {{}}  # type -> whether it is a JAX array with values (a tracer is not)
 
     def to_numpy(value):
-        if isinstance(value, jax.Array) and not isinstance(value, tracer):
-            value = value.__array__().copy()  # NumPy's ndarray, writable
+        kind = type(value)
+        if kind not in concrete:
+            concrete[kind] = issubclass(kind, jax.Array)
+        if concrete[kind]:
+            value = numpy.array(value)  # a copy: writable
             return value[()] if value.ndim == 0 else value
-        if type(value) in (tuple, list):
+        if kind in (tuple, list):
             return type(value)(map(to_numpy, value))
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             return type(value)(*map(to_numpy, value))
-        if type(value) is dict:
+        if kind is dict:
             return {{key: to_numpy(item) for key, item in value.items()}}
         return value
 
