@@ -108,6 +108,25 @@ def has_helper(module: cst.Module) -> bool:
     return any(isinstance(s, cst.FunctionDef) and s.name.value == DECORATOR for s in module.body)
 
 
+def has_marker(module: cst.Module) -> bool:
+    return any(isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Assign)
+               and code_of(s.body[0].targets[0].target) == MARKER for s in module.body)
+
+
+def first_statement(module: cst.Module) -> cst.CSTNode | None:
+    """Where the marker (and the helper) go: before the first module-level statement that is
+    not an import or the docstring, so before any code that runs at import."""
+    for index, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
+                continue
+            if index == 0 and isinstance(statement.body[0], cst.Expr) and isinstance(
+                    statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+                continue
+        return statement
+    return None
+
+
 def decorate(function: cst.FunctionDef) -> cst.FunctionDef:
     """`@_np2jax_numpy_interface` outermost, under the descriptor decorators (staticmethod,
     property...) only."""
@@ -118,19 +137,23 @@ def decorate(function: cst.FunctionDef) -> cst.FunctionDef:
     return function.with_changes(decorators=decorators)
 
 
-def helper_statements(tree: str) -> list[cst.BaseStatement]:
-    return list(cst.parse_module(HELPER.format(marker=MARKER, decorator=DECORATOR,
-                                               tree=tree).lstrip("\n")).body)
+def helper_statements(tree: str, functions: bool) -> list[cst.BaseStatement]:
+    """The marker line, and the decorator's definition where functions need it."""
+    text = HELPER.format(marker=MARKER, decorator=DECORATOR, tree=tree).lstrip("\n")
+    if not functions:
+        text = text.split("\n\n\n")[0] + "\n"
+    return list(cst.parse_module(text).body)
 
 
-def with_helper(node, tree: str):
-    """The helper's statements, then the statement that holds the first decorated function
-    (and whatever other fixes put before it)."""
+def with_helper(node, tree: str, functions: bool):
+    """The marker (and the helper), then the statement they go before (and whatever other
+    fixes put before it)."""
     after = list(node.nodes) if isinstance(node, cst.FlattenSentinel) else [node]
-    helper = helper_statements(tree)
+    helper = helper_statements(tree, functions)
     first = after[0]
     helper[0] = helper[0].with_changes(leading_lines=first.leading_lines)
-    blank = (cst.EmptyLine(), cst.EmptyLine())
+    blank = (cst.EmptyLine(), cst.EmptyLine()) if functions or isinstance(
+        first, cst.BaseCompoundStatement) else (cst.EmptyLine(),)
     after[0] = first.with_changes(leading_lines=blank)
     return cst.FlattenSentinel([*helper, *after])
 
@@ -150,18 +173,26 @@ class NumpyInterface(Rule):
     code = "NJ105"
 
     def run(self):
+        """The marker goes into every module that converts something (the pipeline drops
+        these fixes in the others), so that its calls of the tree's functions get JAX
+        arrays; the decorator onto its public functions."""
         if self.config.interface != "numpy":
             return
         module = self.analysis.module
         found = public_functions(module)
-        if not found:
-            return
-        tree = tree_identity(self.analysis.context)
-        anchor = found[0][2]
-        for qualname, function, _ in found:
-            yield self.report(function, functions=f"`{qualname}`", fix=decorate, listed=False,
-                              requires=(anchor,), converts=False, report_if_unfixed=False)
-        if not has_helper(module):
-            yield self.report(anchor, functions=names_message([q for q, _, _ in found]),
-                              fix=lambda node: with_helper(node, tree), converts=False,
+        insert = not has_marker(module)
+        if not insert and not (found and has_helper(module)):
+            return  # converted before
+        anchor = first_statement(module) if insert else None
+        if insert and anchor is None:
+            return  # imports only: no code that calls anything
+        requires = (anchor,) if insert else ()
+        for index, (qualname, function, _) in enumerate(found):
+            names = names_message([q for q, _, _ in found]) if index == 0 else f"`{qualname}`"
+            yield self.report(function, functions=names, fix=decorate, listed=index == 0,
+                              requires=requires, converts=False, report_if_unfixed=False)
+        if insert:
+            tree = tree_identity(self.analysis.context)
+            yield self.report(anchor, functions="", listed=False, converts=False,
+                              fix=lambda node: with_helper(node, tree, bool(found)),
                               report_if_unfixed=False)

@@ -65,6 +65,16 @@ def flipped(theta):
     return R
 """
 
+# a module with no function of its own: its code at import writes into a result (`.at[]`)
+TABLES = """
+import numpy as np
+
+from pkg.geometry import rotation
+
+SHEAR = rotation(0.0)
+SHEAR[0, 1] = 0.5
+"""
+
 # code outside the converted tree: the library's users (here its test code)
 USER = """
 import pickle
@@ -74,6 +84,7 @@ import numpy as np
 
 from pkg import geometry
 from pkg.frames import flipped
+from pkg.tables import SHEAR
 
 R = geometry.rotation(0.5)
 R[0, 0] = 2.0                              # writes into a result
@@ -86,7 +97,7 @@ F = flipped(0.5)
 F[0, 1] = 9.0
 out = {"R": R, "same": same, "shifted": shifted, "n": n, "n_type": type(n).__name__,
        "length": path.length, "length_type": type(path.length).__name__,
-       "points": path.points, "F": F, "types": [type(v).__name__ for v in (R, lo, hi, F)]}
+       "points": path.points, "F": F, "shear": np.asarray(SHEAR), "types": [type(v).__name__ for v in (R, lo, hi, F)]}
 sys.stdout.buffer.write(pickle.dumps(out))
 """
 
@@ -94,7 +105,7 @@ sys.stdout.buffer.write(pickle.dumps(out))
 def _library(root: Path) -> Path:
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
-    for name, text in (("geometry", GEOMETRY), ("frames", FRAMES)):
+    for name, text in (("geometry", GEOMETRY), ("frames", FRAMES), ("tables", TABLES)):
         (root / "pkg" / f"{name}.py").write_text(textwrap.dedent(text).lstrip("\n"))
     return root
 
@@ -119,7 +130,10 @@ def test_outside_callers_get_what_numpy_gave_and_the_tree_keeps_jax(tmp_path):
     frames = (out / "pkg" / "frames.py").read_text()
     # the in-tree caller was converted assuming JAX arrays from rotation(): `.at[]`
     assert "R = R.at[1].set(-R[1])" in frames
-    assert f'{MARKER} = "pkg"' in geometry and f'{MARKER} = "pkg"' in frames
+    tables = (out / "pkg" / "tables.py").read_text()
+    assert "SHEAR = SHEAR.at[0, 1].set(0.5)" in tables
+    assert all(f'{MARKER} = "pkg"' in text for text in (geometry, frames, tables))
+    assert DECORATOR not in tables  # no function: the marker only
     for name in ("rotation", "norm", "bounds", "turned", "length"):
         assert f"@{DECORATOR}\n    def {name}(" in geometry or f"@{DECORATOR}\ndef {name}(" in geometry
     assert f"@property\n    @{DECORATOR}\n    def length" in geometry
