@@ -255,3 +255,62 @@ def test_the_option_from_pyproject_and_the_command_line(tmp_path):
     assert f"+@{DECORATOR}\n def total(x):" in result.output
     assert "NJ105" in result.output
     assert DECORATOR not in invoke("convert", source, "--diff", "--no-cache").output
+
+
+OPS = """
+import numpy as np
+
+
+def normalize(v):
+    v /= v.sum()
+
+
+def clip_negative(x):
+    x[x < 0] = 0.0
+    return x
+
+
+def fresh(n):
+    out = np.zeros(n)
+    out[0] = 1.0
+    return out
+"""
+
+OPS_USER = """
+import pickle
+import sys
+
+import numpy as np
+
+from pkg.ops import clip_negative, fresh, normalize
+
+p = np.array([1.0, 3.0])
+normalize(p)
+q = np.array([-1.0, 2.0])
+r = clip_negative(q)
+f = fresh(3)
+f[1] = 2.0
+sys.stdout.buffer.write(pickle.dumps({"p": p, "q": q, "same": r is q, "f": f}))
+"""
+
+
+def test_arguments_the_library_writes_stay_the_callers_arrays(tmp_path):
+    """A write into an argument is left in place on NumPy (NJ209/NJ201 say so), and the
+    interface hands back a NumPy argument as the same object: the caller sees the write."""
+    root = tmp_path / "src"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "ops.py").write_text(textwrap.dedent(OPS).lstrip("\n"))
+    out = tmp_path / "out"
+    run = convert_paths([root], Config(interface="numpy"), out=out)
+    assert {f.code for f in run.findings} == {"NJ209", "NJ203", "NJ201"}
+    results = []
+    for tree in (root, out):
+        script = tree / "user.py"
+        script.write_text(OPS_USER)
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, cwd=tree,
+                              env={"PYTHONPATH": str(tree), "JAX_PLATFORMS": "cpu"})
+        assert done.returncode == 0, done.stderr.decode()
+        results.append(pickle.loads(done.stdout))
+    assert results[1]["same"] is True
+    assert compare_values("user", results[0], results[1]) is None
