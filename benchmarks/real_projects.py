@@ -24,7 +24,11 @@ With `--jit` the library is converted with `--jit` too (every function proven tr
 compiled with jax.jit), and the row adds how many functions were compiled (NJ501) and left
 eager (NJ502).
 
+With `--interface numpy` the library is converted with `--interface numpy` (NJ105): its public
+functions return NumPy arrays and scalars to the test suite, as before the conversion.
+
 Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--float32] [--jit]
+                                          [--interface numpy]
 """
 
 from __future__ import annotations
@@ -116,7 +120,8 @@ def library_files(package: Path, exclude: list[str]) -> list[Path]:
                        for part in p.relative_to(package).parts)]
 
 
-def convert_command(project: Project, package: Path, out: Path, x64: bool, jit: bool) -> list[str]:
+def convert_command(project: Project, package: Path, out: Path, x64: bool, jit: bool,
+                    interface: str = "jax") -> list[str]:
     """`np2jax convert` of the library at `package` (its tests excluded) into `out`, as JSON."""
     command = [*NP2JAX, "convert", str(package), "--out", str(out), "--format", "json"]
     for pattern in project.exclude:
@@ -125,10 +130,13 @@ def convert_command(project: Project, package: Path, out: Path, x64: bool, jit: 
         command.append("--x64")
     if jit:
         command.append("--jit")
+    if interface != "jax":
+        command += ["--interface", interface]
     return command
 
 
-def convert_project(project: Project, work: Path, x64: bool, jit: bool = False) -> dict:
+def convert_project(project: Project, work: Path, x64: bool, jit: bool = False,
+                    interface: str = "jax") -> dict:
     archive = fetch(project, work / "sdists")
     base = work / project.name
     original, converted, out = base / "original", base / "converted", base / "converted-pkg"
@@ -137,7 +145,7 @@ def convert_project(project: Project, work: Path, x64: bool, jit: bool = False) 
     shutil.copytree(original, converted)
     shutil.rmtree(out, ignore_errors=True)
     exclude = project.exclude
-    done = run(convert_command(project, original / project.package, out, x64, jit))
+    done = run(convert_command(project, original / project.package, out, x64, jit, interface))
     (base / "convert.json").write_text(done.stdout)
     report = json.loads(done.stdout)
     for path in out.rglob("*.py"):
@@ -321,6 +329,9 @@ def main() -> int:
                         help="convert with --jit (compile every function proven traceable)")
     parser.add_argument("--float32", action="store_true",
                         help="convert and run without --x64 (JAX's default 32-bit floats)")
+    parser.add_argument("--interface", choices=("jax", "numpy"), default="jax",
+                        help="what the converted library returns to its callers outside it, "
+                        "the test suite (numpy: NumPy arrays and scalars, NJ105)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "sdists").mkdir(exist_ok=True)
@@ -332,7 +343,7 @@ def main() -> int:
         if args.only and project.name not in args.only:
             continue
         x64 = project.x64 and not args.float32
-        converted = convert_project(project, args.work, x64, args.jit)
+        converted = convert_project(project, args.work, x64, args.jit, args.interface)
         report = converted["report"]
         findings = Counter(f["code"] for f in report["findings"])
         verified = verify_project(project, converted, x64, args.timeout)["tests"]

@@ -28,7 +28,7 @@ DOC_SECTIONS = (
 )
 SEVERITIES = ("error", "warning", "info")
 FIX_KINDS = ("safe", "none")
-CONFIG_KEYS = ("jit", "x64")
+CONFIG_KEYS = ("jit", "x64", "interface")
 
 
 class CatalogError(Exception):
@@ -54,7 +54,8 @@ class RuleDoc:
     invalid: tuple[InvalidCase, ...]
     # the settings its example and cases convert with: {"jit": True} for the --jit rules,
     # {"x64": False} for what only the 32-bit mode reports (rules/NJxxx_*.toml [config])
-    config: tuple[tuple[str, bool], ...] = ()
+    # {"interface": "numpy"} for what `--interface numpy` adds (NJ105)
+    config: tuple[tuple[str, bool | str], ...] = ()
 
     @property
     def fixable(self) -> bool:
@@ -63,7 +64,9 @@ class RuleDoc:
     def render_markdown(self) -> str:
         settings = dict(self.config)
         runs = "".join((" Runs with `--jit`." if settings.get("jit") else "",
-                        " Reports in the 32-bit mode (`--x32`)." if settings.get("x64") is False else ""))
+                        " Reports in the 32-bit mode (`--x32`)." if settings.get("x64") is False else "",
+                        " Runs with `--interface numpy`." if settings.get("interface") == "numpy"
+                        else ""))
         lines = [f"## {self.code} `{self.name}`", "", self.summary, "",
                  f"Severity: {self.severity}. Fix: {self.fix}.{runs}", ""]
         for key, title in DOC_SECTIONS:
@@ -98,8 +101,10 @@ def _parse_rule(name: str, data: dict) -> RuleDoc:
         )
     except KeyError as missing:
         raise CatalogError(f"rules/{name}: missing key {missing}") from None
-    if any(key not in CONFIG_KEYS or not isinstance(value, bool) for key, value in rule.config):
-        raise CatalogError(f"rules/{name}: [config] takes {' and '.join(CONFIG_KEYS)}, true or false")
+    if any(key not in CONFIG_KEYS or not isinstance(value, bool) if key != "interface"
+           else value not in ("jax", "numpy") for key, value in rule.config):
+        raise CatalogError(f"rules/{name}: [config] takes {' and '.join(CONFIG_KEYS)}, true or "
+                           "false (interface: \"jax\" or \"numpy\")")
     if rule.severity not in SEVERITIES or rule.fix not in FIX_KINDS:
         raise CatalogError(f"rules/{name}: severity must be one of {SEVERITIES}, fix one of {FIX_KINDS}")
     return rule

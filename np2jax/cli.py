@@ -48,6 +48,12 @@ class ReportFormat(str, Enum):
     github = "github"
 
 
+class Interface(str, Enum):
+    """What converted functions return to callers outside the tree (Config.interface)."""
+    jax = "jax"
+    numpy = "numpy"
+
+
 def _console(stderr: bool = False, width: int | None = None) -> Console:
     from rich.console import Console
 
@@ -70,7 +76,7 @@ def _codes(values: Optional[List[str]]) -> Optional[tuple[str, ...]]:
 
 
 def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
-                 no_cache=False, x32=False, keep_numpy=None) -> Config:
+                 no_cache=False, x32=False, keep_numpy=None, interface=None) -> Config:
     if x64 and x32:
         raise _fail("choose one of --x64 (the default) and --x32")
     start = paths[0] if paths else Path.cwd()
@@ -92,7 +98,8 @@ def _load_config(paths: list[Path], select, ignore, exclude, x64, jit=False,
                                exclude=tuple(exclude) if exclude else None,
                                x64=True if x64 else False if x32 else None,
                                jit=True if jit else None,
-                               cache=False if no_cache else None)
+                               cache=False if no_cache else None,
+                               interface=interface.value if interface is not None else None)
 
 
 # Help texts are single strings (no line breaks: rich wraps them to the terminal), metavars
@@ -108,6 +115,10 @@ KeepNumpyOption = typer.Option(None, "--keep-numpy", metavar="SPEC",
                                "PATH::QUALNAME=REASON (PATH a suffix of the file's path, "
                                "QUALNAME f or Class.method); repeatable, added to keep-numpy "
                                "of pyproject.toml (NJ104).")
+InterfaceOption = typer.Option(None, "--interface", metavar="KIND", show_default=False,
+                               help="What the converted tree's public functions return to "
+                               "callers outside it: jax (JAX arrays, the default) or numpy "
+                               "(NumPy arrays and scalars, as before the conversion; NJ105).")
 ReportFormatOption = typer.Option(ReportFormat.text, "--format", metavar="FORMAT",
                                   show_default=False, help="text (the default), json, sarif "
                                   "(SARIF 2.1.0) or github (workflow annotations).")
@@ -178,6 +189,7 @@ def convert(
     exit_zero: bool = ExitZeroOption,
     stdin_filename: Optional[str] = StdinFilenameOption,
     keep_numpy: Optional[List[str]] = KeepNumpyOption,
+    interface: Optional[Interface] = InterfaceOption,
     prove_: bool = typer.Option(False, "--prove", help="From the project's root, with --out and "
                                 "a package: prove each function on the tests' calls, keep those "
                                 "that differ on NumPy, convert again (-- ARGS: pytest's)."),
@@ -187,20 +199,21 @@ def convert(
 
     if prove_:
         _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
-                        no_cache, x32, keep_numpy, jobs, exit_zero)
+                        no_cache, x32, keep_numpy, jobs, exit_zero, interface)
 
     if _reads_stdin(paths, stdin_filename):
         _convert_stdin(stdin_filename, diff, out, in_place, copy_other, verify_, html,
                        output_format, quiet, exit_zero,
                        lambda p: _load_config(p, select, ignore, exclude, x64, jit, True, x32,
-                                              keep_numpy))
+                                              keep_numpy, interface))
     if sum(bool(x) for x in (out, in_place)) > 1 or not (out or in_place or diff):
         raise _fail("choose one of --out DIR or --in-place, or --diff alone (it writes nothing)")
     if diff and in_place:
         raise _fail("--diff with --in-place is not supported: --diff alone shows the change")
     if verify_ and out is None:
         raise _fail("--verify needs --out DIR (it runs the converted files written there)")
-    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy)
+    config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy,
+                          interface)
     try:
         with run_progress(_console(stderr=True), not quiet) as progress:
             run = convert_paths(paths, config, out=out, in_place=in_place,
@@ -387,6 +400,7 @@ def check(
     jobs: Optional[int] = JobsOption,
     no_cache: bool = NoCacheOption,
     keep_numpy: Optional[List[str]] = KeepNumpyOption,
+    interface: Optional[Interface] = InterfaceOption,
 ) -> None:
     from np2jax.api import check_paths, check_stdin
     from np2jax.report import RunReport, emit, emit_statistics, run_progress
@@ -398,10 +412,11 @@ def check(
     if _reads_stdin(paths, stdin_filename):
         name = stdin_filename or STDIN
         config = _load_config([Path(name)] if stdin_filename else [], select, ignore, exclude,
-                              x64, jit, True, x32, keep_numpy)
+                              x64, jit, True, x32, keep_numpy, interface)
         run = check_stdin(_read_stdin(), config, name, fix_edits=json_fixes)
     else:
-        config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy)
+        config = _load_config(paths, select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy,
+                              interface)
         try:
             with run_progress(_console(stderr=True), not quiet) as progress:
                 run = check_paths(paths, config, jobs=jobs, progress=progress,
@@ -572,7 +587,7 @@ def prove(
 
 
 def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
-                    no_cache, x32, keep_numpy, jobs, exit_zero) -> None:
+                    no_cache, x32, keep_numpy, jobs, exit_zero, interface=None) -> None:
     """convert PKG --out DST --prove [-- PYTEST_ARGS], run from the project's root."""
     from np2jax.proving import ProveUsageError, convert_proved
     from np2jax.report import RunReport, emit
@@ -583,7 +598,8 @@ def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x
         raise _fail("--prove needs one package folder and --out DIR (np2jax convert PKG --out "
                     "DST --prove [-- PYTEST_ARGS])")
     package, pytest_args = Path(paths[0]), [str(p) for p in paths[1:]]
-    config = _load_config([package], select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy)
+    config = _load_config([package], select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy,
+                          interface)
     err = _console(stderr=True)
     say = (lambda text: err.print(f"  {text}", markup=False, highlight=False)) \
         if not quiet and output_format is ReportFormat.text else None

@@ -9,6 +9,10 @@ from pathlib import Path
 from np2jax.catalog import tomllib
 
 
+# Config.interface: what the converted functions return to callers outside the tree
+INTERFACES = ("jax", "numpy")
+
+
 class ConfigError(Exception):
     """The configuration is invalid; the message names the file and the key."""
 
@@ -27,6 +31,10 @@ class Config:
     # (PATH a posix suffix of the file's path, QUALNAME `func` or `Class.method`);
     # `keep-numpy` in pyproject.toml, --keep-numpy on the command line (keep_spec)
     keep_numpy: tuple[str, ...] = ()
+    # what the converted tree's public functions return to callers outside it: "jax" (its
+    # JAX arrays, the default) or "numpy" (NumPy's results: writable NumPy arrays, NumPy
+    # scalars for 0-d results; NJ105); `interface` in pyproject.toml, --interface
+    interface: str = "jax"
 
     def enabled(self, code: str) -> bool:
         selected = not self.select or any(code.startswith(p) for p in self.select)
@@ -110,6 +118,11 @@ def load_config(start: Path) -> Config:
         if key in ("x64", "jit", "cache"):
             if not isinstance(value, bool):
                 raise ConfigError(f"{pyproject}: [tool.np2jax] {name} must be true or false")
+            values[key] = value
+        elif key == "interface":
+            if value not in INTERFACES:
+                raise ConfigError(f"{pyproject}: [tool.np2jax] interface must be one of "
+                                  f"{', '.join(repr(i) for i in INTERFACES)}")
             values[key] = value
         else:
             if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):

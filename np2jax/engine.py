@@ -314,7 +314,7 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
     because other files use them, those are assumed rewritable and the files whose view of
     the tree changes run again (the others are memoised), until every rewrite assumed
     happened everywhere (Tree.unsettled)."""
-    tree = Tree.of(files, sources)
+    tree = Tree.of(files, sources, marked=engine.config.interface == "numpy")
     if on_file is not None:
         reported: set[Path] = set()
 

@@ -117,6 +117,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     applied = _applicable([r for r, _ in kept if r.fix is not None], dropped)
     # What a write left in place can reach stays NumPy (np2jax.analysis.islands)
     applied, islands, before = _keep_islands(analysis, kept, applied, dropped)
+    if config.interface == "numpy":
+        applied = _interface_last(applied)
     applied_ids = {id(r) for r in applied}
     fixed = {r.node for r in applied}
     # A finding about a conversion (it has `requires` but no fix) stands only if it happened.
@@ -163,6 +165,15 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
         numpy_params=_numpy_params(analysis),
     )
+
+
+def _interface_last(applied: list) -> list:
+    """--interface numpy (NJ105): its decorators go on last, outermost over the others
+    (`jax.jit` of NJ501), and only in a module that converts something else (a module left
+    on NumPy returns NumPy's results already)."""
+    interface = [r for r in applied if r.code == "NJ105"]
+    others = [r for r in applied if r.code != "NJ105"]
+    return others + interface if others else []
 
 
 def _numpy_params(analysis) -> dict:

@@ -47,6 +47,9 @@ class ModuleContext:
     # or keeps an argument: (qualified name, ((position or None, name), ...)); the arrays
     # calls here pass for those stay NumPy (np2jax.analysis.islands)
     external_numpy_params: tuple = ()
+    # the tree's top-level module and package names, comma-separated: what marks its modules
+    # for --interface numpy (NJ105: a caller in a module of the same tree gets JAX arrays)
+    tree: str = ""
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -109,10 +112,11 @@ class Tree:
     names: dict[Path, str] = field(default_factory=dict)
     words: dict[Path, set] = field(default_factory=dict)
     texts: dict[Path, str] = field(default_factory=dict)
+    marked: bool = False  # the contexts name the tree (ModuleContext.tree: --interface numpy)
 
     @classmethod
-    def of(cls, files, sources) -> "Tree":
-        tree = cls()
+    def of(cls, files, sources, marked: bool = False) -> "Tree":
+        tree = cls(marked=marked)
         readable = [item for item in files if item.path in sources]
         tree.names = module_names((item.path, item.relative) for item in readable)
         for item in readable:
@@ -150,7 +154,12 @@ class Tree:
                                            and self._may_refer(path, q))),
             exported_mutators=frozenset(q.rsplit(".", 1)[1] for q in accepted
                                         if q.rsplit(".", 1)[0] == own),
+            tree=self._roots if self.marked else "",
         )
+
+    @cached_property
+    def _roots(self) -> str:
+        return ",".join(sorted({name.split(".")[0] for name in self.names.values() if name}))
 
     @cached_property
     def _imported(self) -> dict[str, frozenset]:

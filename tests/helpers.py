@@ -61,14 +61,15 @@ def header(text: str, key: str) -> str | None:
 
 def fixture_config(text: str):
     """The configuration a fixture converts with: `# x64: false` (the 32-bit mode),
-    `# jit: true` and `# keep-numpy: QUALNAME[=REASON]; ...` (functions of the fixture kept
-    on NumPy, each entry matching any file: `*::QUALNAME`) headers."""
+    `# jit: true`, `# interface: numpy` and `# keep-numpy: QUALNAME[=REASON]; ...`
+    (functions of the fixture kept on NumPy, each entry matching any file: `*::QUALNAME`)
+    headers."""
     from np2jax.config import Config
 
     kept = tuple(f"*::{entry.strip()}" for entry in (header(text, "keep-numpy") or "").split(";")
                  if entry.strip())
     return Config(x64=header(text, "x64") != "false", jit=header(text, "jit") == "true",
-                  keep_numpy=kept)
+                  keep_numpy=kept, interface=header(text, "interface") or "jax")
 
 
 def invoke(*args):
