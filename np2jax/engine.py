@@ -328,12 +328,13 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
     accepted: dict[str, tuple] = {}
     effects: dict[Path, dict] = {}  # what the functions other files use do (tree_effects)
     numpy_params: dict = {}  # parameters of functions kept on NumPy (tree_numpy_params)
+    decorators = tree_jit_decorators(tree) if engine.config.jit else {}
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
         passes += 1
         batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects,
-                                                                  numpy_params))
+                                                                  numpy_params, decorators))
                  for item in files if item.path not in failed]
         description = verb if passes == 1 else f"{verb} again (cross-module rewrites, pass {passes})"
         results = {}
@@ -354,6 +355,41 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
         if not unsettled:
             return {**results, **failed}
         accepted = {q: p for q, p in accepted.items() if q not in unsettled}
+
+
+_NESTED_DEF = re.compile(r"\n[ \t]+def ")
+
+
+def tree_jit_decorators(tree: Tree) -> dict[str, str]:
+    """Qualified name -> kind of the tree's transparent decorators that may sit above
+    jax.jit (np2jax.analysis.decorators.tree_jit_decorators): the modules with a nested
+    `def` are parsed, then those that name what they define (re-exports)."""
+    import libcst as cst
+
+    from np2jax.analysis.decorators import tree_jit_decorators as found_in
+
+    modules: dict = {}
+
+    def parse(path: Path) -> None:
+        name = tree.names.get(path)
+        if not name or name in modules or is_notebook(path):
+            return
+        try:
+            modules[name] = (cst.parse_module(tree.texts[path]), path.name == "__init__.py")
+        except Exception:  # noqa: BLE001 - its own conversion reports the syntax error
+            return
+
+    for path, text in tree.texts.items():
+        if _NESTED_DEF.search(text):
+            parse(path)
+    found = found_in(modules)
+    if not found:
+        return {}
+    names = {q.rsplit(".", 1)[1] for q in found}
+    for path in tree.texts:
+        if names & tree.words.get(path, set()):
+            parse(path)
+    return found_in(modules)
 
 
 def tree_effects(results: dict[Path, FileResult], tree: Tree) -> dict:

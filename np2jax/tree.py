@@ -47,6 +47,10 @@ class ModuleContext:
     # or keeps an argument: (qualified name, ((position or None, name), ...)); the arrays
     # calls here pass for those stay NumPy (np2jax.analysis.islands)
     external_numpy_params: tuple = ()
+    # with --jit: decorators of the tree that may sit above jax.jit (they only call, wrap
+    # and inspect the function: np2jax.analysis.decorators.calls_only), named in this file:
+    # (qualified name, "decorator" or "factory")
+    jit_decorators: tuple = ()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -126,14 +130,20 @@ class Tree:
         return Counter(word for found in self.words.values() for word in found)
 
     def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None,
-                numpy_params: dict | None = None) -> ModuleContext:
+                numpy_params: dict | None = None,
+                jit_decorators: dict | None = None) -> ModuleContext:
         """`effects`: path -> {qualified name: effects of another module's function the
         file's analysis asked about} (np2jax.engine.tree_effects); `numpy_params`:
         qualified name -> the parameters of a function kept on NumPy that must get NumPy
-        arrays (np2jax.engine.tree_numpy_params)."""
+        arrays (np2jax.engine.tree_numpy_params); `jit_decorators`: qualified name -> kind
+        of the tree's decorators that may sit above jax.jit (np2jax.engine.tree_jit_decorators)."""
         using = self._using
         own = self.names.get(path, "")
+        words = self.words.get(path, ())
         return ModuleContext(
+            jit_decorators=tuple(sorted(
+                (q, kind) for q, kind in (jit_decorators or {}).items()
+                if q.rsplit(".", 1)[1] in words or is_notebook(path))),
             external_numpy_params=tuple(sorted(
                 (q, p) for q, p in (numpy_params or {}).items()
                 if q.rsplit(".", 1)[0] != own and self._may_refer(path, q))),

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
+from np2jax.analysis.decorators import decorator_use, jit_safe_decorators
 from np2jax.analysis.values import always_leaves
 from np2jax.jit.checker import SHAPE_LIKE, JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
@@ -31,6 +32,7 @@ from np2jax.jit.names import declared_globals, module_bindings, parameters
 from np2jax.jit.traceable import TraceChecker
 from np2jax.syntax import argument_for, code_of
 from np2jax.syntax.walk import walk
+from np2jax.tree import resolve
 
 
 @dataclass
@@ -130,13 +132,23 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
         if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
             jitted[name] = static
             continue
+        outer = _decorators_above_jit(analysis, statement)
+        if outer is not None and outer < len(statement.decorators):
+            # already `@deco` above `@jax.jit` (what NJ501 writes for a decorated function)
+            inner = statement.with_changes(decorators=statement.decorators[outer:])
+            static = _jit_decoration(analysis, inner)
+            if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
+                jitted[name] = static
+                continue
         if statement in analysis.kept_functions:
             why = "it is kept on NumPy (NJ104)"
         elif statement.asynchronous is not None:
             why = "it is asynchronous (jax.jit compiles plain functions)"
-        elif statement.decorators:
+        elif statement.decorators and outer != len(statement.decorators):
             why = (f"it is decorated (`@{code_of(statement.decorators[0].decorator)}`), and "
-                   "the analysis does not follow decorators other than jax.jit")
+                   "the analysis follows only decorators that hand back what the function "
+                   "returns and do nothing with it but call it (`@wraps(fn) def wrapper(*args, "
+                   "**kwargs): ...; return fn(*args, **kwargs)`), defined in the tree")
         elif counts.get(name, 0) != 1 or name in declared_global:
             why = (f"the name `{name}` is bound more than once in the module: give each "
                    "function its own name")
@@ -150,6 +162,52 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
         else:
             refused[name] = (statement, why)
     return candidates, refused, jitted
+
+
+def _decorators_above_jit(analysis: ModuleAnalysis, function: cst.FunctionDef) -> int | None:
+    """How many of the function's decorators, from the top, are transparent ones that may
+    sit above jax.jit (np2jax.analysis.decorators.calls_only: they hand back what the
+    function returns, and only call, wrap or inspect it), this module's or the tree's
+    (ModuleContext.jit_decorators); None when it has no decorator."""
+    if not function.decorators:
+        return None
+    local = jit_safe_decorators(analysis.module)
+    tree = dict(analysis.context.jit_decorators)
+    count = 0
+    for decorator in function.decorators:
+        use = decorator_use(decorator)
+        if use is None:
+            break
+        expression, kind = use
+        if isinstance(expression, cst.Name) and expression.value in local \
+                and _bound_once(analysis, expression):
+            if local[expression.value] != kind:
+                break
+        else:
+            qualname = analysis.dataflow.collector.imported_name(expression)
+            if qualname is None:
+                qualname = _star_imported(analysis, expression)
+            if qualname is None or tree.get(qualname) != kind:
+                break
+        count += 1
+    return count
+
+
+def _bound_once(analysis: ModuleAnalysis, name: cst.Name) -> bool:
+    return _binding_counts(analysis.module).get(name.value, 0) == 1
+
+
+def _star_imported(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
+    """`deco` of the one `from M import *` of the module, the name bound nowhere else."""
+    stars = analysis.star_imports
+    if not isinstance(expression, cst.Name) or len(stars) != 1 \
+            or _binding_counts(analysis.module).get(expression.value, 0):
+        return None
+    source = stars[0]
+    base = code_of(source.module) if source.module is not None else ""
+    context = analysis.context
+    base = resolve("." * len(source.relative) + base, context.name, context.is_package)
+    return f"{base}.{expression.value}"
 
 
 def _jit_decoration(analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple | None:
@@ -319,6 +377,22 @@ def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
     call of its file shows, is judged on its own body (whoever calls it: _judge_own); the
     others on what their calls pass, and on their own body when the calls' values cannot be
     classified."""
+    plan = _judge_undecorated(m, name, params)
+    function = plan.function
+    if plan.compiled and plan.static and function.decorators:
+        # the decorator runs first, on what callers pass: it may turn a Python value into
+        # an array (pyrr's `np.array(v)`), which a static argument cannot take
+        m.own.pop(name, None)
+        m.own_static.pop(name, None)
+        return JitPlan(function, False, f"`{plan.static[0]}` would be a static argument, "
+                                        f"and the decorator `@{code_of(function.decorators[0].decorator)}` "
+                                        "runs before jax.jit on what callers pass: it may turn "
+                                        "that Python value into an array, which a static "
+                                        "argument cannot take")
+    return plan
+
+
+def _judge_undecorated(m: JitModule, name: str, params: dict) -> JitPlan:
     function = m.functions[name]
     sites = m.sites.get(name, [])
     if parameters(function) and (_outside_callers(m, name) or not sites):
