@@ -156,6 +156,7 @@ def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext,
              [list(e) for e in context.external_effects],
              [[q, [list(p) for p in params]] for q, params in context.external_numpy_params],
              [list(d) for d in context.jit_decorators],
+             [[n, [list(a) for a in found]] for n, found in context.array_arguments],
              _text_digest(text).hex()]
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=list).encode()).hexdigest()
 

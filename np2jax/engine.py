@@ -329,12 +329,14 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
     effects: dict[Path, dict] = {}  # what the functions other files use do (tree_effects)
     numpy_params: dict = {}  # parameters of functions kept on NumPy (tree_numpy_params)
     decorators = tree_jit_decorators(tree) if engine.config.jit else {}
+    array_arguments: dict = {}  # with --jit: tree_array_arguments
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
         passes += 1
         batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects,
-                                                                  numpy_params, decorators))
+                                                                  numpy_params, decorators,
+                                                                  array_arguments))
                  for item in files if item.path not in failed]
         description = verb if passes == 1 else f"{verb} again (cross-module rewrites, pass {passes})"
         results = {}
@@ -349,7 +351,8 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
             # cautious summaries, never revised (a later pass could only find more)
             effects = tree_effects(results, tree)
             numpy_params = tree_numpy_params(results, tree)
-            if accepted or effects or numpy_params:
+            array_arguments = tree_array_arguments(results, tree)
+            if accepted or effects or numpy_params or array_arguments:
                 continue
         unsettled = tree.unsettled(accepted, results, set(failed))
         if not unsettled:
@@ -424,6 +427,26 @@ def _transparent_decorator(by_module: dict[str, FileResult], qualname: str) -> s
         if qualname is None:
             return None
     return None
+
+
+def tree_array_arguments(results: dict[Path, FileResult], tree: Tree) -> dict:
+    """With --jit: qualified name of a function of the tree (where it is defined, re-exports
+    followed) -> {(position or None, keyword or None)} of the arguments other files pass it
+    that are not Python values (FileResult.array_arguments): the defining file makes none of
+    those parameters static."""
+    by_module = {tree.names[path]: result for path, result in results.items() if tree.names.get(path)}
+    found: dict = {}
+    for result in results.values():
+        for qualname, arguments in result.array_arguments.items():
+            for _hop in range(8):  # `from pkg import f` where pkg re-exports pkg.ops.f
+                module, _, name = qualname.rpartition(".")
+                defining = by_module.get(module)
+                if defining is None or name not in defining.from_imports:
+                    break
+                qualname = defining.from_imports[name]
+            if qualname.rpartition(".")[0] in by_module:
+                found.setdefault(qualname, set()).update(tuple(a) for a in arguments)
+    return found
 
 
 def tree_numpy_params(results: dict[Path, FileResult], tree: Tree) -> dict:

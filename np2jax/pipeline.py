@@ -161,7 +161,16 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
                                   analysis.context.is_package),
         kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
         numpy_params=_numpy_params(analysis),
+        array_arguments=_array_arguments(analysis) if config.jit else {},
     )
+
+
+def _array_arguments(analysis) -> dict:
+    """With --jit: the arguments that are not Python values this file passes to other
+    modules' functions (np2jax.jit.plan.external_arguments, FileResult.array_arguments)."""
+    from np2jax.jit.plan import external_arguments
+
+    return {q: [tuple(a) for a in found] for q, found in external_arguments(analysis).items()}
 
 
 def _numpy_params(analysis) -> dict:

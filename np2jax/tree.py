@@ -51,6 +51,10 @@ class ModuleContext:
     # and inspect the function: np2jax.analysis.decorators.calls_only), named in this file:
     # (qualified name, "decorator" or "factory")
     jit_decorators: tuple = ()
+    # with --jit: this module's functions that other modules of the tree call with values
+    # that are not Python values (np2jax.jit.plan.external_arguments): (name, ((position or
+    # None, keyword or None), ...)); none of those may become a static argument
+    array_arguments: tuple = ()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -131,7 +135,8 @@ class Tree:
 
     def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None,
                 numpy_params: dict | None = None,
-                jit_decorators: dict | None = None) -> ModuleContext:
+                jit_decorators: dict | None = None,
+                array_arguments: dict | None = None) -> ModuleContext:
         """`effects`: path -> {qualified name: effects of another module's function the
         file's analysis asked about} (np2jax.engine.tree_effects); `numpy_params`:
         qualified name -> the parameters of a function kept on NumPy that must get NumPy
@@ -141,6 +146,9 @@ class Tree:
         own = self.names.get(path, "")
         words = self.words.get(path, ())
         return ModuleContext(
+            array_arguments=tuple(sorted(
+                (q.rsplit(".", 1)[1], tuple(sorted(found, key=repr)))
+                for q, found in (array_arguments or {}).items() if q.rsplit(".", 1)[0] == own)),
             jit_decorators=tuple(sorted(
                 (q, kind) for q, kind in (jit_decorators or {}).items()
                 if q.rsplit(".", 1)[1] in words or is_notebook(path))),

@@ -7,7 +7,7 @@ import libcst as cst
 
 from np2jax.analysis.references import bind_arguments as bind_api_arguments
 from np2jax.catalog import api_table
-from np2jax.jit.checker import CallSite, TraceCheckerBase
+from np2jax.jit.checker import CallSite, Stop, TraceCheckerBase
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, PYTHON, STATIC, UNKNOWN
 from np2jax.jit.masks import selection_count, selection_reduction, size_hint
 from np2jax.jit.names import parameters
@@ -78,6 +78,8 @@ class CallChecks(TraceCheckerBase):
         jax_name = self.m.analysis.dataflow.collector.jax_calls.get(node)
         if jax_name is not None:
             return self.jax_call(node, jax_name)
+        if self.m.external is not None and not self.check:
+            self.record_external(node)
         if isinstance(func, cst.Name):
             name = func.value
             if name not in self.env and name not in self.bound:
@@ -132,6 +134,29 @@ class CallChecks(TraceCheckerBase):
                     "call it outside the function and pass its result as an argument, or "
                     "make it a function of this file the analysis can compile")
         return UNKNOWN
+
+    def record_external(self, node: cst.Call) -> None:
+        """A call of a function another module defines (`from pkg.ops import spread`,
+        `ops.spread(...)`): which of its arguments are not Python values (JitModule.external;
+        that module's static parameters must not be given them: np2jax.engine)."""
+        qualname = self.m.analysis.dataflow.collector.imported_name(node.func)
+        if qualname is None:
+            return
+        found = self.m.external.setdefault(qualname, set())
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                found.add((None, "*"))
+                continue
+            try:
+                kind = self.expr(arg.value)
+            except Stop:
+                kind = UNKNOWN
+            if kind != STATIC:
+                found.add((position if arg.keyword is None else None,
+                           arg.keyword.value if arg.keyword is not None else None))
+            if arg.keyword is None:
+                position += 1
 
     def api_call(self, node: cst.Call, ref) -> str:
         self.api_value(ref.node, ref)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
-from np2jax.analysis.decorators import decorator_use, jit_safe_decorators
+from np2jax.analysis.decorators import decorator_use, jit_safe_decorators, star_imports
 from np2jax.analysis.values import always_leaves
 from np2jax.jit.checker import SHAPE_LIKE, JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
@@ -53,9 +53,22 @@ def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
     try:
         return _plan_module(analysis)
     except Exception as exc:  # noqa: BLE001 - a bug here must not cost the conversion
+        analysis._jit_external = {}  # (external_arguments)
         return [JitPlan(s, False, f"the jit analysis failed on this file (an np2jax bug, please "
                                   f"report it): {type(exc).__name__}: {exc}")
                 for s in analysis.module.body if isinstance(s, cst.FunctionDef)]
+
+
+def external_arguments(analysis: ModuleAnalysis) -> dict:
+    """Qualified name -> sorted [[position or None, keyword or None], ...]: the arguments
+    this module passes to other modules' functions that are not Python values (arrays, or
+    values the analysis cannot classify). The tree hands them to the defining module, whose
+    static parameters must not be given one (a 0-d JAX array is not hashable: jax.jit
+    refuses it as a static argument, where NumPy took the NumPy number). After jit_plans."""
+    if not hasattr(analysis, "_jit_external"):
+        jit_plans(analysis)
+    return {q: sorted(found, key=repr) for q, found in analysis._jit_external.items()
+            if found}
 
 
 def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
@@ -67,6 +80,8 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
     # a module of a package is a library: its public functions have callers outside the
     # tree (its users, its tests), whatever calls of them it shows
     m.library = "." in analysis.context.name or analysis.context.is_package
+    m.array_arguments = {name: {tuple(a) for a in found}
+                         for name, found in analysis.context.array_arguments}
     m.own = {name: dict.fromkeys((p.name.value for p in parameters(f)), MIXED)
              for name, f in candidates.items() if _outside_callers(m, name) and parameters(f)}
     once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
@@ -99,6 +114,10 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
         m.compiled = {n for n, p in plans.items() if p.compiled}
         if not changed and own_before == (m.own, m.own_static):
             break
+    m.external = {}
+    _all_checkers(m, {n: m.own[n] if n in m.own else _param_classes(m.functions[n], params[n])
+                      for n in m.compiled})
+    analysis._jit_external = m.external  # what external_arguments reads
     result = []
     for statement in analysis.module.body:
         if not isinstance(statement, cst.FunctionDef):
@@ -199,7 +218,7 @@ def _bound_once(analysis: ModuleAnalysis, name: cst.Name) -> bool:
 
 def _star_imported(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
     """`deco` of the one `from M import *` of the module, the name bound nowhere else."""
-    stars = analysis.star_imports
+    stars = star_imports(analysis.module)
     if not isinstance(expression, cst.Name) or len(stars) != 1 \
             or _binding_counts(analysis.module).get(expression.value, 0):
         return None
@@ -514,10 +533,24 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
     by_name = {p.name.value: p for p in parameters(function)}
     shapes = _shape_uses(m, function, own, {p for p, (what, _) in needs.items()
                                              if not what.startswith(SHAPE_LIKE)})
+    positional = [*function.params.posonly_params, *function.params.params]
+    given = {pname for position, keyword in m.array_arguments.get(name, ())
+             for pname in ([keyword] if keyword is not None else
+                           [p.name.value for p in positional[position:position + 1]]
+                           if position is not None else list(by_name))}
     for pname, (what, node) in needs.items():
         default = by_name[pname].default
         line = m.analysis.position(node)[0]
         where = f"{what} `{code_of(node).strip()}` on line {line}"
+        if pname in given and not _never_an_array(what, node):
+            # NumPy took the NumPy number the other module computed; converted, it is a
+            # 0-d JAX array, which jax.jit cannot hash as a static argument
+            return JitPlan(function, False, f"`{pname}` would be a static argument ({where} "
+                                            "needs a Python value), but another module of the "
+                                            "tree passes it a value that may be an array (a "
+                                            "0-d JAX array once converted, which jax.jit "
+                                            "cannot take as a static argument: arrays are not "
+                                            "hashable): pass `int(...)` there, or it stays eager")
         if default is not None and _float_literal(default):
             return JitPlan(function, False, f"`{pname}` must be static ({where} needs a Python "
                                             f"value) and its default is a float: each new value "
@@ -584,6 +617,12 @@ def _shape_uses(m: JitModule, function: cst.FunctionDef, own: dict, probed: set)
     checker.shape_probe = True
     checker.run(function.body)
     return checker.shape_uses & probed
+
+
+def _never_an_array(what: str, node: cst.CSTNode) -> bool:
+    """Whether a static parameter of this use takes only values no caller has as an array:
+    a dtype (`np.zeros(3, dtype=dtype)`) or a string (`if mode == "valid":`)."""
+    return what.startswith("the argument `dtype` of") or string_test(node)
 
 
 def _float_literal(node: cst.BaseExpression) -> bool:
