@@ -207,6 +207,17 @@ def star_imports(module: cst.Module) -> list[cst.ImportFrom]:
             if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)]
 
 
+def star_imported_name(module: cst.Module, name: str, own: str, is_package: bool) -> str | None:
+    """"M.name" when `module` has one `from M import *` (M absolute), else None: the name
+    could come from several modules."""
+    stars = star_imports(module)
+    if len(stars) != 1:
+        return None
+    source = stars[0]
+    base = code_of(source.module) if source.module is not None else ""
+    return f"{resolve('.' * len(source.relative) + base, own, is_package)}.{name}"
+
+
 def from_imports(module: cst.Module, own: str, is_package: bool) -> dict[str, str]:
     """Module-level `from M import f [as g]`: g -> "M.f", absolute (the tree follows a
     decorator imported through another module: `from .vector import *`, where vector.py

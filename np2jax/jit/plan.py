@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
-from np2jax.analysis.decorators import decorator_use, jit_safe_decorators, star_imports
+from np2jax.analysis.decorators import decorator_use, jit_safe_decorators, star_imported_name
 from np2jax.analysis.values import always_leaves
 from np2jax.jit.checker import SHAPE_LIKE, JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
@@ -32,7 +32,6 @@ from np2jax.jit.names import declared_globals, module_bindings, parameters
 from np2jax.jit.traceable import TraceChecker
 from np2jax.syntax import argument_for, code_of
 from np2jax.syntax.walk import walk
-from np2jax.tree import resolve
 
 
 @dataclass
@@ -218,15 +217,11 @@ def _bound_once(analysis: ModuleAnalysis, name: cst.Name) -> bool:
 
 def _star_imported(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
     """`deco` of the one `from M import *` of the module, the name bound nowhere else."""
-    stars = star_imports(analysis.module)
-    if not isinstance(expression, cst.Name) or len(stars) != 1 \
+    if not isinstance(expression, cst.Name) \
             or _binding_counts(analysis.module).get(expression.value, 0):
         return None
-    source = stars[0]
-    base = code_of(source.module) if source.module is not None else ""
     context = analysis.context
-    base = resolve("." * len(source.relative) + base, context.name, context.is_package)
-    return f"{base}.{expression.value}"
+    return star_imported_name(analysis.module, expression.value, context.name, context.is_package)
 
 
 def _jit_decoration(analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple | None:
