@@ -157,6 +157,7 @@ def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext,
              [[q, [list(p) for p in params]] for q, params in context.external_numpy_params],
              [list(d) for d in context.jit_decorators],
              [[n, [list(a) for a in found]] for n, found in context.array_arguments],
+             [[q, signature, list(static)] for q, signature, static in context.compiled],
              _text_digest(text).hex()]
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=list).encode()).hexdigest()
 

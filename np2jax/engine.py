@@ -330,13 +330,14 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
     numpy_params: dict = {}  # parameters of functions kept on NumPy (tree_numpy_params)
     decorators = tree_jit_decorators(tree) if engine.config.jit else {}
     array_arguments: dict = {}  # with --jit: tree_array_arguments
+    compiled: dict = {}  # with --jit: tree_compiled
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
         passes += 1
         batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects,
                                                                   numpy_params, decorators,
-                                                                  array_arguments))
+                                                                  array_arguments, compiled))
                  for item in files if item.path not in failed]
         description = verb if passes == 1 else f"{verb} again (cross-module rewrites, pass {passes})"
         results = {}
@@ -352,7 +353,15 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
             effects = tree_effects(results, tree)
             numpy_params = tree_numpy_params(results, tree)
             array_arguments = tree_array_arguments(results, tree)
-            if accepted or effects or numpy_params or array_arguments:
+            compiled = tree_compiled(results, tree)
+            if accepted or effects or numpy_params or array_arguments or compiled:
+                continue
+        elif passes < 6:
+            # a function compiled once its callees of other modules were known to be: its
+            # own callers in other modules learn it on the next pass (a chain of modules)
+            now = tree_compiled(results, tree)
+            if now != compiled:
+                compiled = now
                 continue
         unsettled = tree.unsettled(accepted, results, set(failed))
         if not unsettled:
@@ -447,6 +456,15 @@ def tree_array_arguments(results: dict[Path, FileResult], tree: Tree) -> dict:
             if qualname.rpartition(".")[0] in by_module:
                 found.setdefault(qualname, set()).update(tuple(a) for a in arguments)
     return found
+
+
+def tree_compiled(results: dict[Path, FileResult], tree: Tree) -> dict:
+    """With --jit: qualified name -> (signature, static argument names) of every function of
+    the tree compiled with jax.jit (FileResult.compiled): compiled functions of other
+    modules may call them."""
+    return {f"{tree.names[path]}.{name}": (signature, tuple(static))
+            for path, result in results.items() if tree.names.get(path)
+            for name, (signature, static) in result.compiled.items()}
 
 
 def tree_numpy_params(results: dict[Path, FileResult], tree: Tree) -> dict:

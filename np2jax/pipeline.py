@@ -162,6 +162,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
         numpy_params=_numpy_params(analysis),
         array_arguments=_array_arguments(analysis) if config.jit else {},
+        compiled=_compiled(shared) if config.jit and config.enabled("NJ501") else {},
     )
 
 
@@ -171,6 +172,13 @@ def _array_arguments(analysis) -> dict:
     from np2jax.jit.plan import external_arguments
 
     return {q: [tuple(a) for a in found] for q, found in external_arguments(analysis).items()}
+
+
+def _compiled(shared) -> dict:
+    """With --jit: the module's functions compiled with jax.jit (FileResult.compiled)."""
+    from np2jax.jit.plan import compiled_exports
+
+    return compiled_exports(shared.analysis, shared.jit_plans)
 
 
 def _numpy_params(analysis) -> dict:

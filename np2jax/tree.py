@@ -55,6 +55,9 @@ class ModuleContext:
     # that are not Python values (np2jax.jit.plan.external_arguments): (name, ((position or
     # None, keyword or None), ...)); none of those may become a static argument
     array_arguments: tuple = ()
+    # with --jit: functions of other modules of the tree compiled with jax.jit, named in
+    # this file: (qualified name, signature `def f(...): pass`, static argument names)
+    compiled: tuple = ()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -136,7 +139,8 @@ class Tree:
     def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None,
                 numpy_params: dict | None = None,
                 jit_decorators: dict | None = None,
-                array_arguments: dict | None = None) -> ModuleContext:
+                array_arguments: dict | None = None,
+                compiled: dict | None = None) -> ModuleContext:
         """`effects`: path -> {qualified name: effects of another module's function the
         file's analysis asked about} (np2jax.engine.tree_effects); `numpy_params`:
         qualified name -> the parameters of a function kept on NumPy that must get NumPy
@@ -146,6 +150,9 @@ class Tree:
         own = self.names.get(path, "")
         words = self.words.get(path, ())
         return ModuleContext(
+            compiled=tuple(sorted(
+                (q, signature, tuple(static)) for q, (signature, static) in (compiled or {}).items()
+                if q.rsplit(".", 1)[0] != own and (q.rsplit(".", 1)[1] in words or is_notebook(path)))),
             array_arguments=tuple(sorted(
                 (q.rsplit(".", 1)[1], tuple(sorted(found, key=repr)))
                 for q, found in (array_arguments or {}).items() if q.rsplit(".", 1)[0] == own)),

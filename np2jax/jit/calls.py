@@ -80,6 +80,11 @@ class CallChecks(TraceCheckerBase):
             return self.jax_call(node, jax_name)
         if self.m.external is not None and not self.check:
             self.record_external(node)
+        if self.m.external_compiled and ref is None and jax_name is None:
+            qualname = self.m.analysis.dataflow.collector.imported_name(func)
+            if qualname in self.m.external_compiled and not (
+                    isinstance(func, cst.Name) and (func.value in self.env or func.value in self.bound)):
+                return self.external_compiled_call(node, qualname)
         if isinstance(func, cst.Name):
             name = func.value
             if name not in self.env and name not in self.bound:
@@ -222,6 +227,26 @@ class CallChecks(TraceCheckerBase):
                                             f"`{code_of(node.func)}`, which must be a Python "
                                             "value,")
         return STATIC if short in STATIC_RESULTS else ARRAY
+
+    def external_compiled_call(self, node: cst.Call, qualname: str) -> str:
+        """A call of another module's function compiled with jax.jit (`vector3.cross(a, b)`,
+        `from .vector import normalize`): traced inline, as jax.jit does a jax.jit function
+        it meets. Its static arguments must be Python values; the others may be anything
+        (it was judged on its own body, for any caller: another module imports it)."""
+        function, static = self.m.external_compiled[qualname]
+        kinds = [self.expr(a.value) for a in node.args]
+        passed, problem = bind_arguments(node, function, kinds)
+        if problem is not None:
+            self.refuse(node, problem)
+        positional = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
+        for index, arg in enumerate(node.args):
+            param = arg.keyword.value if arg.keyword is not None else positional[index]
+            if param in static and passed[param] not in PYTHON:
+                what = f"the static argument `{param}` of `{code_of(node.func)}`"
+                self.static_cause(arg.value, what)
+                self.refuse(node, f"{what} `{code_of(arg.value)}` is not a Python value while "
+                                  "compiling")
+        return ARRAY
 
     def jitted_call(self, node: cst.Call, name: str) -> str:
         """A call of a function of this file already compiled with jax.jit: its static

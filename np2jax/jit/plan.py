@@ -70,6 +70,26 @@ def external_arguments(analysis: ModuleAnalysis) -> dict:
             if found}
 
 
+def compiled_exports(analysis: ModuleAnalysis, plans: list[JitPlan]) -> dict:
+    """Name -> (its signature, as `def f(a, dtype=None): pass`, its static argument names)
+    of the module's functions compiled with jax.jit, by NJ501 (`plans`) or already: other
+    modules' compiled functions may call them (ModuleContext.compiled)."""
+    found = {}
+    jitted = _candidates(analysis)[2]
+    body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])
+    for statement in analysis.module.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        plan = next((p for p in plans if p.function is statement), None)
+        static = plan.static if plan is not None and plan.compiled else jitted.get(name)
+        if static is None:
+            continue
+        bare = statement.with_changes(decorators=[], body=body, leading_lines=[], returns=None)
+        found[name] = (cst.Module([bare]).code.strip(), list(static))
+    return found
+
+
 def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
     candidates, refused, jitted = _candidates(analysis)
     m = JitModule(analysis, candidates,
@@ -81,6 +101,8 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
     m.library = "." in analysis.context.name or analysis.context.is_package
     m.array_arguments = {name: {tuple(a) for a in found}
                          for name, found in analysis.context.array_arguments}
+    m.external_compiled = {qualname: (cst.parse_statement(signature), tuple(static))
+                           for qualname, signature, static in analysis.context.compiled}
     m.own = {name: dict.fromkeys((p.name.value for p in parameters(f)), MIXED)
              for name, f in candidates.items() if _outside_callers(m, name) and parameters(f)}
     once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
@@ -114,8 +136,12 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
         if not changed and own_before == (m.own, m.own_static):
             break
     m.external = {}
-    _all_checkers(m, {n: m.own[n] if n in m.own else _param_classes(m.functions[n], params[n])
-                      for n in m.compiled})
+    # what each function passes on, for any value its own parameters may hold (MIXED) when
+    # it is not compiled with classes from its calls
+    _all_checkers(m, {n: m.own[n] if n in m.own else
+                      _param_classes(m.functions[n], params[n]) if n in m.compiled else
+                      dict.fromkeys((p.name.value for p in parameters(m.functions[n])), MIXED)
+                      for n in m.functions})
     analysis._jit_external = m.external  # what external_arguments reads
     result = []
     for statement in analysis.module.body:
@@ -537,7 +563,8 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
         default = by_name[pname].default
         line = m.analysis.position(node)[0]
         where = f"{what} `{code_of(node).strip()}` on line {line}"
-        if pname in given and not _never_an_array(what, node):
+        if pname in given and not _never_an_array(what, node) \
+                and not _used_as_dtype(function, pname):
             # NumPy took the NumPy number the other module computed; converted, it is a
             # 0-d JAX array, which jax.jit cannot hash as a static argument
             return JitPlan(function, False, f"`{pname}` would be a static argument ({where} "
@@ -618,6 +645,21 @@ def _never_an_array(what: str, node: cst.CSTNode) -> bool:
     """Whether a static parameter of this use takes only values no caller has as an array:
     a dtype (`np.zeros(3, dtype=dtype)`) or a string (`if mode == "valid":`)."""
     return what.startswith("the argument `dtype` of") or string_test(node)
+
+
+def _used_as_dtype(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the body passes the parameter as a dtype (`dtype=name`, `.astype(name)`)
+    somewhere: an array there fails in NumPy too, so no caller gives it one."""
+    for node in walk(function.body):
+        if isinstance(node, cst.Arg) and isinstance(node.value, cst.Name) \
+                and node.value.value == name and node.keyword is not None \
+                and node.keyword.value == "dtype":
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value == "astype" and len(node.args) == 1 \
+                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name:
+            return True
+    return False
 
 
 def _float_literal(node: cst.BaseExpression) -> bool:

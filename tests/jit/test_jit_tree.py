@@ -342,3 +342,91 @@ def test_a_function_decorated_by_another_modules_transparent_decorator_is_compil
     again = convert_paths([out], JIT, out=tmp_path / "again")
     assert not [c for c in again.changes if c.code == "NJ501"]
     assert not [f for f in again.findings if f.code == "NJ502" and "length" in f.message]
+
+
+def test_a_compiled_function_calls_compiled_functions_of_other_modules(tmp_path):
+    """`vector.normalize(...)` through a module object, and `from pkg.vector3 import ...`,
+    across a chain of three modules (each learns on a later pass that its callees compile):
+    all compile, tracing their callees inline; a static argument of the callee is given a
+    Python value (`vector.ones(3, dtype=...)`), and a caller passing an array for it stays
+    eager, the finding naming the argument."""
+    vector = """
+    import numpy as np
+
+
+    def normalize(v):
+        return v / np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
+
+
+    def ones(n, dtype=None):
+        return np.ones(n, dtype=dtype)
+    """
+    vector3 = """
+    import numpy as np
+
+    from pkg import vector
+
+
+    def unit_cross(a, b):
+        return vector.normalize(np.cross(a, b))
+
+
+    def spread(a):
+        return vector.ones(3, dtype=np.float64) * a
+
+
+    def sized(a):
+        return vector.ones(a.shape[0]) * a
+    """
+    app = """
+    import numpy as np
+
+    from pkg.vector3 import sized, spread, unit_cross
+
+
+    def scaled_cross(a, b, k):
+        return unit_cross(a, b) * k
+
+
+    def main():
+        return {"c": scaled_cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 2.0, 0.0]), 3.0),
+                "s": spread(np.arange(3.0)), "z": sized(np.arange(4.0))}
+    """
+    source, out, run = _convert(tmp_path, vector=vector, vector3=vector3, app=app)
+    verdicts = _verdicts(run)
+    for key in [("vector.py", "normalize"), ("vector.py", "ones"), ("vector3.py", "unit_cross"),
+                ("vector3.py", "spread"), ("vector3.py", "sized"), ("app.py", "scaled_cross")]:
+        assert verdicts[key] == "compiled", key
+    assert "@jax.jit\ndef unit_cross(a, b):\n    return vector.normalize(jnp.cross(" \
+        in (out / "pkg" / "vector3.py").read_text()
+    assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
+
+
+def test_an_array_for_another_modules_static_argument_keeps_the_caller_eager(tmp_path):
+    vector = """
+    import numpy as np
+
+
+    def ones(n, dtype=None):
+        return np.ones(n, dtype=dtype)
+    """
+    app = """
+    import numpy as np
+
+    from pkg import vector
+
+
+    def _first_ones(x):
+        return vector.ones(x.argmax() + 1) * x[0]
+
+
+    def main():
+        return {"o": _first_ones(np.array([1.0, 3.0, 2.0]))}
+    """
+    source, out, run = _convert(tmp_path, vector=vector, app=app)
+    verdicts = _verdicts(run)
+    # app passes an array for `n`: `ones` is not compiled (n cannot be static)
+    assert "another module of the tree passes it a value that may be an array" \
+        in verdicts[("vector.py", "ones")]
+    assert verdicts[("app.py", "_first_ones")] != "compiled"
+    assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
