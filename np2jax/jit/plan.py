@@ -138,10 +138,13 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
     m.external = {}
     # what each function passes on, for any value its own parameters may hold (MIXED) when
     # it is not compiled with classes from its calls
-    _all_checkers(m, {n: m.own[n] if n in m.own else
-                      _param_classes(m.functions[n], params[n]) if n in m.compiled else
-                      dict.fromkeys((p.name.value for p in parameters(m.functions[n])), MIXED)
-                      for n in m.functions})
+    try:
+        _all_checkers(m, {n: m.own[n] if n in m.own else
+                          _param_classes(m.functions[n], params[n]) if n in m.compiled else
+                          dict.fromkeys((p.name.value for p in parameters(m.functions[n])), MIXED)
+                          for n in m.functions})
+    except Exception:  # noqa: BLE001 - an np2jax bug: the plans stand, every call is unknown
+        m.external = {q: {(None, "*")} for q in m.external}
     analysis._jit_external = m.external  # what external_arguments reads
     result = []
     for statement in analysis.module.body:
@@ -556,7 +559,7 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
                                              if not what.startswith(SHAPE_LIKE)})
     positional = [*function.params.posonly_params, *function.params.params]
     given = {pname for position, keyword in m.array_arguments.get(name, ())
-             for pname in ([keyword] if keyword is not None else
+             for pname in (list(by_name) if keyword == "*" else [keyword] if keyword is not None else
                            [p.name.value for p in positional[position:position + 1]]
                            if position is not None else list(by_name))}
     for pname, (what, node) in needs.items():
