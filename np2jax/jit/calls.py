@@ -248,11 +248,23 @@ class CallChecks(TraceCheckerBase):
                                   "compiling")
         return ARRAY
 
+    def refuse_decorated(self, node: cst.Call, name: str, function: cst.FunctionDef) -> None:
+        """A compiled function under its own decorators is compiled below them: they run
+        at each call, and inside another compiled function they would run while tracing,
+        on tracers (`np.array(v)` of one fails)."""
+        self.refuse(node, f"it calls `{name}`, whose decorator "
+                          f"`@{code_of(function.decorators[0].decorator)}` runs at each call, "
+                          "above its jax.jit: inside a compiled function it would run on "
+                          "tracers, which it may not take",
+                    f"call `{name}` outside this function and pass its result")
+
     def jitted_call(self, node: cst.Call, name: str) -> str:
         """A call of a function of this file already compiled with jax.jit: its static
         arguments must be Python values, the others may be arrays."""
         function = next(s for s in self.m.analysis.module.body
                         if isinstance(s, cst.FunctionDef) and s.name.value == name)
+        if len(function.decorators) > 1:  # its own decorators above jax.jit
+            self.refuse_decorated(node, name, function)
         kinds = [self.expr(a.value) for a in node.args]
         passed, problem = bind_arguments(node, function, kinds)
         if problem is not None:
@@ -321,6 +333,8 @@ class CallChecks(TraceCheckerBase):
             self.refuse(node, f"it calls `{name}`, which is left uncompiled",
                         f"`{name}`'s own finding says why")
             return UNKNOWN
+        if function.decorators:
+            self.refuse_decorated(node, name, function)
         static = self.m.own_static.get(name, ())
         if static and problem is None:  # judged on its own body: its static arguments
             positional = [*function.params.posonly_params, *function.params.params]

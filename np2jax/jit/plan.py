@@ -83,8 +83,8 @@ def compiled_exports(analysis: ModuleAnalysis, plans: list[JitPlan]) -> dict:
         name = statement.name.value
         plan = next((p for p in plans if p.function is statement), None)
         static = plan.static if plan is not None and plan.compiled else jitted.get(name)
-        if static is None:
-            continue
+        if static is None or len(statement.decorators) > (0 if plan is not None else 1):
+            continue  # decorators of its own run above jax.jit, at each call (no tracers)
         bare = statement.with_changes(decorators=[], body=body, leading_lines=[], returns=None)
         found[name] = (cst.Module([bare]).code.strip(), list(static))
     return found

@@ -323,8 +323,13 @@ def test_a_function_decorated_by_another_modules_transparent_decorator_is_compil
     from pkg.vec import length
 
 
+    def total(v):
+        return length(v) * 2.0
+
+
     def main():
         return {"l": length([3.0, 4.0]), "t": trace([[1.0, 2.0], [3.0, 4.0]]),
+                "total": total(np.array([[3.0, 4.0], [6.0, 8.0]])),
                 "interface": np.array([length.__name__ == "length",
                                        length.__doc__ == "Euclidean length.",
                                        list(inspect.signature(length).parameters) == ["v"]])}
@@ -333,6 +338,9 @@ def test_a_function_decorated_by_another_modules_transparent_decorator_is_compil
     verdicts = _verdicts(run)
     assert verdicts[("vec.py", "length")] == "compiled"
     assert verdicts[("mat.py", "trace")] == "compiled"
+    # the decorator of `length` runs at each call: inside a compiled `total` it would run
+    # on tracers, so `total` stays eager
+    assert verdicts[("app.py", "total")] != "compiled"
     assert '@parameters_as_arrays("v")\n@jax.jit\ndef length(v):' in (out / "pkg" / "vec.py").read_text()
     assert '@parameters_as_arrays("m")\n@jax.jit\ndef trace(m):' in (out / "pkg" / "mat.py").read_text()
     converted = _run(out, "app", "main")
