@@ -23,6 +23,8 @@ CLASSES = [
      r"another module of the tree passes it"),
     ("a static parameter: the calls pass arrays, a float default, or nothing shows its kind",
      r"must be static|depends on its callers|default is a float"),
+    ("calls a function compiled below its own decorators (they would run on tracers)",
+     r"runs at each call, above its jax.jit"),
     ("`math.sin`/`math.sqrt`... (`math` read as a global)", r"it reads `math`"),
     ("calls another module's function that is not compiled, or reads a module global",
      r"a global the analysis cannot follow"),
