@@ -155,6 +155,9 @@ def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext,
              [list(m) for m in context.external_mutators], sorted(context.exported_mutators),
              [list(e) for e in context.external_effects],
              [[q, [list(p) for p in params]] for q, params in context.external_numpy_params],
+             [list(d) for d in context.jit_decorators],
+             [[n, [list(a) for a in found]] for n, found in context.array_arguments],
+             [[q, signature, list(static)] for q, signature, static in context.compiled],
              context.tree, _text_digest(text).hex()]
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=list).encode()).hexdigest()
 

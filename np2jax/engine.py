@@ -328,12 +328,16 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
     accepted: dict[str, tuple] = {}
     effects: dict[Path, dict] = {}  # what the functions other files use do (tree_effects)
     numpy_params: dict = {}  # parameters of functions kept on NumPy (tree_numpy_params)
+    decorators = tree_jit_decorators(tree) if engine.config.jit else {}
+    array_arguments: dict = {}  # with --jit: tree_array_arguments
+    compiled: dict = {}  # with --jit: tree_compiled
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
         passes += 1
         batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects,
-                                                                  numpy_params))
+                                                                  numpy_params, decorators,
+                                                                  array_arguments, compiled))
                  for item in files if item.path not in failed]
         description = verb if passes == 1 else f"{verb} again (cross-module rewrites, pass {passes})"
         results = {}
@@ -348,12 +352,56 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
             # cautious summaries, never revised (a later pass could only find more)
             effects = tree_effects(results, tree)
             numpy_params = tree_numpy_params(results, tree)
-            if accepted or effects or numpy_params:
+            array_arguments = tree_array_arguments(results, tree)
+            compiled = tree_compiled(results, tree)
+            if accepted or effects or numpy_params or array_arguments or compiled:
+                continue
+        elif passes < 6:
+            # a function compiled once its callees of other modules were known to be: its
+            # own callers in other modules learn it on the next pass (a chain of modules)
+            now = tree_compiled(results, tree)
+            if now != compiled:
+                compiled = now
                 continue
         unsettled = tree.unsettled(accepted, results, set(failed))
         if not unsettled:
             return {**results, **failed}
         accepted = {q: p for q, p in accepted.items() if q not in unsettled}
+
+
+_NESTED_DEF = re.compile(r"\n[ \t]+def ")
+
+
+def tree_jit_decorators(tree: Tree) -> dict[str, str]:
+    """Qualified name -> kind of the tree's transparent decorators that may sit above
+    jax.jit (np2jax.analysis.decorators.tree_jit_decorators): the modules with a nested
+    `def` are parsed, then those that name what they define (re-exports)."""
+    import libcst as cst
+
+    from np2jax.analysis.decorators import tree_jit_decorators as found_in
+
+    modules: dict = {}
+
+    def parse(path: Path) -> None:
+        name = tree.names.get(path)
+        if not name or name in modules or is_notebook(path):
+            return
+        try:
+            modules[name] = (cst.parse_module(tree.texts[path]), path.name == "__init__.py")
+        except Exception:  # noqa: BLE001 - its own conversion reports the syntax error
+            return
+
+    for path, text in tree.texts.items():
+        if _NESTED_DEF.search(text):
+            parse(path)
+    found = found_in(modules)
+    if not found:
+        return {}
+    names = {q.rsplit(".", 1)[1] for q in found}
+    for path in tree.texts:
+        if names & tree.words.get(path, set()):
+            parse(path)
+    return found_in(modules)
 
 
 def tree_effects(results: dict[Path, FileResult], tree: Tree) -> dict:
@@ -388,6 +436,35 @@ def _transparent_decorator(by_module: dict[str, FileResult], qualname: str) -> s
         if qualname is None:
             return None
     return None
+
+
+def tree_array_arguments(results: dict[Path, FileResult], tree: Tree) -> dict:
+    """With --jit: qualified name of a function of the tree (where it is defined, re-exports
+    followed) -> {(position or None, keyword or None)} of the arguments other files pass it
+    that are not Python values (FileResult.array_arguments): the defining file makes none of
+    those parameters static."""
+    by_module = {tree.names[path]: result for path, result in results.items() if tree.names.get(path)}
+    found: dict = {}
+    for result in results.values():
+        for qualname, arguments in result.array_arguments.items():
+            for _hop in range(8):  # `from pkg import f` where pkg re-exports pkg.ops.f
+                module, _, name = qualname.rpartition(".")
+                defining = by_module.get(module)
+                if defining is None or name not in defining.from_imports:
+                    break
+                qualname = defining.from_imports[name]
+            if qualname.rpartition(".")[0] in by_module:
+                found.setdefault(qualname, set()).update(tuple(a) for a in arguments)
+    return found
+
+
+def tree_compiled(results: dict[Path, FileResult], tree: Tree) -> dict:
+    """With --jit: qualified name -> (signature, static argument names) of every function of
+    the tree compiled with jax.jit (FileResult.compiled): compiled functions of other
+    modules may call them."""
+    return {f"{tree.names[path]}.{name}": (signature, tuple(static))
+            for path, result in results.items() if tree.names.get(path)
+            for name, (signature, static) in result.compiled.items()}
 
 
 def tree_numpy_params(results: dict[Path, FileResult], tree: Tree) -> dict:

@@ -143,6 +143,12 @@ class FileResult:
     # the module-level functions kept on NumPy that write, return or keep an argument:
     # name -> ((position or None, name), ...) of those parameters (np2jax.tree)
     numpy_params: dict = field(default_factory=dict)
+    # with --jit: qualified name of another module's function -> the arguments this file
+    # passes it that are not Python values, [[position or None, keyword or None], ...]
+    array_arguments: dict = field(default_factory=dict)
+    # with --jit: this module's functions compiled with jax.jit: name -> (signature, static
+    # argument names) (np2jax.jit.plan.compiled_exports)
+    compiled: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -160,7 +166,8 @@ class FileResult:
                 "effects": self.effects, "wanted_effects": self.wanted_effects,
                 "transparent_decorators": self.transparent_decorators,
                 "from_imports": self.from_imports,
-                "kept_entries": self.kept_entries, "numpy_params": self.numpy_params}
+                "kept_entries": self.kept_entries, "numpy_params": self.numpy_params,
+                "array_arguments": self.array_arguments, "compiled": self.compiled}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -182,4 +189,8 @@ class FileResult:
                    from_imports=dict(data.get("from_imports", {})),
                    kept_entries=list(data.get("kept_entries", [])),
                    numpy_params={k: tuple(tuple(p) for p in v)
-                                 for k, v in data.get("numpy_params", {}).items()})
+                                 for k, v in data.get("numpy_params", {}).items()},
+                   array_arguments={k: [tuple(a) for a in v]
+                                    for k, v in data.get("array_arguments", {}).items()},
+                   compiled={k: (signature, tuple(static))
+                             for k, (signature, static) in data.get("compiled", {}).items()})

@@ -164,6 +164,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
                                   analysis.context.is_package),
         kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
         numpy_params=_numpy_params(analysis),
+        array_arguments=_array_arguments(analysis) if config.jit else {},
+        compiled=_compiled(shared) if config.jit and config.enabled("NJ501") else {},
     )
 
 
@@ -174,6 +176,21 @@ def _interface_last(applied: list) -> list:
     interface = [r for r in applied if r.code == "NJ105"]
     others = [r for r in applied if r.code != "NJ105"]
     return others + interface if others else []
+
+
+def _array_arguments(analysis) -> dict:
+    """With --jit: the arguments that are not Python values this file passes to other
+    modules' functions (np2jax.jit.plan.external_arguments, FileResult.array_arguments)."""
+    from np2jax.jit.plan import external_arguments
+
+    return {q: [tuple(a) for a in found] for q, found in external_arguments(analysis).items()}
+
+
+def _compiled(shared) -> dict:
+    """With --jit: the module's functions compiled with jax.jit (FileResult.compiled)."""
+    from np2jax.jit.plan import compiled_exports
+
+    return compiled_exports(shared.analysis, shared.jit_plans)
 
 
 def _numpy_params(analysis) -> dict:

@@ -50,6 +50,17 @@ class ModuleContext:
     # the tree's top-level module and package names, comma-separated: what marks its modules
     # for --interface numpy (NJ105: a caller in a module of the same tree gets JAX arrays)
     tree: str = ""
+    # with --jit: decorators of the tree that may sit above jax.jit (they only call, wrap
+    # and inspect the function: np2jax.analysis.decorators.calls_only), named in this file:
+    # (qualified name, "decorator" or "factory")
+    jit_decorators: tuple = ()
+    # with --jit: this module's functions that other modules of the tree call with values
+    # that are not Python values (np2jax.jit.plan.external_arguments): (name, ((position or
+    # None, keyword or None), ...)); none of those may become a static argument
+    array_arguments: tuple = ()
+    # with --jit: functions of other modules of the tree compiled with jax.jit, named in
+    # this file: (qualified name, signature `def f(...): pass`, static argument names)
+    compiled: tuple = ()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -130,14 +141,28 @@ class Tree:
         return Counter(word for found in self.words.values() for word in found)
 
     def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None,
-                numpy_params: dict | None = None) -> ModuleContext:
+                numpy_params: dict | None = None,
+                jit_decorators: dict | None = None,
+                array_arguments: dict | None = None,
+                compiled: dict | None = None) -> ModuleContext:
         """`effects`: path -> {qualified name: effects of another module's function the
         file's analysis asked about} (np2jax.engine.tree_effects); `numpy_params`:
         qualified name -> the parameters of a function kept on NumPy that must get NumPy
-        arrays (np2jax.engine.tree_numpy_params)."""
+        arrays (np2jax.engine.tree_numpy_params); `jit_decorators`: qualified name -> kind
+        of the tree's decorators that may sit above jax.jit (np2jax.engine.tree_jit_decorators)."""
         using = self._using
         own = self.names.get(path, "")
+        words = self.words.get(path, ())
         return ModuleContext(
+            compiled=tuple(sorted(
+                (q, signature, tuple(static)) for q, (signature, static) in (compiled or {}).items()
+                if q.rsplit(".", 1)[0] != own and (q.rsplit(".", 1)[1] in words or is_notebook(path)))),
+            array_arguments=tuple(sorted(
+                (q.rsplit(".", 1)[1], tuple(sorted(found, key=repr)))
+                for q, found in (array_arguments or {}).items() if q.rsplit(".", 1)[0] == own)),
+            jit_decorators=tuple(sorted(
+                (q, kind) for q, kind in (jit_decorators or {}).items()
+                if q.rsplit(".", 1)[1] in words or is_notebook(path))),
             external_numpy_params=tuple(sorted(
                 (q, p) for q, p in (numpy_params or {}).items()
                 if q.rsplit(".", 1)[0] != own and self._may_refer(path, q))),

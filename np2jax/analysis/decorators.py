@@ -57,6 +57,137 @@ def transparent_decorators(module: cst.Module) -> dict[str, str]:
     return {name: kind for name, kind in found.items() if bound.get(name) == 1}
 
 
+def calls_only(function: cst.FunctionDef) -> bool:
+    """Whether a transparent decorator or factory (transparent_kind) does nothing with the
+    function it wraps but call it, `@wraps` it and hand it to `inspect` (its signature):
+    such a decorator may sit above `jax.jit`, since a function jax.jit compiled is called,
+    wrapped and inspected as the function itself (its `__code__` or `__defaults__` are
+    not there: a decorator reading them is not one of these)."""
+    kind = transparent_kind(function)
+    if kind is None:
+        return False
+    decorator = function if kind == DECORATOR else _only_returned_function(function)
+    fn = [*decorator.params.posonly_params, *decorator.params.params][0].name.value
+    inspecting = _inspect_aliases(decorator)
+    for node, parent in _uses(decorator.body, fn):
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue  # fn(...)
+        if isinstance(parent, cst.Arg) and parent.keyword is None and parent.star == "":
+            call = _call_of(decorator.body, parent)
+            if call is not None and len(call.args) == 1 and (
+                    _wraps_of(call, fn) or _is_inspect(call.func, inspecting)):
+                continue
+        return False
+    return True
+
+
+def _uses(body: cst.CSTNode, name: str) -> list[tuple[cst.Name, cst.CSTNode]]:
+    """Each `Name` node `name` in `body` with its parent (every read: the name is never
+    bound again in a transparent decorator)."""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stack: list[cst.CSTNode] = []
+
+        def on_visit(self, node) -> bool:
+            if isinstance(node, cst.Name) and node.value == name and self.stack:
+                found.append((node, self.stack[-1]))
+            self.stack.append(node)
+            return True
+
+        def on_leave(self, original_node) -> None:
+            self.stack.pop()
+
+    body.visit(Finder())
+    return found
+
+
+def _call_of(body: cst.CSTNode, arg: cst.Arg) -> cst.Call | None:
+    for node, _parent in _calls(body):
+        if any(a is arg for a in node.args):
+            return node
+    return None
+
+
+def _calls(body: cst.CSTNode) -> list[tuple[cst.Call, None]]:
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append((node, None))
+
+    body.visit(Finder())
+    return found
+
+
+def _inspect_aliases(function: cst.FunctionDef) -> set[str]:
+    """Names `function`'s body binds only to `inspect.<name>` (`getfullargspec =
+    inspect.getfullargspec`, in a `try` falling back to `inspect.getargspec`)."""
+    values: dict[str, list] = {}
+
+    class Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    values.setdefault(target.target.value, []).append(node.value)
+
+    function.body.visit(Finder())
+    bound = _rebound_names(function)
+    return {name for name, found in values.items()
+            if len(found) == bound.count(name) and all(_is_inspect(v, set()) for v in found)}
+
+
+def _is_inspect(func: cst.BaseExpression, aliases: set[str]) -> bool:
+    """`inspect.<name>`, or a name bound only to one (the module `inspect`, imported as
+    itself: a module-level `import inspect`, checked by the caller's module)."""
+    if isinstance(func, cst.Name):
+        return func.value in aliases
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+        and func.value.value == "inspect"
+
+
+def jit_safe_decorators(module: cst.Module) -> dict[str, str]:
+    """The module's transparent decorators (transparent_decorators) that may sit above
+    jax.jit (calls_only), when `inspect` is the module imported as itself."""
+    imports_inspect = any(
+        isinstance(small, cst.Import) and any(
+            isinstance(a.name, cst.Name) and a.name.value == "inspect" and a.asname is None
+            for a in small.names)
+        for statement in module.body if isinstance(statement, cst.SimpleStatementLine)
+        for small in statement.body)
+    found = transparent_decorators(module)
+    functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    result = {}
+    for name, kind in found.items():
+        text = code_of(functions[name])
+        if "inspect" in text and not imports_inspect:
+            continue  # `inspect` there may be something else
+        if calls_only(functions[name]):
+            result[name] = kind
+    return result
+
+
+def tree_jit_decorators(modules: dict[str, tuple[cst.Module, bool]]) -> dict[str, str]:
+    """Qualified name -> kind of the tree's decorators that may sit above jax.jit
+    (jit_safe_decorators), also under the names modules re-export them with (`from .utils
+    import deco` in `pkg.vector`: `pkg.vector.deco`). `modules`: module name -> (its
+    syntax tree, whether it is a package's __init__)."""
+    found = {f"{name}.{deco}": kind for name, (module, _) in modules.items()
+             for deco, kind in jit_safe_decorators(module).items()}
+    imports = {name: from_imports(module, name, is_package)
+               for name, (module, is_package) in modules.items()}
+    for _hop in range(8):  # re-exports of re-exports, never a cycle
+        more = {f"{name}.{local}": found[target] for name, table in imports.items()
+                for local, target in table.items()
+                if target in found and f"{name}.{local}" not in found}
+        if not more:
+            break
+        found.update(more)
+    return found
+
+
 def decorator_use(decorator: cst.Decorator) -> tuple[cst.BaseExpression, str] | None:
     """(the expression naming the decorator or factory, the kind its use needs):
     `@deco` -> (deco, DECORATOR), `@factory(...)` -> (factory, FACTORY), else None."""
@@ -74,6 +205,17 @@ def star_imports(module: cst.Module) -> list[cst.ImportFrom]:
     return [small for statement in module.body if isinstance(statement, cst.SimpleStatementLine)
             for small in statement.body
             if isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)]
+
+
+def star_imported_name(module: cst.Module, name: str, own: str, is_package: bool) -> str | None:
+    """"M.name" when `module` has one `from M import *` (M absolute), else None: the name
+    could come from several modules."""
+    stars = star_imports(module)
+    if len(stars) != 1:
+        return None
+    source = stars[0]
+    base = code_of(source.module) if source.module is not None else ""
+    return f"{resolve('.' * len(source.relative) + base, own, is_package)}.{name}"
 
 
 def from_imports(module: cst.Module, own: str, is_package: bool) -> dict[str, str]:

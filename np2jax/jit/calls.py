@@ -7,7 +7,7 @@ import libcst as cst
 
 from np2jax.analysis.references import bind_arguments as bind_api_arguments
 from np2jax.catalog import api_table
-from np2jax.jit.checker import CallSite, TraceCheckerBase
+from np2jax.jit.checker import CallSite, Stop, TraceCheckerBase
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, PYTHON, STATIC, UNKNOWN
 from np2jax.jit.masks import selection_count, selection_reduction, size_hint
 from np2jax.jit.names import parameters
@@ -78,6 +78,13 @@ class CallChecks(TraceCheckerBase):
         jax_name = self.m.analysis.dataflow.collector.jax_calls.get(node)
         if jax_name is not None:
             return self.jax_call(node, jax_name)
+        if self.m.external is not None and not self.check:
+            self.record_external(node)
+        if self.m.external_compiled and ref is None and jax_name is None:
+            qualname = self.m.analysis.dataflow.collector.imported_name(func)
+            if qualname in self.m.external_compiled and not (
+                    isinstance(func, cst.Name) and (func.value in self.env or func.value in self.bound)):
+                return self.external_compiled_call(node, qualname)
         if isinstance(func, cst.Name):
             name = func.value
             if name not in self.env and name not in self.bound:
@@ -132,6 +139,29 @@ class CallChecks(TraceCheckerBase):
                     "call it outside the function and pass its result as an argument, or "
                     "make it a function of this file the analysis can compile")
         return UNKNOWN
+
+    def record_external(self, node: cst.Call) -> None:
+        """A call of a function another module defines (`from pkg.ops import spread`,
+        `ops.spread(...)`): which of its arguments are not Python values (JitModule.external;
+        that module's static parameters must not be given them: np2jax.engine)."""
+        qualname = self.m.analysis.dataflow.collector.imported_name(node.func)
+        if qualname is None:
+            return
+        found = self.m.external.setdefault(qualname, set())
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                found.add((None, "*"))
+                continue
+            try:
+                kind = self.expr(arg.value)
+            except Stop:
+                kind = UNKNOWN
+            if kind != STATIC:
+                found.add((position if arg.keyword is None else None,
+                           arg.keyword.value if arg.keyword is not None else None))
+            if arg.keyword is None:
+                position += 1
 
     def api_call(self, node: cst.Call, ref) -> str:
         self.api_value(ref.node, ref)
@@ -198,11 +228,43 @@ class CallChecks(TraceCheckerBase):
                                             "value,")
         return STATIC if short in STATIC_RESULTS else ARRAY
 
+    def external_compiled_call(self, node: cst.Call, qualname: str) -> str:
+        """A call of another module's function compiled with jax.jit (`vector3.cross(a, b)`,
+        `from .vector import normalize`): traced inline, as jax.jit does a jax.jit function
+        it meets. Its static arguments must be Python values; the others may be anything
+        (it was judged on its own body, for any caller: another module imports it)."""
+        function, static = self.m.external_compiled[qualname]
+        kinds = [self.expr(a.value) for a in node.args]
+        passed, problem = bind_arguments(node, function, kinds)
+        if problem is not None:
+            self.refuse(node, problem)
+        positional = [p.name.value for p in [*function.params.posonly_params, *function.params.params]]
+        for index, arg in enumerate(node.args):
+            param = arg.keyword.value if arg.keyword is not None else positional[index]
+            if param in static and passed[param] not in PYTHON:
+                what = f"the static argument `{param}` of `{code_of(node.func)}`"
+                self.static_cause(arg.value, what)
+                self.refuse(node, f"{what} `{code_of(arg.value)}` is not a Python value while "
+                                  "compiling")
+        return ARRAY
+
+    def refuse_decorated(self, node: cst.Call, name: str, function: cst.FunctionDef) -> None:
+        """A compiled function under its own decorators is compiled below them: they run
+        at each call, and inside another compiled function they would run while tracing,
+        on tracers (`np.array(v)` of one fails)."""
+        self.refuse(node, f"it calls `{name}`, whose decorator "
+                          f"`@{code_of(function.decorators[0].decorator)}` runs at each call, "
+                          "above its jax.jit: inside a compiled function it would run on "
+                          "tracers, which it may not take",
+                    f"call `{name}` outside this function and pass its result")
+
     def jitted_call(self, node: cst.Call, name: str) -> str:
         """A call of a function of this file already compiled with jax.jit: its static
         arguments must be Python values, the others may be arrays."""
         function = next(s for s in self.m.analysis.module.body
                         if isinstance(s, cst.FunctionDef) and s.name.value == name)
+        if len(function.decorators) > 1:  # its own decorators above jax.jit
+            self.refuse_decorated(node, name, function)
         kinds = [self.expr(a.value) for a in node.args]
         passed, problem = bind_arguments(node, function, kinds)
         if problem is not None:
@@ -271,6 +333,8 @@ class CallChecks(TraceCheckerBase):
             self.refuse(node, f"it calls `{name}`, which is left uncompiled",
                         f"`{name}`'s own finding says why")
             return UNKNOWN
+        if function.decorators:
+            self.refuse_decorated(node, name, function)
         static = self.m.own_static.get(name, ())
         if static and problem is None:  # judged on its own body: its static arguments
             positional = [*function.params.posonly_params, *function.params.params]

@@ -56,6 +56,15 @@ class JitModule:
     own_static: dict = field(default_factory=dict)
     imported: frozenset = frozenset()  # names other modules of the tree import from this one
     library: bool = False  # a module of a package: its public functions have outside callers
+    # calls to other modules' functions, recorded by a last walk (external_arguments):
+    # qualified name -> {(position or None, keyword or None)} of arguments not Python values
+    external: dict | None = None
+    # this module's functions other modules of the tree call with values that are not
+    # Python values: name -> {(position or None, keyword or None)} (ModuleContext)
+    array_arguments: dict = field(default_factory=dict)
+    # functions of other modules of the tree compiled with jax.jit (ModuleContext.compiled):
+    # qualified name -> (their signature as a FunctionDef, their static argument names)
+    external_compiled: dict = field(default_factory=dict)
 
     def histories_of(self, function: cst.FunctionDef | None) -> Histories:
         """The lists the loops of `function` collect (np2jax.jit.scan), found once."""

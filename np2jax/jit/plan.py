@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from np2jax.analysis import ModuleAnalysis
+from np2jax.analysis.decorators import decorator_use, jit_safe_decorators, star_imported_name
 from np2jax.analysis.values import always_leaves
 from np2jax.jit.checker import SHAPE_LIKE, JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
@@ -51,9 +52,42 @@ def jit_plans(analysis: ModuleAnalysis) -> list[JitPlan]:
     try:
         return _plan_module(analysis)
     except Exception as exc:  # noqa: BLE001 - a bug here must not cost the conversion
+        analysis._jit_external = {}  # (external_arguments)
         return [JitPlan(s, False, f"the jit analysis failed on this file (an np2jax bug, please "
                                   f"report it): {type(exc).__name__}: {exc}")
                 for s in analysis.module.body if isinstance(s, cst.FunctionDef)]
+
+
+def external_arguments(analysis: ModuleAnalysis) -> dict:
+    """Qualified name -> sorted [[position or None, keyword or None], ...]: the arguments
+    this module passes to other modules' functions that are not Python values (arrays, or
+    values the analysis cannot classify). The tree hands them to the defining module, whose
+    static parameters must not be given one (a 0-d JAX array is not hashable: jax.jit
+    refuses it as a static argument, where NumPy took the NumPy number). After jit_plans."""
+    if not hasattr(analysis, "_jit_external"):
+        jit_plans(analysis)
+    return {q: sorted(found, key=repr) for q, found in analysis._jit_external.items()
+            if found}
+
+
+def compiled_exports(analysis: ModuleAnalysis, plans: list[JitPlan]) -> dict:
+    """Name -> (its signature, as `def f(a, dtype=None): pass`, its static argument names)
+    of the module's functions compiled with jax.jit, by NJ501 (`plans`) or already: other
+    modules' compiled functions may call them (ModuleContext.compiled)."""
+    found = {}
+    jitted = _candidates(analysis)[2]
+    body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])
+    for statement in analysis.module.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        plan = next((p for p in plans if p.function is statement), None)
+        static = plan.static if plan is not None and plan.compiled else jitted.get(name)
+        if static is None or len(statement.decorators) > (0 if plan is not None else 1):
+            continue  # decorators of its own run above jax.jit, at each call (no tracers)
+        bare = statement.with_changes(decorators=[], body=body, leading_lines=[], returns=None)
+        found[name] = (cst.Module([bare]).code.strip(), list(static))
+    return found
 
 
 def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
@@ -65,6 +99,10 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
     # a module of a package is a library: its public functions have callers outside the
     # tree (its users, its tests), whatever calls of them it shows
     m.library = "." in analysis.context.name or analysis.context.is_package
+    m.array_arguments = {name: {tuple(a) for a in found}
+                         for name, found in analysis.context.array_arguments}
+    m.external_compiled = {qualname: (cst.parse_statement(signature), tuple(static))
+                           for qualname, signature, static in analysis.context.compiled}
     m.own = {name: dict.fromkeys((p.name.value for p in parameters(f)), MIXED)
              for name, f in candidates.items() if _outside_callers(m, name) and parameters(f)}
     once = {n for n, c in _binding_counts(analysis.module).items() if c == 1} \
@@ -97,6 +135,17 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
         m.compiled = {n for n, p in plans.items() if p.compiled}
         if not changed and own_before == (m.own, m.own_static):
             break
+    m.external = {}
+    # what each function passes on, for any value its own parameters may hold (MIXED) when
+    # it is not compiled with classes from its calls
+    try:
+        _all_checkers(m, {n: m.own[n] if n in m.own else
+                          _param_classes(m.functions[n], params[n]) if n in m.compiled else
+                          dict.fromkeys((p.name.value for p in parameters(m.functions[n])), MIXED)
+                          for n in m.functions})
+    except Exception:  # noqa: BLE001 - an np2jax bug: the plans stand, every call is unknown
+        m.external = {q: {(None, "*")} for q in m.external}
+    analysis._jit_external = m.external  # what external_arguments reads
     result = []
     for statement in analysis.module.body:
         if not isinstance(statement, cst.FunctionDef):
@@ -130,13 +179,23 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
         if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
             jitted[name] = static
             continue
+        outer = _decorators_above_jit(analysis, statement)
+        if outer is not None and outer < len(statement.decorators):
+            # already `@deco` above `@jax.jit` (what NJ501 writes for a decorated function)
+            inner = statement.with_changes(decorators=statement.decorators[outer:])
+            static = _jit_decoration(analysis, inner)
+            if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
+                jitted[name] = static
+                continue
         if statement in analysis.kept_functions:
             why = "it is kept on NumPy (NJ104)"
         elif statement.asynchronous is not None:
             why = "it is asynchronous (jax.jit compiles plain functions)"
-        elif statement.decorators:
+        elif statement.decorators and outer != len(statement.decorators):
             why = (f"it is decorated (`@{code_of(statement.decorators[0].decorator)}`), and "
-                   "the analysis does not follow decorators other than jax.jit")
+                   "the analysis follows only decorators that hand back what the function "
+                   "returns and do nothing with it but call it (`@wraps(fn) def wrapper(*args, "
+                   "**kwargs): ...; return fn(*args, **kwargs)`), defined in the tree")
         elif counts.get(name, 0) != 1 or name in declared_global:
             why = (f"the name `{name}` is bound more than once in the module: give each "
                    "function its own name")
@@ -150,6 +209,48 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
         else:
             refused[name] = (statement, why)
     return candidates, refused, jitted
+
+
+def _decorators_above_jit(analysis: ModuleAnalysis, function: cst.FunctionDef) -> int | None:
+    """How many of the function's decorators, from the top, are transparent ones that may
+    sit above jax.jit (np2jax.analysis.decorators.calls_only: they hand back what the
+    function returns, and only call, wrap or inspect it), this module's or the tree's
+    (ModuleContext.jit_decorators); None when it has no decorator."""
+    if not function.decorators:
+        return None
+    local = jit_safe_decorators(analysis.module)
+    tree = dict(analysis.context.jit_decorators)
+    count = 0
+    for decorator in function.decorators:
+        use = decorator_use(decorator)
+        if use is None:
+            break
+        expression, kind = use
+        if isinstance(expression, cst.Name) and expression.value in local \
+                and _bound_once(analysis, expression):
+            if local[expression.value] != kind:
+                break
+        else:
+            qualname = analysis.dataflow.collector.imported_name(expression)
+            if qualname is None:
+                qualname = _star_imported(analysis, expression)
+            if qualname is None or tree.get(qualname) != kind:
+                break
+        count += 1
+    return count
+
+
+def _bound_once(analysis: ModuleAnalysis, name: cst.Name) -> bool:
+    return _binding_counts(analysis.module).get(name.value, 0) == 1
+
+
+def _star_imported(analysis: ModuleAnalysis, expression: cst.BaseExpression) -> str | None:
+    """`deco` of the one `from M import *` of the module, the name bound nowhere else."""
+    if not isinstance(expression, cst.Name) \
+            or _binding_counts(analysis.module).get(expression.value, 0):
+        return None
+    context = analysis.context
+    return star_imported_name(analysis.module, expression.value, context.name, context.is_package)
 
 
 def _jit_decoration(analysis: ModuleAnalysis, function: cst.FunctionDef) -> tuple | None:
@@ -319,6 +420,22 @@ def _judge(m: JitModule, name: str, params: dict) -> JitPlan:
     call of its file shows, is judged on its own body (whoever calls it: _judge_own); the
     others on what their calls pass, and on their own body when the calls' values cannot be
     classified."""
+    plan = _judge_undecorated(m, name, params)
+    function = plan.function
+    if plan.compiled and plan.static and function.decorators:
+        # the decorator runs first, on what callers pass: it may turn a Python value into
+        # an array (pyrr's `np.array(v)`), which a static argument cannot take
+        m.own.pop(name, None)
+        m.own_static.pop(name, None)
+        return JitPlan(function, False, f"`{plan.static[0]}` would be a static argument, "
+                                        f"and the decorator `@{code_of(function.decorators[0].decorator)}` "
+                                        "runs before jax.jit on what callers pass: it may turn "
+                                        "that Python value into an array, which a static "
+                                        "argument cannot take")
+    return plan
+
+
+def _judge_undecorated(m: JitModule, name: str, params: dict) -> JitPlan:
     function = m.functions[name]
     sites = m.sites.get(name, [])
     if parameters(function) and (_outside_callers(m, name) or not sites):
@@ -440,10 +557,25 @@ def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
     by_name = {p.name.value: p for p in parameters(function)}
     shapes = _shape_uses(m, function, own, {p for p, (what, _) in needs.items()
                                              if not what.startswith(SHAPE_LIKE)})
+    positional = [*function.params.posonly_params, *function.params.params]
+    given = {pname for position, keyword in m.array_arguments.get(name, ())
+             for pname in (list(by_name) if keyword == "*" else [keyword] if keyword is not None else
+                           [p.name.value for p in positional[position:position + 1]]
+                           if position is not None else list(by_name))}
     for pname, (what, node) in needs.items():
         default = by_name[pname].default
         line = m.analysis.position(node)[0]
         where = f"{what} `{code_of(node).strip()}` on line {line}"
+        if pname in given and not _never_an_array(what, node) \
+                and not _used_as_dtype(function, pname):
+            # NumPy took the NumPy number the other module computed; converted, it is a
+            # 0-d JAX array, which jax.jit cannot hash as a static argument
+            return JitPlan(function, False, f"`{pname}` would be a static argument ({where} "
+                                            "needs a Python value), but another module of the "
+                                            "tree passes it a value that may be an array (a "
+                                            "0-d JAX array once converted, which jax.jit "
+                                            "cannot take as a static argument: arrays are not "
+                                            "hashable): pass `int(...)` there, or it stays eager")
         if default is not None and _float_literal(default):
             return JitPlan(function, False, f"`{pname}` must be static ({where} needs a Python "
                                             f"value) and its default is a float: each new value "
@@ -510,6 +642,27 @@ def _shape_uses(m: JitModule, function: cst.FunctionDef, own: dict, probed: set)
     checker.shape_probe = True
     checker.run(function.body)
     return checker.shape_uses & probed
+
+
+def _never_an_array(what: str, node: cst.CSTNode) -> bool:
+    """Whether a static parameter of this use takes only values no caller has as an array:
+    a dtype (`np.zeros(3, dtype=dtype)`) or a string (`if mode == "valid":`)."""
+    return what.startswith("the argument `dtype` of") or string_test(node)
+
+
+def _used_as_dtype(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the body passes the parameter as a dtype (`dtype=name`, `.astype(name)`)
+    somewhere: an array there fails in NumPy too, so no caller gives it one."""
+    for node in walk(function.body):
+        if isinstance(node, cst.Arg) and isinstance(node.value, cst.Name) \
+                and node.value.value == name and node.keyword is not None \
+                and node.keyword.value == "dtype":
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value == "astype" and len(node.args) == 1 \
+                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name:
+            return True
+    return False
 
 
 def _float_literal(node: cst.BaseExpression) -> bool:

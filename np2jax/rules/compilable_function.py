@@ -19,8 +19,11 @@ def _decorator(static: tuple) -> str:
 
 
 def _decorate(function: cst.FunctionDef, decorator: str) -> cst.FunctionDef:
+    """jax.jit goes below the function's own decorators (transparent ones, which only call,
+    wrap and inspect what they decorate: np2jax.jit.plan): they run first, eagerly, on
+    what callers pass, and hand it to the compiled function."""
     new = cst.Decorator(cst.parse_expression(decorator))
-    return function.with_changes(decorators=[new, *function.decorators])
+    return function.with_changes(decorators=[*function.decorators, new])
 
 
 class CompilableFunction(JitRule):

@@ -227,3 +227,214 @@ def test_an_imported_function_called_here_with_a_string_for_a_traced_parameter(t
     _, _, run = _convert(tmp_path, ops=ops, app=app)
     verdict = _verdicts(run)[("ops.py", "double")]
     assert "passes a string for `tag`" in verdict
+
+
+def test_a_static_parameter_another_module_passes_an_array_stays_eager(tmp_path):
+    """app.py passes `k = (x > 1).sum()` for `n`: a NumPy integer in NumPy, a 0-d JAX array
+    once converted, which jax.jit cannot hash as a static argument (`TypeError: unhashable
+    type` before this). `spread` stays eager, the finding naming `n`; `dtype` may stay
+    static (no caller has a dtype as an array), so `fill`, given an array for `x` only,
+    compiles with it."""
+    ops = """
+    import numpy as np
+
+
+    def spread(x, n, dtype=None):
+        return np.outer(np.ones(n, dtype=dtype), x) / n
+
+
+    def fill(x, dtype=None):
+        return np.zeros(3, dtype=dtype) + x
+    """
+    app = """
+    import numpy as np
+
+    from pkg import ops
+
+
+    def main():
+        x = np.arange(4.0)
+        k = (x > 1).sum()
+        return {"s": ops.spread(x, k), "t": ops.spread([1.0, 2.0], n=3, dtype=np.float32),
+                "f": ops.fill(x[:3].sum(), dtype=np.float32)}
+    """
+    source, out, run = _convert(tmp_path, ops=ops, app=app)
+    verdicts = _verdicts(run)
+    assert "`n` would be a static argument" in verdicts[("ops.py", "spread")]
+    assert "another module of the tree passes it a value that may be an array" \
+        in verdicts[("ops.py", "spread")]
+    assert verdicts[("ops.py", "fill")] == "compiled"
+    text = (out / "pkg" / "ops.py").read_text()
+    assert '@functools.partial(jax.jit, static_argnames=("dtype",))\ndef fill(x, dtype=None):' in text
+    assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
+
+
+DECO = """
+import inspect
+from functools import wraps
+
+import numpy as np
+
+
+def parameters_as_arrays(*names):
+    def decorator(fn):
+        @wraps(fn)
+        def wrapper(*args, **kwargs):
+            spec = inspect.getfullargspec(fn)
+            args = [np.array(v) if k in names else v for k, v in zip(spec.args, args)]
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorator
+"""
+
+
+def test_a_function_decorated_by_another_modules_transparent_decorator_is_compiled(tmp_path):
+    """pyrr's shape: the decorator is defined in utils.py and reached through a re-export
+    (`from pkg.vec import *`, vec importing it from utils). jax.jit goes below it: the
+    decorator converts the list first, the compiled function keeps its name, docstring and
+    signature (the decorator reads it with inspect)."""
+    vec = """
+    import numpy as np
+
+    from pkg.utils import parameters_as_arrays
+
+
+    @parameters_as_arrays("v")
+    def length(v):
+        \"\"\"Euclidean length.\"\"\"
+        return np.sqrt(np.sum(v * v, axis=-1))
+    """
+    mat = """
+    import numpy as np
+
+    from pkg.vec import *
+
+
+    @parameters_as_arrays("m")
+    def trace(m):
+        return np.trace(m)
+    """
+    app = """
+    import inspect
+
+    import numpy as np
+
+    from pkg.mat import trace
+    from pkg.vec import length
+
+
+    def total(v):
+        return length(v) * 2.0
+
+
+    def main():
+        return {"l": length([3.0, 4.0]), "t": trace([[1.0, 2.0], [3.0, 4.0]]),
+                "total": total(np.array([[3.0, 4.0], [6.0, 8.0]])),
+                "interface": np.array([length.__name__ == "length",
+                                       length.__doc__ == "Euclidean length.",
+                                       list(inspect.signature(length).parameters) == ["v"]])}
+    """
+    source, out, run = _convert(tmp_path, utils=DECO, vec=vec, mat=mat, app=app)
+    verdicts = _verdicts(run)
+    assert verdicts[("vec.py", "length")] == "compiled"
+    assert verdicts[("mat.py", "trace")] == "compiled"
+    # the decorator of `length` runs at each call: inside a compiled `total` it would run
+    # on tracers, so `total` stays eager
+    assert verdicts[("app.py", "total")] != "compiled"
+    assert '@parameters_as_arrays("v")\n@jax.jit\ndef length(v):' in (out / "pkg" / "vec.py").read_text()
+    assert '@parameters_as_arrays("m")\n@jax.jit\ndef trace(m):' in (out / "pkg" / "mat.py").read_text()
+    converted = _run(out, "app", "main")
+    assert converted["interface"].all()
+    assert compare_values("main()", _run(source, "app", "main"), converted) is None
+    # converted again, the compiled functions are recognised as such: nothing changes
+    again = convert_paths([out], JIT, out=tmp_path / "again")
+    assert not [c for c in again.changes if c.code == "NJ501"]
+    assert not [f for f in again.findings if f.code == "NJ502" and "length" in f.message]
+
+
+def test_a_compiled_function_calls_compiled_functions_of_other_modules(tmp_path):
+    """`vector.normalize(...)` through a module object, and `from pkg.vector3 import ...`,
+    across a chain of three modules (each learns on a later pass that its callees compile):
+    all compile, tracing their callees inline; a static argument of the callee is given a
+    Python value (`vector.ones(3, dtype=...)`), and a caller passing an array for it stays
+    eager, the finding naming the argument."""
+    vector = """
+    import numpy as np
+
+
+    def normalize(v):
+        return v / np.sqrt(np.sum(v * v, axis=-1, keepdims=True))
+
+
+    def ones(n, dtype=None):
+        return np.ones(n, dtype=dtype)
+    """
+    vector3 = """
+    import numpy as np
+
+    from pkg import vector
+
+
+    def unit_cross(a, b):
+        return vector.normalize(np.cross(a, b))
+
+
+    def spread(a):
+        return vector.ones(3, dtype=np.float64) * a
+
+
+    def sized(a):
+        return vector.ones(a.shape[0]) * a
+    """
+    app = """
+    import numpy as np
+
+    from pkg.vector3 import sized, spread, unit_cross
+
+
+    def scaled_cross(a, b, k):
+        return unit_cross(a, b) * k
+
+
+    def main():
+        return {"c": scaled_cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 2.0, 0.0]), 3.0),
+                "s": spread(np.arange(3.0)), "z": sized(np.arange(4.0))}
+    """
+    source, out, run = _convert(tmp_path, vector=vector, vector3=vector3, app=app)
+    verdicts = _verdicts(run)
+    for key in [("vector.py", "normalize"), ("vector.py", "ones"), ("vector3.py", "unit_cross"),
+                ("vector3.py", "spread"), ("vector3.py", "sized"), ("app.py", "scaled_cross")]:
+        assert verdicts[key] == "compiled", key
+    assert "@jax.jit\ndef unit_cross(a, b):\n    return vector.normalize(jnp.cross(" \
+        in (out / "pkg" / "vector3.py").read_text()
+    assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
+
+
+def test_an_array_for_another_modules_static_argument_keeps_the_caller_eager(tmp_path):
+    vector = """
+    import numpy as np
+
+
+    def ones(n, dtype=None):
+        return np.ones(n, dtype=dtype)
+    """
+    app = """
+    import numpy as np
+
+    from pkg import vector
+
+
+    def _first_ones(x):
+        return vector.ones(x.argmax() + 1) * x[0]
+
+
+    def main():
+        return {"o": _first_ones(np.array([1.0, 3.0, 2.0]))}
+    """
+    source, out, run = _convert(tmp_path, vector=vector, app=app)
+    verdicts = _verdicts(run)
+    # app passes an array for `n`: `ones` is not compiled (n cannot be static)
+    assert "another module of the tree passes it a value that may be an array" \
+        in verdicts[("vector.py", "ones")]
+    assert verdicts[("app.py", "_first_ones")] != "compiled"
+    assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
