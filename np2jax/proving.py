@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from np2jax.api import RunResult, convert_paths
-from np2jax.config import Config, keep_spec
+from np2jax.config import Config, keep_spec, path_matches
 from np2jax.verify.prove import ProveOptions, ProveResult, prove_functions
 from np2jax.verify.testsuite import TestsResult, verify_tests
 
@@ -35,6 +35,7 @@ class ProveUsageError(ValueError):
 @dataclass
 class ProvedConversion:
     run: RunResult  # the last round's conversion, the one written
+    config: Config | None = None  # the configuration given (its own keep-numpy entries)
     rounds: list[ProveResult] = field(default_factory=list)  # each round's proof
     kept: list[str] = field(default_factory=list)  # keep-numpy entries the rounds added
     tests: TestsResult | None = None  # the suite on the original and on the result
@@ -52,10 +53,45 @@ class ProvedConversion:
         return proof is not None and proof.error is None and not self.newly_failing()
 
     def newly_failing(self) -> list[str]:
+        return list(self.newly_failing_messages())
+
+    def newly_failing_messages(self) -> dict[str, str | None]:
+        """test -> its failure's message on the result, for each test that passed on the
+        original and does not on the result."""
         if self.tests is None:
-            return []
-        return [c.test for c in self.tests.changes
-                if c.original == "passed" and c.converted != "passed"]
+            return {}
+        return {c.test: c.message for c in self.tests.changes
+                if c.original == "passed" and c.converted != "passed"}
+
+    def kept_on_numpy(self, key: str) -> bool:
+        """Whether the function PATH::QUALNAME is kept on NumPy in the result: by a round of
+        the proof or by the configuration's own entries."""
+        path, _, qualname = key.partition("::")
+        entries = [*self.kept, *(self.config.keep_numpy if self.config else ())]
+        for entry in entries:
+            try:
+                file, name, _ = keep_spec(entry)
+            except ValueError:
+                continue
+            if name == qualname and path_matches(path, file):
+                return True
+        return False
+
+    def calls_on_jax(self) -> dict | None:
+        """Of the suite's calls of the package's functions, those that went to a function
+        proven equal in the last round and not kept on NumPy: the share of the work the
+        result does with JAX (a kept function replays as NumPy against NumPy, equal, and is
+        not counted)."""
+        proof = self.proof
+        if proof is None or proof.error:
+            return None
+        calls = sum(f.calls for f in proof.functions)
+        on_jax = sum(f.calls for f in proof.functions
+                     if f.verdict == "equal" and not self.kept_on_numpy(f.key))
+        functions = [f.key for f in proof.functions
+                     if f.verdict == "equal" and not self.kept_on_numpy(f.key)]
+        return {"calls": calls, "calls_on_jax": on_jax,
+                "share": on_jax / calls if calls else None, "functions_on_jax": len(functions)}
 
     def tests_summary(self) -> dict | None:
         """Tests passing on the original, and of those, passing on the result."""
@@ -74,7 +110,8 @@ class ProvedConversion:
                 "functions": self.proof.as_dict()["functions"] if self.proof else [],
                 "totals": self.proof.totals() if self.proof else None,
                 "tests": self.tests_summary(), "newly_failing": self.newly_failing(),
-                "wall_s": self.wall_s}
+                "newly_failing_messages": self.newly_failing_messages(),
+                "calls_on_jax": self.calls_on_jax(), "wall_s": self.wall_s}
 
 
 def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
@@ -110,7 +147,7 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
         _say(progress, f"round {number}: proving the converted functions on the suite's calls")
         proof = prove_functions(project, mirror, relative.as_posix(), pytest_args,
                                 replace(options, reuse_records=number > 1), progress=progress)
-        result = result or ProvedConversion(run)
+        result = result or ProvedConversion(run, config=config)
         result.run = run
         result.rounds.append(proof)
         if proof.error:

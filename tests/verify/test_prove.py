@@ -152,7 +152,7 @@ def test_cli_json_and_html(tmp_path):
     assert "smallstats/core.py::moving_average" in html and 'id="prove-table"' in html
 
 
-def test_a_call_past_the_time_limit_keeps_the_calls_done(tmp_path):
+def test_a_call_past_the_time_limit_keeps_the_calls_done_and_is_slow(tmp_path):
     original, converted = _trees(tmp_path)
     core = converted / PKG / "core.py"
     text = core.read_text(encoding="utf-8")
@@ -165,7 +165,13 @@ def test_a_call_past_the_time_limit_keeps_the_calls_done(tmp_path):
                              ProveOptions(jobs=1, timeout_s=8, repeat=0))
     by_key = {f.key: f for f in result.functions}
     rescale = by_key["smallstats/core.py::rescale"]
-    assert (rescale.verdict, rescale.compared) == ("equal", 1)
+    # not an error: the original finished that call; the verdict names both times
+    assert (rescale.verdict, rescale.compared) == ("slow", 1)
+    assert rescale.first_difference.startswith("call 2 (") and \
+        "the converted did not finish in 8 s; the original took " in rescale.first_difference
+    assert rescale.slow["call"] == 2 and rescale.slow["numpy_s"] < 1
+    assert [entry.partition(": ")[0] for entry in result.keep_numpy()] == [
+        "smallstats/core.py::rescale=slow"]
     assert any("the converted stopped after 1 of 2 call(s): timeout: a call ran past 8 s" in note
                for note in rescale.notes)
     # the next child went on with the other functions of the module
