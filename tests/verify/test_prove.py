@@ -176,3 +176,32 @@ def test_a_call_past_the_time_limit_keeps_the_calls_done_and_is_slow(tmp_path):
                for note in rescale.notes)
     # the next child went on with the other functions of the module
     assert by_key["smallstats/core.py::Scaler.apply"].verdict == "equal"
+
+
+def test_a_slow_function_in_the_text_and_html_reports():
+    """The reports name a slow function with its call, the limit and NumPy's time, and count
+    it among those to keep on NumPy."""
+    import io
+
+    from rich.console import Console
+
+    from np2jax.html_report import render_prove_html
+    from np2jax.verify.prove import FunctionProof, ProveResult
+    from np2jax.verify.report import print_prove
+
+    slow = FunctionProof("pkg/m.py::loop", "slow", calls=4, recorded=4, compared=0,
+                         first_difference="call 1 (tests/test_m.py::test_loop): the converted "
+                         "did not finish in 60 s; the original took 2.1 ms on the same call",
+                         slow={"call": 1, "test": "tests/test_m.py::test_loop", "timeout_s": 60.0,
+                               "numpy_s": 0.0021})
+    result = ProveResult(functions=[slow, FunctionProof("pkg/m.py::f", "equal", calls=2,
+                                                        recorded=2, compared=2)])
+    assert not result.ok and result.totals()["slow"] == 1 and result.totals()["kept_on_numpy"] == 1
+    assert result.keep_numpy() == [f"pkg/m.py::loop=slow: {slow.first_difference}"]
+    buffer = io.StringIO()
+    print_prove(Console(file=buffer, width=200), result)
+    text = buffer.getvalue()
+    assert f"pkg/m.py::loop: slow: {slow.first_difference}" in text
+    assert "1 to keep on NumPy (differs, error or slow: 1 slow)" in text
+    html = render_prove_html(result)
+    assert 'class="badge bad">slow<' in html and "did not finish in 60 s" in html
