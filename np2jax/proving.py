@@ -19,7 +19,8 @@ from pathlib import Path
 
 from np2jax.api import RunResult, convert_paths
 from np2jax.config import Config, keep_spec, path_matches
-from np2jax.verify.prove import ProveOptions, ProveResult, prove_functions
+from np2jax.verify.prove import (KEPT_VERDICTS, ProveOptions, ProveResult, defined_functions,
+                                 package_callees, package_files, prove_functions)
 from np2jax.verify.testsuite import TestsResult, verify_tests
 
 # not part of the copy of the project: they are large and never imported by its tests
@@ -154,6 +155,8 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
             break
         named = {keep_spec(entry)[:2] for entry in kept}
         new = [entry for entry in proof.keep_numpy() if keep_spec(entry)[:2] not in named]
+        new += _callees_to_keep(project, relative, proof, named,
+                                named | {keep_spec(entry)[:2] for entry in new})
         if not new:
             break
         kept.extend(new)
@@ -168,6 +171,29 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
                                 timeout_s=options.suite_timeout_s, x64=config.x64)
     result.wall_s = time.monotonic() - started
     return result
+
+
+def _callees_to_keep(project: Path, package: Path, proof: ProveResult, kept: set,
+                     named: set) -> list[str]:
+    """A function kept on NumPy (`kept`: (PATH, QUALNAME) of the entries so far) that still
+    differs, errs or is slow runs JAX only through the package's functions it calls (its own
+    body is NumPy): keep-numpy entries for those not named yet. Such as nolds' hurst_rs,
+    kept for its time, still past the limit because it calls the converted `rs` ninety
+    times, eagerly, on arrays of as many shapes."""
+    files = package_files(project, package.as_posix())
+    defined = defined_functions(project, files)
+    found: list[str] = []
+    for function in proof.functions:
+        if function.verdict not in KEPT_VERDICTS or (function.path, function.qualname) not in kept:
+            continue
+        for callee in package_callees(project, function.key, defined):
+            path, _, qualname = callee.partition("::")
+            if (path, qualname) in named or defined.get(callee):
+                continue
+            named = named | {(path, qualname)}
+            found.append(f"{callee}=called by {function.qualname}, kept on NumPy and still "
+                         f"{function.verdict} with it on JAX: {function.first_difference}")
+    return found
 
 
 def _mirror(project: Path, relative: Path, converted: Path, mirror: Path) -> None:

@@ -256,6 +256,40 @@ def defined_functions(tree: Path, files: list[Path]) -> dict[str, bool]:
     return found
 
 
+def package_callees(tree: Path, key: str, defined: dict[str, bool]) -> list[str]:
+    """The functions of the package (`defined`'s keys) that the function `key` calls by name
+    in its body: `f(...)` of a function of its module, `self.m(...)`/`cls.m(...)` of a method
+    of its class (calls through other modules' names are not followed)."""
+    path, _, qualname = key.partition("::")
+    try:
+        module = ast.parse((tree / path).read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return []
+    node, body = None, module.body
+    for part in qualname.split("."):
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                            ast.ClassDef)) and n.name == part), None)
+        if node is None:
+            return []
+        body = node.body
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    owner = qualname.rpartition(".")[0]
+    found: list[str] = []
+    calls = sorted((n for n in ast.walk(node) if isinstance(n, ast.Call)),
+                   key=lambda n: (n.lineno, n.col_offset))  # in the order of the text
+    for call in calls:
+        target = None
+        if isinstance(call.func, ast.Name):
+            target = f"{path}::{call.func.id}"
+        elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id in ("self", "cls") and owner:
+            target = f"{path}::{owner}.{call.func.attr}"
+        if target is not None and target != key and target in defined and target not in found:
+            found.append(target)
+    return found
+
+
 # -- recording ---------------------------------------------------------------------------------
 
 def record(original: Path, package: str | None, pytest_args: list[str], work: Path,

@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,40 @@ def test_command_line(tmp_path):
     assert report["prove"]["tests"]["passed_after"] == 7
     verdicts = {f["qualname"]: f["verdict"] for f in report["prove"]["functions"]}
     assert verdicts["moving_average"] == "equal" and verdicts["unused_cube"] == "not-exercised"
+
+
+def test_a_kept_function_still_slow_has_the_package_functions_it_calls_kept(tmp_path):
+    """Its body is NumPy: the JAX it still runs is in the package's functions it calls (nolds'
+    hurst_rs calling the converted rs), which the next round keeps; not those of other
+    functions, nor generators, nor what a function kept only this round calls."""
+    from np2jax.proving import _callees_to_keep
+    from np2jax.verify.prove import (FunctionProof, ProveResult, defined_functions,
+                                     package_callees, package_files)
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "m.py").write_text(
+        "import numpy as np\n\n"
+        "def rs(x, n):\n    return np.std(x[:n])\n\n"
+        "def other(x):\n    return x\n\n"
+        "def gen(x):\n    yield x\n\n"
+        "def hurst(x):\n    helper = len\n"
+        "    return np.array([rs(x, n) for n in range(2, 5)]), list(gen(x)), helper(x), np.mean(x)\n\n"
+        "def fresh(x):\n    return other(x)\n\n"
+        "class C:\n    def step(self, x):\n        return self.scale(x) + rs(x, 2)\n\n"
+        "    def scale(self, x):\n        return 2 * x\n")
+
+    defined = defined_functions(tmp_path, package_files(tmp_path, "pkg"))
+    assert package_callees(tmp_path, "pkg/m.py::hurst", defined) == ["pkg/m.py::rs", "pkg/m.py::gen"]
+    assert package_callees(tmp_path, "pkg/m.py::C.step", defined) == [
+        "pkg/m.py::C.scale", "pkg/m.py::rs"]
+    slow = "call 1: the converted did not finish in 60 s; the original took 2 ms on the same call"
+    proof = ProveResult(functions=[
+        FunctionProof("pkg/m.py::hurst", "slow", first_difference=slow),
+        FunctionProof("pkg/m.py::fresh", "slow", first_difference=slow),
+        FunctionProof("pkg/m.py::rs", "equal"), FunctionProof("pkg/m.py::other", "equal")])
+    kept = {("pkg/m.py", "hurst")}
+    entries = _callees_to_keep(tmp_path, Path("pkg"), proof, kept, kept | {("pkg/m.py", "fresh")})
+    assert entries == [f"pkg/m.py::rs=called by hurst, kept on NumPy and still slow with it on "
+                       f"JAX: {slow}"]
