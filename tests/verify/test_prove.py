@@ -205,3 +205,29 @@ def test_a_slow_function_in_the_text_and_html_reports():
     assert "1 to keep on NumPy (differs, error or slow: 1 slow)" in text
     html = render_prove_html(result)
     assert 'class="badge bad">slow<' in html and "did not finish in 60 s" in html
+
+
+def test_a_method_made_by_another_descriptor_is_replayed_bound(tmp_path):
+    """A class attribute that is a descriptor other than a function (multipledispatch's
+    @dispatch makes pyrr's `Matrix33.__add__` one): the replay binds it to the object as
+    `m + other` does; called unbound it raised, and the function was unreplayable."""
+    project = tmp_path / "original"
+    (project / "pkg").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "m.py").write_text(
+        "import functools\n\nimport numpy as np\n\n\n"
+        "class Bound:\n    def __init__(self, f):\n        self.f = f\n\n"
+        "    def __get__(self, obj, owner):\n        return functools.partial(self.f, obj)\n\n\n"
+        "class V:\n    def __init__(self, x):\n        self.x = x\n\n"
+        "    @Bound\n    def plus(self, other):\n        return np.asarray(self.x) + other\n")
+    (project / "tests" / "test_m.py").write_text(
+        "import numpy as np\n\nfrom pkg.m import V\n\n\n"
+        "def test_plus():\n    assert np.allclose(V([1.0, 2.0]).plus(1.0), [2.0, 3.0])\n")
+    converted = tmp_path / "converted"
+    shutil.copytree(project, converted)
+    assert not convert_paths([project / "pkg"], Config(), out=converted / "pkg").errors
+    assert "jnp.asarray(self.x)" in (converted / "pkg" / "m.py").read_text()
+    result = prove_functions(project, converted, "pkg", ["tests"], ProveOptions(jobs=1, repeat=0))
+    plus = {f.key: f for f in result.functions}["pkg/m.py::V.plus"]
+    assert (plus.verdict, plus.compared) == ("equal", 1), plus.notes
