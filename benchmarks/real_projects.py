@@ -27,8 +27,20 @@ eager (NJ502).
 With `--interface numpy` the library is converted with `--interface numpy` (NJ105): its public
 functions return NumPy arrays and scalars to the test suite, as before the conversion.
 
+With `--prove` each project is instead converted by the proving loop, from the unpacked
+sdist's root: `np2jax convert PKG --out DST --prove --x64 --exclude TESTS ... --format json
+-- --continue-on-collection-errors PYTEST_ARGS` (np2jax.proving: record the suite's calls,
+replay each converted function on them, keep on NumPy those that differ, err or are slow,
+convert again; then the suite on the original and on the result). Its row: the rounds, the
+functions on JAX (proven equal and not kept), kept on NumPy (by verdict), not exercised and
+unreplayable, the share of the suite's calls of the package that went to functions on JAX,
+the tests passing before and after, the wall time; then each kept function with its reason
+and each test still failing traced as above (on stderr; prove.json under the work folder).
+
 Usage: python benchmarks/real_projects.py [--work DIR] [--only NAME ...] [--float32] [--jit]
                                           [--interface numpy]
+       python benchmarks/real_projects.py --prove [--prove-timeout S] [--interface numpy]
+                                          [--work DIR] [--only ...]
 """
 
 from __future__ import annotations
@@ -43,6 +55,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
 import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -319,6 +332,98 @@ def cause_kind(cause: str) -> str:
     return "untraced"
 
 
+PROVE_HEADER = ("| package | version | rounds | functions | on JAX | kept on NumPy | not exercised "
+                "| unreplayable | calls on JAX | tests passing: original / result | newly failing "
+                "| wall |")
+
+
+def prove_project(project: Project, work: Path, x64: bool, prove_timeout: float,
+                  timeout: int, interface: str = "jax") -> dict:
+    """`np2jax convert PKG --out DST --prove ...` from the unpacked sdist's root; its JSON
+    report (with "prove"), the command, the trees and the wall time."""
+    archive = fetch(project, work / "sdists")
+    base = work / project.name / "prove"
+    root, out = base / "src", base / "out" / project.package
+    unpack(archive, root)
+    shutil.rmtree(base / "out", ignore_errors=True)
+    command = [*NP2JAX, "convert", project.package, "--out", str(out), "--prove",
+               "--format", "json", "--prove-timeout", f"{prove_timeout:g}"]
+    for pattern in project.exclude:
+        command += ["--exclude", pattern]
+    command.append("--x64" if x64 else "--x32")
+    if interface != "jax":
+        command += ["--interface", interface]
+    command += ["--", "--continue-on-collection-errors", *project.pytest_args]
+    started = time.monotonic()
+    done = run(command, cwd=root, timeout=timeout)
+    wall = time.monotonic() - started
+    (base / "prove.json").write_text(done.stdout)
+    (base / "prove.stderr").write_text(done.stderr)
+    if not done.stdout.strip():
+        raise SystemExit(f"{project.name}: convert --prove printed nothing: {done.stderr[-800:]}")
+    report = json.loads(done.stdout)
+    for finding in report["findings"]:  # relative to the sdist's root, where it ran
+        finding["path"] = str(root / finding["path"])
+    return {"report": report, "command": command, "root": root, "out": out, "wall_s": wall,
+            "mirror": out.parent / f".{out.name}-prove" / "project", "returncode": done.returncode}
+
+
+def kept_verdict(entry: str) -> str:
+    """A keep-numpy entry the loop added (`PATH::QUALNAME=VERDICT: first difference`) -> its
+    verdict."""
+    return entry.partition("=")[2].partition(":")[0] or "?"
+
+
+def prove_row(project: Project, proved: dict) -> str:
+    prove = proved["report"]["prove"]
+    functions = prove["functions"]
+    kept = Counter(kept_verdict(entry) for entry in prove["kept_on_numpy"])
+    kept_names = {entry.partition("=")[0] for entry in prove["kept_on_numpy"]}
+    on_jax = prove["calls_on_jax"] or {}
+    share = on_jax.get("share")
+    tests = prove["tests"] or {}
+    kept_cell = f"{sum(kept.values())}" + (
+        f" ({', '.join(f'{v} {n}' for v, n in sorted(kept.items()))})" if kept else "")
+    count = Counter(f["verdict"] for f in functions)
+    return (f"| {project.name} | {project.version} | {prove['rounds']} | {len(functions)} "
+            f"| {sum(1 for f in functions if f['verdict'] == 'equal' and f['key'] not in kept_names)} "
+            f"| {kept_cell} | {count['not-exercised']} | {count['unreplayable']} "
+            f"| {on_jax.get('calls_on_jax', '-')} of {on_jax.get('calls', '-')}"
+            + (f" ({100 * share:.0f}%)" if share is not None else "")
+            + f" | {tests.get('passed_before', '-')} / {tests.get('passed_after', '-')}"
+            + (f" ({tests['error']})" if tests.get("error") else "")
+            + f" | {len(prove['newly_failing'])} | {proved['wall_s']:.0f} s |")
+
+
+def prove_main(args, projects: list[Project]) -> int:
+    print(PROVE_HEADER)
+    print("|" + "---|" * 12)
+    for project in projects:
+        x64 = project.x64 and not args.float32
+        proved = prove_project(project, args.work, x64, args.prove_timeout, args.timeout,
+                               args.interface)
+        report, prove = proved["report"], proved["report"]["prove"]
+        print(prove_row(project, proved), flush=True)
+        print(f"  {project.name}: $ (cd {proved['root']} && "
+              f"{' '.join(proved['command'][2:])})", file=sys.stderr)
+        for entry in prove["kept_on_numpy"]:
+            print(f"  {project.name}: kept on NumPy: {entry}", file=sys.stderr)
+        for f in prove["functions"]:
+            if f["verdict"] in ("unreplayable", "differs", "error", "slow"):
+                print(f"  {project.name}: {f['key']}: {f['verdict']}: "
+                      f"{f['first_difference'] or '; '.join(f['notes'])}", file=sys.stderr)
+        messages = prove.get("newly_failing_messages") or {}
+        changed = [{"test": test, "original": "passed", "converted": "failed",
+                    "message": messages.get(test) or ""} for test in prove["newly_failing"]]
+        traces = trace(project, {"report": report, "original": proved["root"],
+                                 "converted": proved["mirror"]}, {"changed": changed}, x64) \
+            if changed else []
+        (args.work / project.name / "prove" / "traces.json").write_text(json.dumps(traces, indent=1))
+        for test, cause in traces:
+            print(f"  {project.name}: still failing: {test}: {cause}", file=sys.stderr)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/np2jax-real-projects"))
@@ -332,9 +437,15 @@ def main() -> int:
     parser.add_argument("--interface", choices=("jax", "numpy"), default="jax",
                         help="what the converted library returns to its callers outside it, "
                         "the test suite (numpy: NumPy arrays and scalars, NJ105)")
+    parser.add_argument("--prove", action="store_true",
+                        help="convert with `convert --prove` from the sdist's root instead")
+    parser.add_argument("--prove-timeout", type=float, default=60.0,
+                        help="with --prove: seconds for one replayed call on one side")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "sdists").mkdir(exist_ok=True)
+    if args.prove:
+        return prove_main(args, [p for p in PROJECTS if not args.only or p.name in args.only])
     print("| package | version | files | lines | rewrites | findings | moved to JAX | x64 "
           "| NumPy: pass / fail | JAX: pass / fail | still passing | changed | newly failing "
           "| traced to a finding | test code | untraced |")

@@ -193,13 +193,17 @@ def convert(
     prove_: bool = typer.Option(False, "--prove", help="From the project's root, with --out and "
                                 "a package: prove each function on the tests' calls, keep those "
                                 "that differ on NumPy, convert again (-- ARGS: pytest's)."),
+    prove_timeout: float = typer.Option(60.0, "--prove-timeout", metavar="SECONDS",
+                                        help="With --prove: seconds for one call's replay on one "
+                                        "side; a converted function past it where the original "
+                                        "finished is slow, and kept on NumPy."),
 ) -> None:
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import RunReport, emit, run_progress, unified_diff
 
     if prove_:
         _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
-                        no_cache, x32, keep_numpy, jobs, exit_zero, interface)
+                        no_cache, x32, keep_numpy, jobs, exit_zero, interface, prove_timeout)
 
     if _reads_stdin(paths, stdin_filename):
         _convert_stdin(stdin_filename, diff, out, in_place, copy_other, verify_, html,
@@ -587,16 +591,20 @@ def prove(
 
 
 def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
-                    no_cache, x32, keep_numpy, jobs, exit_zero, interface=None) -> None:
+                    no_cache, x32, keep_numpy, jobs, exit_zero, interface=None,
+                    prove_timeout=60.0) -> None:
     """convert PKG --out DST --prove [-- PYTEST_ARGS], run from the project's root."""
     from np2jax.proving import ProveUsageError, convert_proved
     from np2jax.report import RunReport, emit
     from np2jax.verify import VerifyUsageError
+    from np2jax.verify.prove import ProveOptions
     from np2jax.verify.report import print_prove
 
     if out is None or not paths:
         raise _fail("--prove needs one package folder and --out DIR (np2jax convert PKG --out "
                     "DST --prove [-- PYTEST_ARGS])")
+    if prove_timeout <= 0:
+        raise _fail("--prove-timeout must be a positive number of seconds")
     package, pytest_args = Path(paths[0]), [str(p) for p in paths[1:]]
     config = _load_config([package], select, ignore, exclude, x64, jit, no_cache, x32, keep_numpy,
                           interface)
@@ -605,7 +613,8 @@ def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x
         if not quiet and output_format is ReportFormat.text else None
     try:
         proved = convert_proved(package, out, config, project=Path.cwd(),
-                                pytest_args=pytest_args, jobs=jobs, progress=say)
+                                pytest_args=pytest_args, jobs=jobs, progress=say,
+                                options=ProveOptions(timeout_s=prove_timeout))
     except (ProveUsageError, VerifyUsageError, ValueError, ConfigError) as exc:
         raise _fail(str(exc)) from None
     run = proved.run
@@ -625,8 +634,15 @@ def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x
                           "passing on the original pass on the result"
                           + (f" ({tests['error']})" if tests["error"] else ""),
                           markup=False, soft_wrap=True)
-        for test in proved.newly_failing():
-            console.print(f"fails converted: {test}", markup=False, soft_wrap=True)
+        for test, message in proved.newly_failing_messages().items():
+            console.print(f"fails converted: {test}" + (f": {message}" if message else ""),
+                          markup=False, soft_wrap=True)
+        share = proved.calls_on_jax()
+        if share and share["calls"]:
+            console.print(f"on JAX: {share['calls_on_jax']} of the suite's {share['calls']} calls "
+                          f"of the package's functions ({100 * share['share']:.0f}%), to "
+                          f"{share['functions_on_jax']} function(s) proven equal and not kept "
+                          "on NumPy", markup=False, soft_wrap=True)
         console.print(f"prove: {len(proved.rounds)} round(s), {len(proved.kept)} function(s) "
                       f"kept on NumPy, {proved.wall_s:.1f} s in all", markup=False)
     failed = not proved.ok

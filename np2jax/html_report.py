@@ -23,7 +23,7 @@ CONTEXT_LINES = 3  # unchanged lines shown around each change in a diff
 NUMPY_COLOR, JAX_FIRST_COLOR, JAX_COLOR = "#4c72b0", "#f2b880", "#dd8452"
 VERDICT_CLASSES = {"equal": "good", "stochastic-equal": "good", "unclean": "bad", "differs": "bad",
                    "error": "bad", "skipped": "muted", "not-exercised": "muted",
-                   "unreplayable": "muted"}
+                   "unreplayable": "muted", "slow": "bad"}
 
 STYLE = """
 :root { --fg: #1d2430; --muted: #667085; --line: #d9dee7; --panel: #f6f8fb; }
@@ -134,6 +134,7 @@ def render_html(run, verified=None, title: str = "np2jax convert") -> str:
 def render_prove_html(result, title: str = "np2jax prove") -> str:
     """The page for `np2jax prove` (np2jax.verify.prove.ProveResult): the totals as cards,
     the per-function table, the first difference of each function kept on NumPy."""
+    from np2jax.verify.prove import KEPT_VERDICTS
     from np2jax.verify.report import PROVE_COLUMNS, prove_row, prove_summary
 
     totals = result.totals()
@@ -154,7 +155,7 @@ def render_prove_html(result, title: str = "np2jax prove") -> str:
                                      for i, cell in enumerate(cells)) + "</tr>")
     problems = "".join(f"<li><code>{escape(p.key)}</code>: {escape(p.verdict)}: "
                        f"{escape(p.first_difference or '')}</li>"
-                       for p in result.functions if p.verdict in ("differs", "error"))
+                       for p in result.functions if p.verdict in KEPT_VERDICTS)
     notes = "".join(f"<li><code>{escape(p.key)}</code>: {escape(note)}</li>"
                     for p in result.functions for note in p.notes)
     summary = "".join(f"<p>{escape(line)}</p>" for line in prove_summary(result))

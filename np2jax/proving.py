@@ -18,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from np2jax.api import RunResult, convert_paths
-from np2jax.config import Config, keep_spec
-from np2jax.verify.prove import ProveOptions, ProveResult, prove_functions
+from np2jax.config import Config, keep_spec, path_matches
+from np2jax.verify.prove import (KEPT_VERDICTS, ProveOptions, ProveResult, defined_functions,
+                                 package_callees, package_files, prove_functions)
 from np2jax.verify.testsuite import TestsResult, verify_tests
 
 # not part of the copy of the project: they are large and never imported by its tests
@@ -35,6 +36,7 @@ class ProveUsageError(ValueError):
 @dataclass
 class ProvedConversion:
     run: RunResult  # the last round's conversion, the one written
+    config: Config | None = None  # the configuration given (its own keep-numpy entries)
     rounds: list[ProveResult] = field(default_factory=list)  # each round's proof
     kept: list[str] = field(default_factory=list)  # keep-numpy entries the rounds added
     tests: TestsResult | None = None  # the suite on the original and on the result
@@ -52,10 +54,45 @@ class ProvedConversion:
         return proof is not None and proof.error is None and not self.newly_failing()
 
     def newly_failing(self) -> list[str]:
+        return list(self.newly_failing_messages())
+
+    def newly_failing_messages(self) -> dict[str, str | None]:
+        """test -> its failure's message on the result, for each test that passed on the
+        original and does not on the result."""
         if self.tests is None:
-            return []
-        return [c.test for c in self.tests.changes
-                if c.original == "passed" and c.converted != "passed"]
+            return {}
+        return {c.test: c.message for c in self.tests.changes
+                if c.original == "passed" and c.converted != "passed"}
+
+    def kept_on_numpy(self, key: str) -> bool:
+        """Whether the function PATH::QUALNAME is kept on NumPy in the result: by a round of
+        the proof or by the configuration's own entries."""
+        path, _, qualname = key.partition("::")
+        entries = [*self.kept, *(self.config.keep_numpy if self.config else ())]
+        for entry in entries:
+            try:
+                file, name, _ = keep_spec(entry)
+            except ValueError:
+                continue
+            if name == qualname and path_matches(path, file):
+                return True
+        return False
+
+    def calls_on_jax(self) -> dict | None:
+        """Of the suite's calls of the package's functions, those that went to a function
+        proven equal in the last round and not kept on NumPy: the share of the work the
+        result does with JAX (a kept function replays as NumPy against NumPy, equal, and is
+        not counted)."""
+        proof = self.proof
+        if proof is None or proof.error:
+            return None
+        calls = sum(f.calls for f in proof.functions)
+        on_jax = sum(f.calls for f in proof.functions
+                     if f.verdict == "equal" and not self.kept_on_numpy(f.key))
+        functions = [f.key for f in proof.functions
+                     if f.verdict == "equal" and not self.kept_on_numpy(f.key)]
+        return {"calls": calls, "calls_on_jax": on_jax,
+                "share": on_jax / calls if calls else None, "functions_on_jax": len(functions)}
 
     def tests_summary(self) -> dict | None:
         """Tests passing on the original, and of those, passing on the result."""
@@ -74,7 +111,8 @@ class ProvedConversion:
                 "functions": self.proof.as_dict()["functions"] if self.proof else [],
                 "totals": self.proof.totals() if self.proof else None,
                 "tests": self.tests_summary(), "newly_failing": self.newly_failing(),
-                "wall_s": self.wall_s}
+                "newly_failing_messages": self.newly_failing_messages(),
+                "calls_on_jax": self.calls_on_jax(), "wall_s": self.wall_s}
 
 
 def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
@@ -110,13 +148,15 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
         _say(progress, f"round {number}: proving the converted functions on the suite's calls")
         proof = prove_functions(project, mirror, relative.as_posix(), pytest_args,
                                 replace(options, reuse_records=number > 1), progress=progress)
-        result = result or ProvedConversion(run)
+        result = result or ProvedConversion(run, config=config)
         result.run = run
         result.rounds.append(proof)
         if proof.error:
             break
         named = {keep_spec(entry)[:2] for entry in kept}
         new = [entry for entry in proof.keep_numpy() if keep_spec(entry)[:2] not in named]
+        new += _callees_to_keep(project, relative, proof, named,
+                                named | {keep_spec(entry)[:2] for entry in new})
         if not new:
             break
         kept.extend(new)
@@ -131,6 +171,29 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
                                 timeout_s=options.suite_timeout_s, x64=config.x64)
     result.wall_s = time.monotonic() - started
     return result
+
+
+def _callees_to_keep(project: Path, package: Path, proof: ProveResult, kept: set,
+                     named: set) -> list[str]:
+    """A function kept on NumPy (`kept`: (PATH, QUALNAME) of the entries so far) that still
+    differs, errs or is slow runs JAX only through the package's functions it calls (its own
+    body is NumPy): keep-numpy entries for those not named yet. Such as nolds' hurst_rs,
+    kept for its time, still past the limit because it calls the converted `rs` ninety
+    times, eagerly, on arrays of as many shapes."""
+    files = package_files(project, package.as_posix())
+    defined = defined_functions(project, files)
+    found: list[str] = []
+    for function in proof.functions:
+        if function.verdict not in KEPT_VERDICTS or (function.path, function.qualname) not in kept:
+            continue
+        for callee in package_callees(project, function.key, defined):
+            path, _, qualname = callee.partition("::")
+            if (path, qualname) in named or defined.get(callee):
+                continue
+            named = named | {(path, qualname)}
+            found.append(f"{callee}=called by {function.qualname}, kept on NumPy and still "
+                         f"{function.verdict} with it on JAX: {function.first_difference}")
+    return found
 
 
 def _mirror(project: Path, relative: Path, converted: Path, mirror: Path) -> None:

@@ -116,9 +116,21 @@ def _resolve(module_name, qualname, positional):
     inner = getattr(obj, "func", None)  # functools.cached_property
     if not callable(obj) and callable(inner):
         return inner
+    if isinstance(holder, type) and not isinstance(obj, types.FunctionType) \
+            and hasattr(type(obj), "__get__") and positional:
+        # a method made by another descriptor (multipledispatch's @dispatch in pyrr's classes:
+        # one dispatcher for the overloads of `__add__`, each recorded under that name): bound
+        # to the object it is called on, as `obj.method(...)` does, so that it dispatches
+        return _bound(obj)
     if not callable(obj):
         raise AttributeError(f"{module_name}.{qualname} is not callable")
     return obj
+
+
+def _bound(descriptor):
+    def call(self, *args, **kwargs):
+        return descriptor.__get__(self, type(self))(*args, **kwargs)
+    return call
 
 
 def _tree(outcome, positional, keywords, params):

@@ -20,8 +20,11 @@
 
 Verdicts: equal (on every compared call), differs (the first difference: which call, which
 output, where, the two values), error (the converted function raised where the original
-returned, could not be imported, or ran past the limits), not-exercised (the tests never call
-it), unreplayable (called, but no call could be kept or replayed: the notes say why).
+returned, could not be imported, crashed or ran past the memory limit), slow (the converted
+function ran past the time limit on a call the original finished: which call, the limit,
+the original's time on it; the calls compared before it were equal), not-exercised (the
+tests never call it), unreplayable (called, but no call could be kept or replayed: the notes
+say why). `convert --prove` keeps the functions that differ, err or are slow on NumPy.
 
 A function that wrote its argument and that np2jax rewrote to return it (`p = normalize(p)`,
 `total, p = f(p)`) is equal when what it returns is what the original left in the argument.
@@ -54,7 +57,9 @@ from np2jax.verify.testsuite import SuiteRun, run_suite
 RECORDER = Path(__file__).with_name("_prove_recorder.py")
 REPLAY = Path(__file__).with_name("_replay.py")
 PLUGIN = "np2jax_prove_recorder"
-PROVE_VERDICTS = ("equal", "differs", "error", "unreplayable", "not-exercised")
+PROVE_VERDICTS = ("equal", "differs", "error", "slow", "unreplayable", "not-exercised")
+# what `convert --prove` keeps on NumPy
+KEPT_VERDICTS = ("differs", "error", "slow")
 _TEST_PARTS = ("tests", "test", "testing")
 _POLL_S = 0.05
 
@@ -103,13 +108,16 @@ class FunctionProof:
     calls: int = 0  # calls made by the suite
     recorded: int = 0  # distinct calls kept
     compared: int = 0  # calls compared (equal or not)
-    first_difference: str | None = None  # one line: the first call that differs or errs
+    first_difference: str | None = None  # one line: the first call that differs, errs or is slow
     max_abs_err: float | None = None
     max_rel_err: float | None = None
     numpy: SideTiming | None = None
     jax: SideTiming | None = None
     uses_jax: bool | None = None
     notes: list = field(default_factory=list)
+    # verdict slow: {"call", "test", "timeout_s", "numpy_s"}: the call the converted side did
+    # not finish in timeout_s seconds, and the original's time on it
+    slow: dict | None = None
 
     @property
     def path(self) -> str:
@@ -126,7 +134,7 @@ class FunctionProof:
                 "max_abs_err": _finite(self.max_abs_err), "max_rel_err": _finite(self.max_rel_err),
                 "numpy": self.numpy.as_dict() if self.numpy else None,
                 "jax": self.jax.as_dict() if self.jax else None, "uses_jax": self.uses_jax,
-                "notes": self.notes}
+                "notes": self.notes, "slow": self.slow}
 
 
 @dataclass
@@ -140,7 +148,7 @@ class ProveResult:
 
     @property
     def ok(self) -> bool:
-        return self.error is None and not any(f.verdict in ("differs", "error") for f in self.functions)
+        return self.error is None and not any(f.verdict in KEPT_VERDICTS for f in self.functions)
 
     def counts(self) -> dict[str, int]:
         found = {verdict: 0 for verdict in PROVE_VERDICTS}
@@ -149,14 +157,15 @@ class ProveResult:
         return found
 
     def totals(self) -> dict:
-        """proven (equal), kept on NumPy (differs or error: what `convert --prove` keeps), not
-        exercised, unreplayable; and the share of the suite's calls of the package's functions
+        """proven (equal), kept on NumPy (differs, error or slow: what `convert --prove` keeps;
+        `slow` alone too), not exercised, unreplayable; and the share of the suite's calls of the package's functions
         that went to a function proven equal."""
         counts = self.counts()
         calls = sum(f.calls for f in self.functions)
         proven_calls = sum(f.calls for f in self.functions if f.verdict == "equal")
         return {"functions": len(self.functions), "proven": counts["equal"],
-                "kept_on_numpy": counts["differs"] + counts["error"],
+                "kept_on_numpy": sum(counts[verdict] for verdict in KEPT_VERDICTS),
+                "slow": counts["slow"],
                 "not_exercised": counts["not-exercised"], "unreplayable": counts["unreplayable"],
                 "calls": calls, "calls_proven": proven_calls,
                 "calls_proven_share": proven_calls / calls if calls else None}
@@ -168,9 +177,10 @@ class ProveResult:
         return self.suite.wall_s / self.baseline.wall_s
 
     def keep_numpy(self) -> list[str]:
-        """`PATH::QUALNAME=REASON` for each function that differs or errs (Config.keep_numpy)."""
+        """`PATH::QUALNAME=REASON` for each function that differs, errs or is slow
+        (Config.keep_numpy)."""
         return [f"{f.key}={f.verdict}: {f.first_difference or 'see np2jax prove'}"
-                for f in self.functions if f.verdict in ("differs", "error")]
+                for f in self.functions if f.verdict in KEPT_VERDICTS]
 
     def as_dict(self) -> dict:
         return {"functions": [f.as_dict() for f in self.functions], "totals": self.totals(),
@@ -243,6 +253,40 @@ def defined_functions(tree: Path, files: list[Path]) -> dict[str, bool]:
         except (SyntaxError, ValueError, OSError):
             continue
         visit(module.body, "", relative.as_posix())
+    return found
+
+
+def package_callees(tree: Path, key: str, defined: dict[str, bool]) -> list[str]:
+    """The functions of the package (`defined`'s keys) that the function `key` calls by name
+    in its body: `f(...)` of a function of its module, `self.m(...)`/`cls.m(...)` of a method
+    of its class (calls through other modules' names are not followed)."""
+    path, _, qualname = key.partition("::")
+    try:
+        module = ast.parse((tree / path).read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return []
+    node, body = None, module.body
+    for part in qualname.split("."):
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                            ast.ClassDef)) and n.name == part), None)
+        if node is None:
+            return []
+        body = node.body
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    owner = qualname.rpartition(".")[0]
+    found: list[str] = []
+    calls = sorted((n for n in ast.walk(node) if isinstance(n, ast.Call)),
+                   key=lambda n: (n.lineno, n.col_offset))  # in the order of the text
+    for call in calls:
+        target = None
+        if isinstance(call.func, ast.Name):
+            target = f"{path}::{call.func.id}"
+        elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id in ("self", "cls") and owner:
+            target = f"{path}::{owner}.{call.func.attr}"
+        if target is not None and target != key and target in defined and target not in found:
+            found.append(target)
     return found
 
 
@@ -571,7 +615,9 @@ def compare_function(key: str, meta: dict | None, original: dict | None, convert
         if payload.get("stopped"):
             proof.notes.append(f"{side} stopped after {len(payload.get('calls', []))} of "
                                f"{proof.recorded} call(s): {payload['stopped']}")
-    if converted.get("stopped") and not first_error and not first_differs and not proof.compared:
+    proof.slow = _slow_call(original, converted, options.timeout_s)
+    if converted.get("stopped") and not first_error and not first_differs and not proof.compared \
+            and proof.slow is None:
         first_error = f"call {replayed + 1}: the converted: {converted['stopped']}"
     proof.max_abs_err = max(errors, default=None)
     proof.max_rel_err = max(rel, default=None)
@@ -579,14 +625,47 @@ def compare_function(key: str, meta: dict | None, original: dict | None, convert
         proof.notes.append(f"returns the arguments it writes, as np2jax rewrote it "
                            f"({conventions} call{'s' if conventions != 1 else ''})")
     if first_error:
+        proof.slow = None
         proof.verdict, proof.first_difference = "error", first_error
     elif first_differs:
         proof.verdict, proof.first_difference = "differs", first_differs
+    elif proof.slow is not None:
+        proof.verdict, proof.first_difference = "slow", _slow_text(proof.slow)
     elif proof.compared:
         proof.verdict = "equal"
     else:
         proof.verdict = "unreplayable"
+    if proof.verdict != "slow":
+        proof.slow = None
     return proof
+
+
+_TIMEOUT = "timeout: a call ran past"  # run_replays' reason for a call past the time limit
+
+
+def _slow_call(original: dict, converted: dict, timeout_s: float) -> dict | None:
+    """The call the converted side was stopped on at the time limit, when the original
+    finished that same call (its time): slowness, not an error of the conversion."""
+    if not str(converted.get("stopped") or "").startswith(_TIMEOUT):
+        return None
+    done = len(converted.get("calls", []))
+    calls = original.get("calls", [])
+    if done >= len(calls) or calls[done].get("seconds") is None:
+        return None  # the original did not get through that call either
+    return {"call": done + 1, "test": calls[done].get("test"), "timeout_s": timeout_s,
+            "numpy_s": calls[done]["seconds"]}
+
+
+def _slow_text(slow: dict) -> str:
+    where = f"call {slow['call']}" + (f" ({slow['test']})" if slow.get("test") else "")
+    return (f"{where}: the converted did not finish in {slow['timeout_s']:g} s; the original "
+            f"took {_seconds(slow['numpy_s'])} on the same call")
+
+
+def _seconds(value: float) -> str:
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} us"
+    return f"{value * 1e3:.3g} ms" if value < 1 else f"{value:.3g} s"
 
 
 # -- the whole proof ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from np2jax.verify.core import VerifyResult, VerifyRun
+from np2jax.verify.prove import KEPT_VERDICTS
 from np2jax.verify.testsuite import TestsResult
 
 
@@ -174,7 +175,8 @@ def prove_summary(result) -> list[str]:
     """The totals as lines of text (the text report's end, the HTML cards' captions)."""
     totals = result.totals()
     lines = [f"functions: {totals['proven']} proven equal, {totals['kept_on_numpy']} to keep on "
-             f"NumPy (differs or error), {totals['not_exercised']} not exercised, "
+             f"NumPy (differs, error or slow" + (f": {totals['slow']} slow" if totals["slow"] else "")
+             + f"), {totals['not_exercised']} not exercised, "
              f"{totals['unreplayable']} unreplayable, of {totals['functions']}"]
     if totals["calls"]:
         lines.append(f"calls: {totals['calls_proven']} of the suite's {totals['calls']} calls of "
@@ -205,7 +207,7 @@ def print_prove(console: Console, result, quiet: bool = False) -> None:
             table.add_row(*prove_row(proof))
         console.print(table)
     for proof in result.functions:
-        if proof.verdict in ("differs", "error"):
+        if proof.verdict in KEPT_VERDICTS:
             console.print(f"{proof.key}: {proof.verdict}: {proof.first_difference}", markup=False,
                           soft_wrap=True)
         elif not quiet:

@@ -1,6 +1,8 @@
 """convert --prove (np2jax.proving): a conversion made wrong on purpose by a test-only rule is
 caught by replaying the suite's calls, kept on NumPy (NJ104), and the package converted again;
-the suite then passes on the result as on the original."""
+the suite then passes on the result as on the original. A second planted change makes a
+converted function never finish on one call the original finishes at once: it is slow, not an
+error, and kept on NumPy too, its reason naming the time limit and NumPy's time."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,14 +23,22 @@ from np2jax.verify.prove import ProveOptions
 EXAMPLE = ROOT / "tests" / "data" / "prove_example"
 CONVERTED_LINE = "sums = sums.at[n:].set(sums[n:] - sums[:-n])"
 SPOILED_LINE = "sums = sums.at[n:].set(sums[n:] + sums[:-n])"
+# rescale converted, its first line: on a 2-D array (the suite's second call) the converted
+# rescale sleeps past the replay's time limit
+RESCALE_LINE = '    """Scale to [0, 1]."""\n    x = jnp.asarray(x, dtype=float)\n'
+SLEEPING = ('    """Scale to [0, 1]."""\n    if jnp.ndim(x) == 2:\n        import time\n'
+            '        time.sleep(600)\n    x = jnp.asarray(x, dtype=float)\n')
+TIMEOUT_S = 10
 
 
 def _planting(process):
     """The pipeline with a test-only rule that changes the converted moving_average (the
-    functional update a NumPy `sums[n:] = ...` becomes): a wrong conversion to catch."""
+    functional update a NumPy `sums[n:] = ...` becomes): a wrong conversion to catch; and one
+    that makes the converted rescale sleep on 2-D input: a slow conversion to catch."""
     def process_with_planted_rule(text, *args, **kwargs):
         result = process(text, *args, **kwargs)
         result.converted = result.converted.replace(CONVERTED_LINE, SPOILED_LINE)
+        result.converted = result.converted.replace(RESCALE_LINE, SLEEPING)
         return result
     return process_with_planted_rule
 
@@ -42,7 +53,7 @@ def proved(tmp_path_factory):
     try:
         result = convert_proved(project / "smallstats", base / "out" / "smallstats",
                                 Config(cache=False), project=project, pytest_args=["tests"],
-                                options=ProveOptions(jobs=2), jobs=1)
+                                options=ProveOptions(jobs=2, timeout_s=TIMEOUT_S), jobs=1)
     finally:
         patch.undo()
     return base, result
@@ -54,16 +65,40 @@ def test_the_planted_wrong_conversion_is_caught_and_kept_on_numpy(proved):
     by_key = {f.key: f for f in first.functions}
     spoiled = by_key["smallstats/core.py::moving_average"]
     assert spoiled.verdict == "differs" and "result" in spoiled.first_difference
-    assert [entry.partition("=")[0] for entry in result.kept] == ["smallstats/core.py::moving_average"]
+    assert [entry.partition("=")[0] for entry in result.kept] == [
+        "smallstats/core.py::rescale", "smallstats/core.py::moving_average"]
     assert len(result.rounds) == 2
-    assert {f.key: f.verdict for f in last.functions}["smallstats/core.py::moving_average"] == "equal"
-    assert not [f for f in last.functions if f.verdict in ("differs", "error")]
+    last_verdicts = {f.key: f.verdict for f in last.functions}
+    assert last_verdicts["smallstats/core.py::moving_average"] == "equal"
+    assert last_verdicts["smallstats/core.py::rescale"] == "equal"
+    assert not [f for f in last.functions if f.verdict in ("differs", "error", "slow")]
     converted = (base / "out" / "smallstats" / "core.py").read_text()
     compile(converted, "core.py", "exec")
     assert SPOILED_LINE not in converted and "sums[n:] = sums[n:] - sums[:-n]" in converted
+    assert "time.sleep" not in converted and 'x = np.asarray(x, dtype=float)' in converted
     assert "jnp.asarray(x, dtype=float)" in converted  # the other functions stay converted
-    kept = [f for f in result.run.findings if f.code == "NJ104"]
-    assert len(kept) == 1 and "differs" in kept[0].message
+    kept = sorted(f.message for f in result.run.findings if f.code == "NJ104")
+    assert len(kept) == 2 and "moving_average" in kept[0] and "differs" in kept[0]
+    assert "rescale" in kept[1] and "slow" in kept[1]
+
+
+def test_a_converted_function_slow_on_a_call_the_original_finishes_is_slow_and_kept(proved):
+    """Not an error: the first call was equal, the second ran past the limit on JAX only; the
+    verdict, the JSON and the NJ104 reason say so with both times."""
+    _base, result = proved
+    slow = {f.key: f for f in result.rounds[0].functions}["smallstats/core.py::rescale"]
+    assert slow.verdict == "slow" and slow.compared == 1
+    assert slow.slow["call"] == 2 and slow.slow["timeout_s"] == TIMEOUT_S
+    assert slow.slow["test"].endswith("test_rescale")
+    assert 0 <= slow.slow["numpy_s"] < 1
+    assert slow.first_difference.startswith("call 2 (") and \
+        f"the converted did not finish in {TIMEOUT_S} s; the original took" in slow.first_difference
+    assert slow.as_dict()["slow"] == slow.slow
+    assert result.rounds[0].totals()["slow"] == 1
+    assert result.rounds[0].totals()["kept_on_numpy"] == 2
+    message = next(f.message for f in result.run.findings
+                   if f.code == "NJ104" and "`rescale`" in f.message)
+    assert "slow: call 2 (" in message and f"did not finish in {TIMEOUT_S} s" in message
 
 
 def test_the_suite_passes_on_the_result_as_on_the_original(proved):
@@ -72,6 +107,7 @@ def test_the_suite_passes_on_the_result_as_on_the_original(proved):
     assert result.newly_failing() == [] and result.ok
     data = result.as_dict()
     assert data["rounds"] == 2 and data["totals"]["kept_on_numpy"] == 0
+    assert len(data["kept_on_numpy"]) == 2
     json.dumps(data)
 
 
@@ -97,3 +133,40 @@ def test_command_line(tmp_path):
     assert report["prove"]["tests"]["passed_after"] == 7
     verdicts = {f["qualname"]: f["verdict"] for f in report["prove"]["functions"]}
     assert verdicts["moving_average"] == "equal" and verdicts["unused_cube"] == "not-exercised"
+
+
+def test_a_kept_function_still_slow_has_the_package_functions_it_calls_kept(tmp_path):
+    """Its body is NumPy: the JAX it still runs is in the package's functions it calls (nolds'
+    hurst_rs calling the converted rs), which the next round keeps; not those of other
+    functions, nor generators, nor what a function kept only this round calls."""
+    from np2jax.proving import _callees_to_keep
+    from np2jax.verify.prove import (FunctionProof, ProveResult, defined_functions,
+                                     package_callees, package_files)
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "m.py").write_text(
+        "import numpy as np\n\n"
+        "def rs(x, n):\n    return np.std(x[:n])\n\n"
+        "def other(x):\n    return x\n\n"
+        "def gen(x):\n    yield x\n\n"
+        "def hurst(x):\n    helper = len\n"
+        "    return np.array([rs(x, n) for n in range(2, 5)]), list(gen(x)), helper(x), np.mean(x)\n\n"
+        "def fresh(x):\n    return other(x)\n\n"
+        "class C:\n    def step(self, x):\n        return self.scale(x) + rs(x, 2)\n\n"
+        "    def scale(self, x):\n        return 2 * x\n")
+
+    defined = defined_functions(tmp_path, package_files(tmp_path, "pkg"))
+    assert package_callees(tmp_path, "pkg/m.py::hurst", defined) == ["pkg/m.py::rs", "pkg/m.py::gen"]
+    assert package_callees(tmp_path, "pkg/m.py::C.step", defined) == [
+        "pkg/m.py::C.scale", "pkg/m.py::rs"]
+    slow = "call 1: the converted did not finish in 60 s; the original took 2 ms on the same call"
+    proof = ProveResult(functions=[
+        FunctionProof("pkg/m.py::hurst", "slow", first_difference=slow),
+        FunctionProof("pkg/m.py::fresh", "slow", first_difference=slow),
+        FunctionProof("pkg/m.py::rs", "equal"), FunctionProof("pkg/m.py::other", "equal")])
+    kept = {("pkg/m.py", "hurst")}
+    entries = _callees_to_keep(tmp_path, Path("pkg"), proof, kept, kept | {("pkg/m.py", "fresh")})
+    assert entries == [f"pkg/m.py::rs=called by hurst, kept on NumPy and still slow with it on "
+                       f"JAX: {slow}"]

@@ -152,7 +152,7 @@ def test_cli_json_and_html(tmp_path):
     assert "smallstats/core.py::moving_average" in html and 'id="prove-table"' in html
 
 
-def test_a_call_past_the_time_limit_keeps_the_calls_done(tmp_path):
+def test_a_call_past_the_time_limit_keeps_the_calls_done_and_is_slow(tmp_path):
     original, converted = _trees(tmp_path)
     core = converted / PKG / "core.py"
     text = core.read_text(encoding="utf-8")
@@ -165,8 +165,69 @@ def test_a_call_past_the_time_limit_keeps_the_calls_done(tmp_path):
                              ProveOptions(jobs=1, timeout_s=8, repeat=0))
     by_key = {f.key: f for f in result.functions}
     rescale = by_key["smallstats/core.py::rescale"]
-    assert (rescale.verdict, rescale.compared) == ("equal", 1)
+    # not an error: the original finished that call; the verdict names both times
+    assert (rescale.verdict, rescale.compared) == ("slow", 1)
+    assert rescale.first_difference.startswith("call 2 (") and \
+        "the converted did not finish in 8 s; the original took " in rescale.first_difference
+    assert rescale.slow["call"] == 2 and rescale.slow["numpy_s"] < 1
+    assert [entry.partition(": ")[0] for entry in result.keep_numpy()] == [
+        "smallstats/core.py::rescale=slow"]
     assert any("the converted stopped after 1 of 2 call(s): timeout: a call ran past 8 s" in note
                for note in rescale.notes)
     # the next child went on with the other functions of the module
     assert by_key["smallstats/core.py::Scaler.apply"].verdict == "equal"
+
+
+def test_a_slow_function_in_the_text_and_html_reports():
+    """The reports name a slow function with its call, the limit and NumPy's time, and count
+    it among those to keep on NumPy."""
+    import io
+
+    from rich.console import Console
+
+    from np2jax.html_report import render_prove_html
+    from np2jax.verify.prove import FunctionProof, ProveResult
+    from np2jax.verify.report import print_prove
+
+    slow = FunctionProof("pkg/m.py::loop", "slow", calls=4, recorded=4, compared=0,
+                         first_difference="call 1 (tests/test_m.py::test_loop): the converted "
+                         "did not finish in 60 s; the original took 2.1 ms on the same call",
+                         slow={"call": 1, "test": "tests/test_m.py::test_loop", "timeout_s": 60.0,
+                               "numpy_s": 0.0021})
+    result = ProveResult(functions=[slow, FunctionProof("pkg/m.py::f", "equal", calls=2,
+                                                        recorded=2, compared=2)])
+    assert not result.ok and result.totals()["slow"] == 1 and result.totals()["kept_on_numpy"] == 1
+    assert result.keep_numpy() == [f"pkg/m.py::loop=slow: {slow.first_difference}"]
+    buffer = io.StringIO()
+    print_prove(Console(file=buffer, width=200), result)
+    text = buffer.getvalue()
+    assert f"pkg/m.py::loop: slow: {slow.first_difference}" in text
+    assert "1 to keep on NumPy (differs, error or slow: 1 slow)" in text
+    html = render_prove_html(result)
+    assert 'class="badge bad">slow<' in html and "did not finish in 60 s" in html
+
+
+def test_a_method_made_by_another_descriptor_is_replayed_bound(tmp_path):
+    """A class attribute that is a descriptor other than a function (multipledispatch's
+    @dispatch makes pyrr's `Matrix33.__add__` one): the replay binds it to the object as
+    `m + other` does; called unbound it raised, and the function was unreplayable."""
+    project = tmp_path / "original"
+    (project / "pkg").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "m.py").write_text(
+        "import functools\n\nimport numpy as np\n\n\n"
+        "class Bound:\n    def __init__(self, f):\n        self.f = f\n\n"
+        "    def __get__(self, obj, owner):\n        return functools.partial(self.f, obj)\n\n\n"
+        "class V:\n    def __init__(self, x):\n        self.x = x\n\n"
+        "    @Bound\n    def plus(self, other):\n        return np.asarray(self.x) + other\n")
+    (project / "tests" / "test_m.py").write_text(
+        "import numpy as np\n\nfrom pkg.m import V\n\n\n"
+        "def test_plus():\n    assert np.allclose(V([1.0, 2.0]).plus(1.0), [2.0, 3.0])\n")
+    converted = tmp_path / "converted"
+    shutil.copytree(project, converted)
+    assert not convert_paths([project / "pkg"], Config(), out=converted / "pkg").errors
+    assert "jnp.asarray(self.x)" in (converted / "pkg" / "m.py").read_text()
+    result = prove_functions(project, converted, "pkg", ["tests"], ProveOptions(jobs=1, repeat=0))
+    plus = {f.key: f for f in result.functions}["pkg/m.py::V.plus"]
+    assert (plus.verdict, plus.compared) == ("equal", 1), plus.notes
