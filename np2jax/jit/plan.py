@@ -163,6 +163,10 @@ def _plan_module(analysis: ModuleAnalysis) -> list[JitPlan]:
 # --- the candidates and the module's constants ------------------------------------------
 
 
+# the names of the functions np2jax itself writes into converted modules
+GENERATED_PREFIX = "_np2jax_"
+
+
 def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
     """Module-level functions that could be compiled, why the others are not, and those
     already compiled (decorated with jax.jit: nothing to report, their static_argnames)."""
@@ -174,6 +178,8 @@ def _candidates(analysis: ModuleAnalysis) -> tuple[dict, dict, dict]:
         if not isinstance(statement, cst.FunctionDef):
             continue
         name = statement.name.value
+        if name.startswith(GENERATED_PREFIX):
+            continue  # np2jax's own helper (`_np2jax_numpy_interface`, NJ105): not compiled
         why = None
         static = _jit_decoration(analysis, statement)
         if static is not None and counts.get(name, 0) == 1 and name not in declared_global:
@@ -226,6 +232,9 @@ def _decorators_above_jit(analysis: ModuleAnalysis, function: cst.FunctionDef) -
         if use is None:
             break
         expression, kind = use
+        if isinstance(expression, cst.Name) and expression.value.startswith(GENERATED_PREFIX):
+            count += 1  # np2jax's own outermost decorator (NJ105), over what it compiled
+            continue
         if isinstance(expression, cst.Name) and expression.value in local \
                 and _bound_once(analysis, expression):
             if local[expression.value] != kind:
