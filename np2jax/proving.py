@@ -20,7 +20,8 @@ from pathlib import Path
 from np2jax.api import RunResult, convert_paths
 from np2jax.config import Config, keep_spec, path_matches
 from np2jax.verify.prove import (KEPT_VERDICTS, ProveOptions, ProveResult, defined_functions,
-                                 package_callees, package_files, prove_functions)
+                                 package_callees, package_files, prove_functions,
+                                 tests_of_calls)
 from np2jax.verify.testsuite import TestsResult, verify_tests
 
 # not part of the copy of the project: they are large and never imported by its tests
@@ -169,8 +170,42 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
     _say(progress, "running the suite on the original and on the result")
     result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
                                 timeout_s=options.suite_timeout_s, x64=config.x64)
+    blamed = _called_by_failing_tests(result, options.work, kept) if result.proof \
+        and not result.proof.error else []
+    if blamed:
+        # proven equal call by call, and still a test fails (a result handed to test code
+        # that needs NumPy, a last-bit difference the test amplifies): what those tests call
+        # stays NumPy, and the suite runs once more
+        kept.extend(blamed)
+        result.kept = list(kept)
+        _say(progress, f"keeping on NumPy the {len(blamed)} function(s) the newly failing tests "
+                       "call; converting once more and running the suite again")
+        result.run = convert_paths([package], replace(config, keep_numpy=(
+            *config.keep_numpy, *kept)), out=out, copy_other=True, jobs=jobs)
+        _mirror(project, relative, out, mirror)
+        result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
+                                    timeout_s=options.suite_timeout_s, x64=config.x64)
     result.wall_s = time.monotonic() - started
     return result
+
+
+def _called_by_failing_tests(result: ProvedConversion, records: Path, kept: list[str]) -> list[str]:
+    """keep-numpy entries for the package's functions, not kept yet, whose recorded calls
+    came from a test that passed on the original and fails on the result."""
+    failing = result.newly_failing_messages()
+    if not failing:
+        return []
+    named = {keep_spec(entry)[:2] for entry in kept}
+    found = []
+    for key, tests in sorted(tests_of_calls(records).items()):
+        path, _, qualname = key.partition("::")
+        hit = sorted(t for t in tests if t in failing)
+        if not hit or (path, qualname) in named or result.kept_on_numpy(key):
+            continue
+        message = (failing[hit[0]] or "").strip().splitlines()
+        found.append(f"{key}=called by the test {hit[0]}, which passes on the original and "
+                     f"fails on the result" + (f" ({message[0][:160]})" if message else ""))
+    return found
 
 
 def _callees_to_keep(project: Path, package: Path, proof: ProveResult, kept: set,

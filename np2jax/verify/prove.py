@@ -310,6 +310,35 @@ def record(original: Path, package: str | None, pytest_args: list[str], work: Pa
     return run_suite(original, ["-p", PLUGIN, *pytest_args], env, options.suite_timeout_s, None)
 
 
+def tests_of_calls(work: Path) -> dict[str, set[str]]:
+    """key -> the ids of the tests whose recorded calls it is (`classname::name`, as the
+    suite's JUnit report names tests: `pkg.tests.test_m::test_f`, `pkg.tests.test_m.C::t`)."""
+    import pickle
+
+    found: dict[str, set[str]] = {}
+    for path in (work / "records" / "calls").glob("*.pkl"):
+        try:
+            with open(path, "rb") as handle:
+                record = pickle.load(handle)
+        except Exception:  # noqa: BLE001 - a record torn by a crash of the suite
+            continue
+        test = record.get("test") if isinstance(record, dict) else None
+        if test:
+            found.setdefault(record["key"], set()).add(junit_id(test))
+    return found
+
+
+def junit_id(nodeid: str) -> str:
+    """pytest's node id `pkg/tests/test_m.py::C::test_f[1]` as its JUnit report names the
+    test: `pkg.tests.test_m.C::test_f[1]`."""
+    file, *rest = nodeid.split("::")
+    module = file[:-3] if file.endswith(".py") else file
+    module = module.replace("/", ".").replace("\\", ".")
+    if not rest:
+        return module
+    return ".".join([module, *rest[:-1]]) + "::" + rest[-1]
+
+
 def load_records(work: Path, max_calls: int) -> tuple[dict, dict[str, list[Path]], list[str]]:
     """(functions: key -> merged meta, calls: key -> record files, sys_path of the suite)."""
     import pickle

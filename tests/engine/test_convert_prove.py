@@ -170,3 +170,43 @@ def test_a_kept_function_still_slow_has_the_package_functions_it_calls_kept(tmp_
     entries = _callees_to_keep(tmp_path, Path("pkg"), proof, kept, kept | {("pkg/m.py", "fresh")})
     assert entries == [f"pkg/m.py::rs=called by hurst, kept on NumPy and still slow with it on "
                        f"JAX: {slow}"]
+
+
+TESTED_PACKAGE = {
+    "tally/__init__.py": "from .core import counts, scaled\n",
+    "tally/core.py": (
+        "import numpy as np\n\n\n"
+        "def counts(n):\n"
+        "    return np.arange(n) * 2.0\n\n\n"
+        "def scaled(x, k):\n"
+        "    return np.asarray(x) * k\n"),
+    "tests/test_core.py": (
+        "import numpy as np\n\nfrom tally import counts, scaled\n\n\n"
+        "def test_counts_can_be_edited():\n"
+        "    c = counts(4)\n"
+        "    c[0] = 7.0  # the caller writes into the result: NumPy allows it\n"
+        "    assert c.tolist() == [7.0, 2.0, 4.0, 6.0]\n\n\n"
+        "def test_scaled():\n"
+        "    assert np.allclose(scaled([1.0, 2.0], 3.0), [3.0, 6.0])\n"),
+}
+
+
+def test_functions_a_newly_failing_test_calls_are_kept_and_the_suite_passes(tmp_path):
+    """Every call proven equal, and a test still fails on the result (it writes into what
+    `counts` returns, a JAX array once converted): the functions that test calls are kept
+    on NumPy, the package converted once more, and the suite passes as on the original."""
+    project = tmp_path / "project"
+    for name, text in TESTED_PACKAGE.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    result = convert_proved(project / "tally", tmp_path / "out" / "tally", Config(cache=False),
+                            project=project, pytest_args=["tests"],
+                            options=ProveOptions(jobs=1, timeout_s=TIMEOUT_S), jobs=1)
+    assert [f.verdict for f in result.proof.functions if f.qualname == "counts"] == ["equal"]
+    kept = {entry.partition("=")[0]: entry for entry in result.kept}
+    assert list(kept) == ["tally/core.py::counts"], result.kept
+    assert "test_counts_can_be_edited" in kept["tally/core.py::counts"]
+    assert result.tests_summary()["passed_after"] == result.tests_summary()["passed_before"] == 2
+    assert result.newly_failing() == []
+    converted = (tmp_path / "out" / "tally" / "core.py").read_text()
+    assert "jnp.asarray(x) * k" in converted  # scaled, whose test passes, stays on JAX
