@@ -254,6 +254,8 @@ def imports_of(text: str, module: str, is_package: bool, modules: set,
     from the file's own module name."""
     if notebook or _DYNAMIC.search(text):
         return dict.fromkeys(modules)
+    if "import" not in text:
+        return {}  # no import statement: not worth a parse (a 10 MB data module)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
