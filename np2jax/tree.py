@@ -249,7 +249,8 @@ def imports_of(text: str, module: str, is_package: bool, modules: set,
     when the file may use any of its names (it imports the module itself, `import m` or
     `from pkg import m`: `m.f` reads a name; or may look names up by string: getattr,
     importlib), or `...` for a star import (every name of the module: the file may
-    re-export them). `import pkg` also reaches every module under pkg. A file that cannot be parsed, a notebook's JSON, or one
+    re-export them). `import pkg` also reaches every module under pkg. A file without the word
+    `import` imports nothing (it is not parsed). One that cannot be parsed, a notebook's JSON, or one
     that looks names up dynamically may reach every module. Relative imports are resolved
     from the file's own module name."""
     if notebook or _DYNAMIC.search(text):

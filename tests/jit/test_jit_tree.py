@@ -206,7 +206,10 @@ def test_imports_of_follows_the_import_graph():
     assert imports("import numpy as np\nfrom os import path\n") == {}
     assert imports("import importlib\nm = importlib.import_module('pkg.ops')\n") == \
         dict.fromkeys(modules)
-    assert imports("def broken(:\n") == dict.fromkeys(modules)
+    assert imports("from pkg import ops\ndef broken(:\n") == dict.fromkeys(modules)
+    # no import statement, parsed or not: nothing imported (a large data module is not parsed)
+    assert imports("def broken(:\n") == {}
+    assert imports("X = [1, 2, 3]\n" * 1000) == {}
 
 
 def test_an_imported_function_called_here_with_a_string_for_a_traced_parameter(tmp_path):
