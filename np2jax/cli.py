@@ -637,6 +637,14 @@ def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x
         for test, message in proved.newly_failing_messages().items():
             console.print(f"fails converted: {test}" + (f": {message}" if message else ""),
                           markup=False, soft_wrap=True)
+        blame = proved.blame
+        if blame and blame["candidates"]:
+            console.print(
+                f"last step: the newly failing test(s) rerun with the {len(blame['candidates'])} "
+                "package function(s) they call kept on NumPy: " + (
+                    f"{len(blame['kept'])} of them needed ({blame['trials']} reruns)"
+                    if blame["passed"] else "they still fail, nothing kept"),
+                markup=False, soft_wrap=True)
         share = proved.calls_on_jax()
         if share and share["calls"]:
             console.print(f"on JAX: {share['calls_on_jax']} of the suite's {share['calls']} calls "

@@ -20,14 +20,16 @@ from pathlib import Path
 from np2jax.api import RunResult, convert_paths
 from np2jax.config import Config, keep_spec, path_matches
 from np2jax.verify.prove import (KEPT_VERDICTS, ProveOptions, ProveResult, defined_functions,
-                                 package_callees, package_files, prove_functions,
-                                 tests_of_calls)
+                                 junit_id, package_callees, package_files, prove_functions,
+                                 run_selected, tests_of_calls)
 from np2jax.verify.testsuite import TestsResult, verify_tests
 
 # not part of the copy of the project: they are large and never imported by its tests
 _NOT_COPIED = shutil.ignore_patterns(".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox",
                                      "__pycache__", ".pytest_cache", ".mypy_cache",
                                      ".ruff_cache", "node_modules", "*.egg-info", ".np2jax*")
+# reruns of the newly failing tests the last step may make to find what they need on NumPy
+MAX_BLAME_TRIALS = 16
 
 
 class ProveUsageError(ValueError):
@@ -41,6 +43,8 @@ class ProvedConversion:
     rounds: list[ProveResult] = field(default_factory=list)  # each round's proof
     kept: list[str] = field(default_factory=list)  # keep-numpy entries the rounds added
     tests: TestsResult | None = None  # the suite on the original and on the result
+    # the last step, when tests newly failed: {"tests", "candidates", "kept", "trials", "passed"}
+    blame: dict | None = None
     wall_s: float = 0.0
 
     @property
@@ -113,7 +117,7 @@ class ProvedConversion:
                 "totals": self.proof.totals() if self.proof else None,
                 "tests": self.tests_summary(), "newly_failing": self.newly_failing(),
                 "newly_failing_messages": self.newly_failing_messages(),
-                "calls_on_jax": self.calls_on_jax(), "wall_s": self.wall_s}
+                "calls_on_jax": self.calls_on_jax(), "blame": self.blame, "wall_s": self.wall_s}
 
 
 def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
@@ -170,42 +174,109 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
     _say(progress, "running the suite on the original and on the result")
     result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
                                 timeout_s=options.suite_timeout_s, x64=config.x64)
-    blamed = _called_by_failing_tests(result, options.work, kept) if result.proof \
-        and not result.proof.error else []
-    if blamed:
+    if result.proof and not result.proof.error and result.newly_failing():
         # proven equal call by call, and still a test fails (a result handed to test code
-        # that needs NumPy, a last-bit difference the test amplifies): what those tests call
-        # stays NumPy, and the suite runs once more
-        kept.extend(blamed)
-        result.kept = list(kept)
-        _say(progress, f"keeping on NumPy the {len(blamed)} function(s) the newly failing tests "
-                       "call; converting once more and running the suite again")
-        result.run = convert_paths([package], replace(config, keep_numpy=(
-            *config.keep_numpy, *kept)), out=out, copy_other=True, jobs=jobs)
-        _mirror(project, relative, out, mirror)
-        result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
-                                    timeout_s=options.suite_timeout_s, x64=config.x64)
+        # that needs NumPy, a last-bit difference the test amplifies): of the functions those
+        # tests call, the fewest that must stay NumPy for them to pass are kept
+        def convert(entries: list[str]) -> None:
+            result.run = convert_paths([package], replace(config, keep_numpy=(
+                *config.keep_numpy, *entries)), out=out, copy_other=True, jobs=jobs)
+            _mirror(project, relative, out, mirror)
+
+        blame = _blame_failing_tests(result, options, kept, convert, mirror, pytest_args,
+                                     config.x64, progress)
+        result.blame = blame
+        if blame["kept"]:
+            kept.extend(blame["kept"])
+            result.kept = list(kept)
+        if blame["trials"]:  # the trials wrote other conversions: the result is this one
+            convert(kept)
+        if blame["kept"]:
+            _say(progress, "running the suite again on the result")
+            result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
+                                        timeout_s=options.suite_timeout_s, x64=config.x64)
     result.wall_s = time.monotonic() - started
     return result
 
 
-def _called_by_failing_tests(result: ProvedConversion, records: Path, kept: list[str]) -> list[str]:
-    """keep-numpy entries for the package's functions, not kept yet, whose recorded calls
-    came from a test that passed on the original and fails on the result."""
+def _blame_failing_tests(result: ProvedConversion, options: ProveOptions, kept: list[str],
+                         convert, mirror: Path, pytest_args: list[str] | None, x64: bool,
+                         progress) -> dict:
+    """The last step: the package's functions (not kept yet) that the newly failing tests
+    called while the suite was recorded are the candidates; the failing tests are rerun
+    alone on conversions keeping some of them (`convert(entries)` writes one into `mirror`)
+    until the fewest that make every one of them pass are found (delta debugging, at most
+    `MAX_BLAME_TRIALS` reruns). Nothing is kept when keeping every candidate does not help.
+    {"tests", "candidates", "kept" (keep-numpy entries), "trials", "passed": whether keeping
+    them made the failing tests pass}."""
     failing = result.newly_failing_messages()
-    if not failing:
-        return []
     named = {keep_spec(entry)[:2] for entry in kept}
-    found = []
-    for key, tests in sorted(tests_of_calls(records).items()):
+    callers = tests_of_calls(options.work)
+    nodeids = sorted({test for tests in callers.values() for test in tests
+                      if junit_id(test) in failing})
+    candidates = []
+    for key, tests in sorted(callers.items()):
         path, _, qualname = key.partition("::")
-        hit = sorted(t for t in tests if t in failing)
-        if not hit or (path, qualname) in named or result.kept_on_numpy(key):
+        if (path, qualname) in named or result.kept_on_numpy(key):
             continue
-        message = (failing[hit[0]] or "").strip().splitlines()
-        found.append(f"{key}=called by the test {hit[0]}, which passes on the original and "
-                     f"fails on the result" + (f" ({message[0][:160]})" if message else ""))
-    return found
+        if any(junit_id(test) in failing for test in tests):
+            candidates.append(key)
+    blame = {"tests": sorted(failing), "candidates": candidates, "kept": [], "trials": 0,
+             "passed": False}
+    if not candidates or not nodeids:
+        return blame
+    trial_work = options.work.parent / "blame"
+
+    def passes(keys: list[str]) -> bool:
+        blame["trials"] += 1
+        convert([*kept, *keys])
+        run = run_selected(mirror, list(pytest_args or []), nodeids, trial_work,
+                           timeout_s=options.suite_timeout_s, x64=x64)
+        return not run.error and bool(run.outcomes) and all(
+            run.outcomes.get(junit_id(test), ("absent", None))[0] == "passed" for test in nodeids)
+
+    _say(progress, f"{len(failing)} test(s) newly failing although every call was proven "
+                   f"equal: rerunning them with the {len(candidates)} function(s) they call "
+                   "kept on NumPy")
+    if not passes(candidates):
+        return blame
+    blame["passed"] = True
+    needed = _fewest(candidates, passes, MAX_BLAME_TRIALS - 1)
+    _say(progress, f"{len(needed)} of the {len(candidates)} function(s) must stay NumPy for "
+                   f"them to pass ({blame['trials']} reruns)")
+    for key in needed:
+        test = junit_id(min(t for t in callers[key] if junit_id(t) in failing))
+        message = (failing.get(test) or "").strip().splitlines()
+        blame["kept"].append(
+            f"{key}=called by the test {test}, which passes on the original and fails on the "
+            f"result" + (f" ({message[0][:160]})" if message else "") + f"; it passes with "
+            f"these {len(needed)} of the {len(candidates)} functions the failing tests call "
+            "kept on NumPy")
+    return blame
+
+
+def _fewest(candidates: list[str], passes, budget: int) -> list[str]:
+    """A smaller list of `candidates` for which `passes` still holds (it holds for all of
+    them): chunks are dropped while the rest passes, halving the chunks when none can go
+    (the reduction of Zeller's delta debugging), at most `budget` calls of `passes`."""
+    needed = list(candidates)
+    parts = 2
+    while len(needed) > 1 and budget > 0:
+        size = -(-len(needed) // parts)
+        chunks = [needed[at:at + size] for at in range(0, len(needed), size)]
+        for chunk in chunks:
+            if budget <= 0:
+                break
+            rest = [key for key in needed if key not in chunk]
+            budget -= 1
+            if passes(rest):
+                needed, parts = rest, max(parts - 1, 2)
+                break
+        else:
+            if parts >= len(needed):
+                break
+            parts = min(len(needed), parts * 2)
+    return needed
 
 
 def _callees_to_keep(project: Path, package: Path, proof: ProveResult, kept: set,

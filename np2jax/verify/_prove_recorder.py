@@ -11,7 +11,8 @@ imports nothing of np2jax and is configured by the environment:
     NP2JAX_PROVE_OUT      the folder the records go to
     NP2JAX_PROVE_MAX_CALLS, NP2JAX_PROVE_MAX_BYTES  distinct calls kept a function, bytes a call
 
-How: `sys.settrace` while each test runs (setup, call, teardown), filtered by code object: a
+How: `sys.settrace` while each test runs (setup, call, teardown) and while pytest collects the
+tests (calls made by test modules at import: recorded with no test), filtered by code object: a
 call of a function whose code lies in the package (tests and conftest files excluded) is looked
 at, every other Python call costs one dictionary lookup, and C calls nothing. Arguments are
 pickled at the call (the copy: NumPy arrays by value, objects of the package's classes by
@@ -19,11 +20,14 @@ their state), a call whose arguments are the same bytes as one already kept is c
 kept again (after 10 times the limit of calls looked at, or 200, the function's further
 calls are only counted); at the return the result (or the exception) and the arguments' state after the
 call are pickled. What cannot be pickled, or is larger than the limit, is counted as a note.
+Every call, recorded or not, adds its test's node id to the function's set of callers (no
+limit: `convert --prove` keeps what a newly failing test calls, and a function whose records
+were all taken by earlier tests is still one of those).
 
 Each record is one pickle file, `calls/<pid>-<n>.pkl`: {"key", "args", "after", "outcome",
 "test", "seconds"}, written at once (a crash of the suite keeps what was recorded); at the end
 of the session `meta-<pid>.json` gives each function's module, qualname, call count, kept
-calls and notes, and the suite's sys.path (the replays import as the tests did).
+calls, notes and the node ids of the tests that called it, and the suite's sys.path (the replays import as the tests did).
 """
 
 import dis
@@ -66,7 +70,7 @@ def _in_package(path):
 
 class _Entry:
     __slots__ = ("key", "module", "qualname", "params", "varargs", "varkw", "kwonly", "calls",
-                 "kept", "seen", "notes", "first_line", "tries")
+                 "kept", "seen", "notes", "first_line", "tries", "tests")
 
     def __init__(self, key, module, qualname, code):
         self.key, self.module, self.qualname = key, module, qualname
@@ -80,6 +84,7 @@ class _Entry:
         self.varkw = names[at] if code.co_flags & 0x08 else None
         self.calls = self.kept = self.tries = 0
         self.seen = set()
+        self.tests = set()  # node ids of the tests that called it
         self.notes = {}
         self.first_line = code.co_firstlineno
 
@@ -89,7 +94,8 @@ class _Entry:
     def as_dict(self):
         return {"key": self.key, "module": self.module, "qualname": self.qualname,
                 "calls": self.calls, "kept": self.kept, "notes": self.notes,
-                "params": list(self.params), "line": self.first_line}
+                "params": list(self.params), "line": self.first_line,
+                "tests": sorted(self.tests)}
 
 
 def _qualname(code, frame):
@@ -158,6 +164,8 @@ def _tracer(frame, event, arg):
     if entry is None:
         return None
     entry.calls += 1
+    if _state["test"] is not None:
+        entry.tests.add(_state["test"])
     if entry.kept >= _MAX_CALLS or entry.tries >= _MAX_TRIES or _state["bytes"] >= _MAX_TOTAL:
         return None
     entry.tries += 1
@@ -227,6 +235,15 @@ except ImportError:  # imported outside pytest
     pytest = None
 
 if pytest is not None:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collection(session):
+        previous = sys.gettrace()
+        sys.settrace(_tracer)
+        try:
+            yield
+        finally:
+            sys.settrace(previous)
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):
         _state["test"] = item.nodeid

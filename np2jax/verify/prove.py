@@ -57,6 +57,8 @@ from np2jax.verify.testsuite import SuiteRun, run_suite
 RECORDER = Path(__file__).with_name("_prove_recorder.py")
 REPLAY = Path(__file__).with_name("_replay.py")
 PLUGIN = "np2jax_prove_recorder"
+SELECT = Path(__file__).with_name("_select_tests.py")
+SELECT_PLUGIN = "np2jax_select_tests"
 PROVE_VERDICTS = ("equal", "differs", "error", "slow", "unreplayable", "not-exercised")
 # what `convert --prove` keeps on NumPy
 KEPT_VERDICTS = ("differs", "error", "slow")
@@ -311,11 +313,19 @@ def record(original: Path, package: str | None, pytest_args: list[str], work: Pa
 
 
 def tests_of_calls(work: Path) -> dict[str, set[str]]:
-    """key -> the ids of the tests whose recorded calls it is (`classname::name`, as the
-    suite's JUnit report names tests: `pkg.tests.test_m::test_f`, `pkg.tests.test_m.C::t`)."""
+    """key -> the node ids of the tests that called the function while the suite was
+    recorded (`pkg/tests/test_m.py::C::test_f[1]`): every call, recorded or not (the meta
+    files), and the tests of the records (the records of a run before callers were kept)."""
     import pickle
 
     found: dict[str, set[str]] = {}
+    for meta_path in (work / "records").glob("meta-*.json"):
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for item in meta.get("functions", []):
+            found.setdefault(item["key"], set()).update(item.get("tests") or ())
     for path in (work / "records" / "calls").glob("*.pkl"):
         try:
             with open(path, "rb") as handle:
@@ -324,8 +334,26 @@ def tests_of_calls(work: Path) -> dict[str, set[str]]:
             continue
         test = record.get("test") if isinstance(record, dict) else None
         if test:
-            found.setdefault(record["key"], set()).add(junit_id(test))
+            found.setdefault(record["key"], set()).add(test)
     return found
+
+
+def run_selected(tree: Path, pytest_args: list[str], tests: list[str], work: Path, *,
+                 timeout_s: float, x64: bool = False, platform: str = "cpu") -> SuiteRun:
+    """The suite run on `tree` as `pytest_args` say, with only the tests whose node ids are
+    in `tests` kept after collection (the selecting plugin, _select_tests.py): the trials
+    of convert --prove's last step, which rerun the newly failing tests alone."""
+    plugin_dir = work / "plugin"
+    plugin_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SELECT, plugin_dir / f"{SELECT_PLUGIN}.py")
+    wanted = work / "selected-tests.txt"
+    wanted.write_text("\n".join(tests) + "\n", encoding="utf-8")
+    existing = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    env = {"PYTHONPATH": os.pathsep.join([str(tree.resolve()), str(plugin_dir), *existing]),
+           "JAX_PLATFORMS": platform, "NP2JAX_SELECT_TESTS": str(wanted)}
+    if x64:
+        env["JAX_ENABLE_X64"] = "1"
+    return run_suite(tree, ["-p", SELECT_PLUGIN, *pytest_args], env, timeout_s, platform)
 
 
 def junit_id(nodeid: str) -> str:

@@ -17,8 +17,8 @@ import pytest
 import np2jax.pipeline
 from helpers import ROOT
 from np2jax.config import Config
-from np2jax.proving import ProveUsageError, convert_proved
-from np2jax.verify.prove import ProveOptions
+from np2jax.proving import ProveUsageError, _fewest, convert_proved
+from np2jax.verify.prove import ProveOptions, tests_of_calls
 
 EXAMPLE = ROOT / "tests" / "data" / "prove_example"
 CONVERTED_LINE = "sums = sums.at[n:].set(sums[n:] - sums[:-n])"
@@ -210,3 +210,66 @@ def test_functions_a_newly_failing_test_calls_are_kept_and_the_suite_passes(tmp_
     assert result.newly_failing() == []
     converted = (tmp_path / "out" / "tally" / "core.py").read_text()
     assert "jnp.asarray(x) * k" in converted  # scaled, whose test passes, stays on JAX
+
+
+CAPPED_PACKAGE = {
+    "ledger/__init__.py": "from .core import doubled, total\n",
+    "ledger/core.py": (
+        "import numpy as np\n\n\n"
+        "def doubled(x):\n"
+        "    return np.asarray(x) * 2.0\n\n\n"
+        "def total(n):\n"
+        "    return float(np.sum(np.arange(n)))\n"),
+    "tests/test_core.py": (
+        "import numpy as np\n\nfrom ledger import doubled, total\n\n\n"
+        "def test_doubled_on_many_sizes():\n"
+        "    for n in range(6):\n"
+        "        assert doubled(np.arange(n)).shape == (n,)\n\n\n"
+        "def test_table_can_be_edited():\n"
+        "    assert total(4) == 6.0\n"
+        "    t = doubled(np.arange(4))\n"
+        "    t[0] = 7.0  # the caller writes into the result: NumPy allows it\n"
+        "    assert t.tolist() == [7.0, 2.0, 4.0, 6.0]\n"),
+}
+
+
+def test_the_fewest_functions_a_newly_failing_test_needs_are_kept(tmp_path):
+    """`doubled`'s three recorded calls all come from the test before (3 calls a function
+    are recorded here), yet the failing test calls it too and writes into its result: every
+    call is counted for its test, so `doubled` is a candidate; the failing test is rerun
+    alone on conversions keeping fewer candidates, and `total`, which it calls too but does
+    not need on NumPy, stays on JAX."""
+    project = tmp_path / "project"
+    for name, text in CAPPED_PACKAGE.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    progress: list[str] = []
+    result = convert_proved(project / "ledger", tmp_path / "out" / "ledger", Config(cache=False),
+                            project=project, pytest_args=["tests"],
+                            options=ProveOptions(jobs=1, timeout_s=TIMEOUT_S, max_calls=3),
+                            jobs=1, progress=progress.append)
+    records = tests_of_calls(tmp_path / "out" / ".ledger-prove" / "records")
+    assert records["ledger/core.py::doubled"] == {
+        "tests/test_core.py::test_doubled_on_many_sizes", "tests/test_core.py::test_table_can_be_edited"}
+    assert result.blame["candidates"] == ["ledger/core.py::doubled", "ledger/core.py::total"]
+    assert result.blame["passed"] and result.blame["trials"] == 3  # both, total alone, doubled alone
+    assert [entry.partition("=")[0] for entry in result.kept] == ["ledger/core.py::doubled"]
+    assert all("tests.test_core::test_table_can_be_edited" in entry for entry in result.kept)
+    assert result.newly_failing() == []
+    assert result.tests_summary()["passed_after"] == result.tests_summary()["passed_before"] == 2
+    converted = (tmp_path / "out" / "ledger" / "core.py").read_text()
+    assert "jnp.sum(jnp.arange(n))" in converted  # total stays on JAX
+
+
+def test_fewest_keeps_what_the_test_needs_within_its_budget():
+    calls = []
+
+    def passes(keys):
+        calls.append(list(keys))
+        return {"c", "f"} <= set(keys)
+
+    assert _fewest(list("abcdefgh"), passes, 15) == ["c", "f"]
+    assert len(calls) <= 15
+    calls.clear()
+    assert set(_fewest(list("abcdefgh"), passes, 2)) >= {"c", "f"}  # out of budget: a superset
+    assert len(calls) == 2
