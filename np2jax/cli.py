@@ -197,13 +197,18 @@ def convert(
                                         help="With --prove: seconds for one call's replay on one "
                                         "side; a converted function past it where the original "
                                         "finished is slow, and kept on NumPy."),
+    prove_devices: str = typer.Option("all", "--prove-devices", metavar="DEVICES",
+                                      help="With --prove: cpu,gpu,tpu or all (the available "
+                                      "ones): the converted functions are replayed and timed on "
+                                      "each; one that differs on any is kept on NumPy."),
 ) -> None:
     from np2jax.api import convert_paths  # the conversion machinery loads only when used
     from np2jax.report import RunReport, emit, run_progress, unified_diff
 
     if prove_:
         _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
-                        no_cache, x32, keep_numpy, jobs, exit_zero, interface, prove_timeout)
+                        no_cache, x32, keep_numpy, jobs, exit_zero, interface, prove_timeout,
+                        prove_devices)
 
     if _reads_stdin(paths, stdin_filename):
         _convert_stdin(stdin_filename, diff, out, in_place, copy_other, verify_, html,
@@ -548,12 +553,14 @@ def prove(
                                   "recorder and report the recording's overhead."),
     work: Optional[Path] = typer.Option(None, "--work", help="Keep the records in this folder "
                                         "(default: a temporary one, removed at the end)."),
+    devices: str = typer.Option("all", "--devices", help="cpu,gpu,tpu or all (the available "
+                                "ones): the converted tree is replayed and timed on each."),
     html: Optional[Path] = typer.Option(None, "--html", help="Also write the report as one HTML page."),
     output_format: VerifyFormat = typer.Option(VerifyFormat.text, "--format", help="Output format."),
 ) -> None:
     import json
 
-    from np2jax.verify import VerifyUsageError
+    from np2jax.verify import VerifyUsageError, parse_devices
     from np2jax.verify.prove import ProveOptions, prove_functions
     from np2jax.verify.report import print_prove
 
@@ -561,14 +568,15 @@ def prove(
         raise _fail("prove needs two folders: ORIGINAL CONVERTED")
     if memory is not None and memory <= 0:
         raise _fail("--memory must be a positive number of MiB")
-    options = ProveOptions(max_calls=max_calls, max_call_bytes=max_call_bytes, jobs=jobs,
-                           timeout_s=timeout, suite_timeout_s=suite_timeout,
-                           memory_bytes=memory * 2**20 if memory else None, repeat=repeat,
-                           rtol=rtol, atol=atol, baseline=baseline, work=work)
     err = _console(stderr=True)
     say = (lambda text: err.print(f"  {text}", markup=False, highlight=False)) \
         if err.is_terminal and output_format is VerifyFormat.text else None
     try:
+        options = ProveOptions(max_calls=max_calls, max_call_bytes=max_call_bytes, jobs=jobs,
+                               timeout_s=timeout, suite_timeout_s=suite_timeout,
+                               memory_bytes=memory * 2**20 if memory else None, repeat=repeat,
+                               rtol=rtol, atol=atol, baseline=baseline, work=work,
+                               devices=parse_devices(devices))
         result = prove_functions(Path(paths[0]), Path(paths[1]), package, paths[2:], options,
                                  progress=say)
     except VerifyUsageError as exc:
@@ -592,11 +600,11 @@ def prove(
 
 def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x64, jit,
                     no_cache, x32, keep_numpy, jobs, exit_zero, interface=None,
-                    prove_timeout=60.0) -> None:
+                    prove_timeout=60.0, prove_devices="all") -> None:
     """convert PKG --out DST --prove [-- PYTEST_ARGS], run from the project's root."""
     from np2jax.proving import ProveUsageError, convert_proved
     from np2jax.report import RunReport, emit
-    from np2jax.verify import VerifyUsageError
+    from np2jax.verify import VerifyUsageError, parse_devices
     from np2jax.verify.prove import ProveOptions
     from np2jax.verify.report import print_prove
 
@@ -614,7 +622,8 @@ def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x
     try:
         proved = convert_proved(package, out, config, project=Path.cwd(),
                                 pytest_args=pytest_args, jobs=jobs, progress=say,
-                                options=ProveOptions(timeout_s=prove_timeout))
+                                options=ProveOptions(timeout_s=prove_timeout,
+                                                     devices=parse_devices(prove_devices)))
     except (ProveUsageError, VerifyUsageError, ValueError, ConfigError) as exc:
         raise _fail(str(exc)) from None
     run = proved.run

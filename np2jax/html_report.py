@@ -135,7 +135,7 @@ def render_prove_html(result, title: str = "np2jax prove") -> str:
     """The page for `np2jax prove` (np2jax.verify.prove.ProveResult): the totals as cards,
     the per-function table, the first difference of each function kept on NumPy."""
     from np2jax.verify.prove import KEPT_VERDICTS
-    from np2jax.verify.report import PROVE_COLUMNS, prove_row, prove_summary
+    from np2jax.verify.report import prove_columns, prove_row, prove_summary
 
     totals = result.totals()
     cards = [_card(totals["proven"], "proven equal", "good"),
@@ -145,10 +145,10 @@ def render_prove_html(result, title: str = "np2jax prove") -> str:
     if totals["calls"]:
         cards.append(_card(format_percent(100 * totals["calls_proven_share"]), "of the calls proven"))
     header = "".join(f'<th{" class=num" if i >= 2 else ""}>{escape(h)}</th>'
-                     for i, h in enumerate(PROVE_COLUMNS))
+                     for i, h in enumerate(prove_columns(result.devices)))
     rows = []
     for proof in result.functions:
-        cells = [escape(cell) for cell in prove_row(proof)]
+        cells = [escape(cell) for cell in prove_row(proof, result.devices)]
         cells[0] = f"<code>{cells[0]}</code>"
         cells[1] = _verdict_badge(proof.verdict)
         rows.append("<tr>" + "".join(f'<td{" class=num" if i >= 2 else ""}>{cell}</td>'

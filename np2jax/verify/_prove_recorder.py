@@ -49,6 +49,7 @@ _MAX_TOTAL = int(os.environ.get("NP2JAX_PROVE_MAX_TOTAL", str(1 << 30)))
 _MAX_TRIES = max(200, 10 * _MAX_CALLS)
 _RETURNS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
 _NOT_RECORDED = 0x20 | 0x80 | 0x200  # generators, coroutines, async generators
+_FUNCTION = 0x01 | 0x02  # CO_OPTIMIZED | CO_NEWLOCALS: a function's code, not a class body's
 _TEST_PARTS = ("tests", "test", "testing")
 
 _entries = {}  # code object -> _Entry, or None: not the package's
@@ -120,7 +121,8 @@ def _classify(code, frame):
     path = os.path.realpath(code.co_filename) if code.co_filename else ""
     if path and _in_package(path) and not _is_test_file(path):
         qualname = _qualname(code, frame)
-        if "<" not in qualname and not code.co_flags & _NOT_RECORDED:
+        if "<" not in qualname and not code.co_flags & _NOT_RECORDED \
+                and code.co_flags & _FUNCTION == _FUNCTION:
             key = os.path.relpath(path, _TREE).replace(os.sep, "/") + "::" + qualname
             module = frame.f_globals.get("__name__", "")
             entry = _Entry(key, module, qualname, code)

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from np2jax.verify.compare import Leaf, OutputComparison, Tolerance, compare_trees, decode
-from np2jax.verify.core import VerifyUsageError
+from np2jax.verify.core import VerifyUsageError, resolve_devices
 from np2jax.verify.runner import (_crash_message, _kill_group, _rss_bytes,
                                   default_memory_bytes)
 from np2jax.verify.testsuite import SuiteRun, run_suite
@@ -77,7 +77,9 @@ class ProveOptions:
     repeat: int = 3  # timed calls of the first record, after the first call
     rtol: float | None = None
     atol: float | None = None
-    platform: str = "cpu"  # JAX_PLATFORMS of the converted side's replays
+    # the devices the converted side is replayed on (cpu, gpu, tpu; None: every one JAX has
+    # here); the original always runs on the CPU. A function is equal when it is on each.
+    devices: tuple[str, ...] | None = None
     baseline: bool = False  # also run the suite without the recorder (its overhead)
     work: Path | None = None  # keep the records there (default: a temporary folder)
     # replay the records an earlier run left in `work` instead of running the suite again
@@ -114,7 +116,8 @@ class FunctionProof:
     max_abs_err: float | None = None
     max_rel_err: float | None = None
     numpy: SideTiming | None = None
-    jax: SideTiming | None = None
+    jax: SideTiming | None = None  # on the first device
+    jax_by_device: dict = field(default_factory=dict)  # device -> SideTiming, each device
     uses_jax: bool | None = None
     notes: list = field(default_factory=list)
     # verdict slow: {"call", "test", "timeout_s", "numpy_s"}: the call the converted side did
@@ -135,13 +138,17 @@ class FunctionProof:
                 "compared": self.compared, "first_difference": self.first_difference,
                 "max_abs_err": _finite(self.max_abs_err), "max_rel_err": _finite(self.max_rel_err),
                 "numpy": self.numpy.as_dict() if self.numpy else None,
-                "jax": self.jax.as_dict() if self.jax else None, "uses_jax": self.uses_jax,
+                "jax": self.jax.as_dict() if self.jax else None,
+                "jax_by_device": {device: timing.as_dict() if timing else None
+                                  for device, timing in self.jax_by_device.items()},
+                "uses_jax": self.uses_jax,
                 "notes": self.notes, "slow": self.slow}
 
 
 @dataclass
 class ProveResult:
     functions: list[FunctionProof] = field(default_factory=list)
+    devices: list[str] = field(default_factory=lambda: ["cpu"])  # the converted side's
     suite: SuiteRun | None = None  # the recording run
     baseline: SuiteRun | None = None  # the same suite without the recorder
     replay_s: float = 0.0
@@ -189,6 +196,7 @@ class ProveResult:
                 "suite": self.suite.as_dict() if self.suite else None,
                 "baseline": self.baseline.as_dict() if self.baseline else None,
                 "overhead": self.overhead(), "replay_s": self.replay_s, "work": self.work,
+                "devices": self.devices,
                 "error": self.error, "keep_numpy": self.keep_numpy()}
 
 
@@ -743,13 +751,14 @@ def prove_functions(original_root: Path, converted_root: Path, package: str | No
         raise VerifyUsageError("-j must be 1 or more")
     files = package_files(original_root, package)
     defined = defined_functions(original_root, files)
+    devices = resolve_devices(options.devices)
     keep = options.work is not None
     work = Path(options.work).resolve() if keep else Path(tempfile.mkdtemp(prefix="np2jax-prove-"))
     reuse = keep and options.reuse_records and any((work / "records").glob("meta-*.json"))
     if keep and not reuse:
         shutil.rmtree(work / "records", ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
-    result = ProveResult(work=str(work) if keep else None)
+    result = ProveResult(work=str(work) if keep else None, devices=[d for d, _ in devices])
     try:
         args = list(pytest_args or [])
         if options.baseline:
@@ -772,13 +781,18 @@ def prove_functions(original_root: Path, converted_root: Path, package: str | No
                                       "qualname": meta["qualname"], "params": meta["params"],
                                       "calls": [str(p) for p in calls[key]]}))
         started = time.monotonic()
-        _say(progress, f"replaying {len(items)} function(s) on both trees")
-        replays = _replay_both(items, sys_path, original_root, converted_root, work, options)
+        _say(progress, f"replaying {len(items)} function(s) on both trees"
+             + (f" (the converted on {', '.join(result.devices)})" if len(devices) > 1 else ""))
+        replays = _replay_both(items, sys_path, original_root, converted_root, work, options,
+                               devices)
         result.replay_s = time.monotonic() - started
         for index, key in enumerate(keys):
-            original, converted = replays.get(index, (None, None))
-            result.functions.append(compare_function(key, functions.get(key), original, converted,
-                                                     options, defined.get(key, False)))
+            original, converted = replays.get(index, (None, {}))
+            proofs = {device: compare_function(key, functions.get(key), original,
+                                               converted.get(device), options,
+                                               defined.get(key, False))
+                      for device, _ in devices}
+            result.functions.append(_over_devices(proofs))
         return result
     finally:
         if not keep:
@@ -790,11 +804,34 @@ def _say(progress, text: str) -> None:
         progress(text)
 
 
+def _over_devices(proofs: dict[str, FunctionProof]) -> FunctionProof:
+    """One function's proof from its proofs on each device (the converted side replayed
+    there, against the same original): the first device's, unless another device is not
+    equal where it is (then that device's, its first difference naming the device); the
+    converted side's times on each device, the largest errors of all."""
+    devices = list(proofs)
+    proof = proofs[devices[0]]
+    for device in devices[1:]:
+        other = proofs[device]
+        if proof.verdict == "equal" and other.verdict in KEPT_VERDICTS:
+            other.first_difference = f"on {device}: {other.first_difference}"
+            other.jax = proof.jax
+            proof = other
+            break
+    proof.jax_by_device = {device: proofs[device].jax for device in devices}
+    proof.max_abs_err = max((p.max_abs_err for p in proofs.values() if p.max_abs_err is not None),
+                            default=None)
+    proof.max_rel_err = max((p.max_rel_err for p in proofs.values() if p.max_rel_err is not None),
+                            default=None)
+    return proof
+
+
 def _replay_both(items, sys_path, original_root: Path, converted_root: Path, work: Path,
-                 options: ProveOptions) -> dict[int, tuple[dict, dict]]:
-    """index -> (original's payload, converted's payload). Functions are grouped by module
-    (one import a group), the groups shared among `jobs` workers, each running its children
-    one after the other."""
+                 options: ProveOptions, devices: list[tuple[str, str]]
+                 ) -> dict[int, tuple[dict, dict[str, dict]]]:
+    """index -> (original's payload, {device: converted's payload}). Functions are grouped
+    by module (one import a group), the groups shared among `jobs` workers, each running its
+    children one after the other."""
     jobs = options.jobs or os.cpu_count() or 1
     memory = options.memory_bytes or max(1 << 30, default_memory_bytes() // max(1, jobs))
     by_module: dict[str, list] = {}
@@ -809,17 +846,20 @@ def _replay_both(items, sys_path, original_root: Path, converted_root: Path, wor
         original_path.insert(0, str(original_root))
     converted_path = _mapped_path(sys_path, original_root, converted_root, work)
 
-    def side(chunk, is_original: bool):
-        return run_replays(chunk, sys_path=original_path if is_original else converted_path,
-                           cwd=original_root if is_original else converted_root,
-                           env={"JAX_PLATFORMS": "cpu" if is_original else options.platform},
-                           original=is_original, options=options, memory_bytes=memory)
+    def side(chunk, platform: str | None):  # None: the original
+        return run_replays(chunk, sys_path=original_path if platform is None else converted_path,
+                           cwd=original_root if platform is None else converted_root,
+                           env={"JAX_PLATFORMS": platform or "cpu"},
+                           original=platform is None, options=options, memory_bytes=memory)
 
-    tasks = [(chunk, flag) for chunk in chunks if chunk for flag in (True, False)]
+    sides = [(None, None), *devices]
+    tasks = [(chunk, side_) for chunk in chunks if chunk for side_ in sides]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        done = list(pool.map(lambda task: side(*task), tasks))
+        done = list(pool.map(lambda task: side(task[0], task[1][1]), tasks))
     originals: dict[int, dict] = {}
-    converteds: dict[int, dict] = {}
-    for (_, flag), payloads in zip(tasks, done):
-        (originals if flag else converteds).update(payloads)
-    return {index: (originals.get(index), converteds.get(index)) for index, _ in items}
+    converteds: dict[str, dict[int, dict]] = {device: {} for device, _ in devices}
+    for (_, (device, platform)), payloads in zip(tasks, done):
+        (originals if platform is None else converteds[device]).update(payloads)
+    return {index: (originals.get(index), {device: found.get(index) for device, found
+                                          in converteds.items() if found.get(index) is not None})
+            for index, _ in items}

@@ -155,20 +155,29 @@ def print_tests(console: Console, result: TestsResult) -> None:
 
 # -- np2jax prove ------------------------------------------------------------------------------
 
-PROVE_COLUMNS = ["function", "verdict", "calls", "compared", "max abs err", "numpy first",
-                 "numpy steady", "jax first", "jax steady", "speed-up"]
+def prove_columns(devices: list[str]) -> list[str]:
+    """The per-function table's columns (also the HTML table's): the converted side's times
+    and speed-up once per device, named by the device when there are several."""
+    named = (lambda column, device: f"{column} ({device})") if len(devices) > 1 \
+        else (lambda column, device: column)
+    return ["function", "verdict", "calls", "compared", "max abs err", "numpy first",
+            "numpy steady", *[named(column, device) for device in devices
+                              for column in ("jax first", "jax steady", "speed-up")]]
 
 
-def prove_row(proof) -> list[str]:
-    """One function of a ProveResult, as the cells of PROVE_COLUMNS (also the HTML table)."""
-    numpy, jax = proof.numpy, proof.jax
+def prove_row(proof, devices: list[str]) -> list[str]:
+    """One function of a ProveResult, as the cells of prove_columns(devices)."""
+    numpy = proof.numpy
     compared = f"{proof.compared}/{proof.recorded}" if proof.recorded else "-"
-    return [proof.key, proof.verdict, str(proof.calls), compared, fmt_error(proof.max_abs_err),
-            fmt_seconds(numpy.first_call_s if numpy else None),
-            fmt_seconds(numpy.steady_s if numpy else None),
-            fmt_seconds(jax.first_call_s if jax else None),
-            fmt_seconds(jax.steady_s if jax else None),
-            speedup(numpy.steady_s if numpy else None, jax.steady_s if jax else None)]
+    cells = [proof.key, proof.verdict, str(proof.calls), compared, fmt_error(proof.max_abs_err),
+             fmt_seconds(numpy.first_call_s if numpy else None),
+             fmt_seconds(numpy.steady_s if numpy else None)]
+    for device in devices:
+        jax = proof.jax_by_device.get(device) if proof.jax_by_device else proof.jax
+        cells += [fmt_seconds(jax.first_call_s if jax else None),
+                  fmt_seconds(jax.steady_s if jax else None),
+                  speedup(numpy.steady_s if numpy else None, jax.steady_s if jax else None)]
+    return cells
 
 
 def prove_summary(result) -> list[str]:
@@ -189,7 +198,8 @@ def prove_summary(result) -> list[str]:
         if result.baseline is not None:
             text += (f", {fmt_seconds(result.baseline.wall_s)} without the recorder "
                      f"(overhead {result.overhead():.2f}x)" if result.overhead() else "")
-        lines.append(text + f"; replays {fmt_seconds(result.replay_s)}")
+        lines.append(text + f"; replays {fmt_seconds(result.replay_s)} (NumPy on the CPU, the "
+                     f"converted on {', '.join(result.devices)})")
     return lines
 
 
@@ -201,10 +211,10 @@ def print_prove(console: Console, result, quiet: bool = False) -> None:
         return
     if not quiet:
         table = Table(title="np2jax prove", title_justify="left", show_edge=False)
-        for i, name in enumerate(PROVE_COLUMNS):
+        for i, name in enumerate(prove_columns(result.devices)):
             table.add_column(name, justify="left" if i < 2 else "right")
         for proof in result.functions:
-            table.add_row(*prove_row(proof))
+            table.add_row(*prove_row(proof, result.devices))
         console.print(table)
     for proof in result.functions:
         if proof.verdict in KEPT_VERDICTS:

@@ -18,7 +18,8 @@ import np2jax.pipeline
 from helpers import ROOT
 from np2jax.config import Config
 from np2jax.proving import ProveUsageError, _fewest, convert_proved
-from np2jax.verify.prove import ProveOptions, tests_of_calls
+from np2jax.verify.prove import ProveOptions
+from np2jax.verify.prove import tests_of_calls as callers_by_function
 
 EXAMPLE = ROOT / "tests" / "data" / "prove_example"
 CONVERTED_LINE = "sums = sums.at[n:].set(sums[n:] - sums[:-n])"
@@ -248,7 +249,7 @@ def test_the_fewest_functions_a_newly_failing_test_needs_are_kept(tmp_path):
                             project=project, pytest_args=["tests"],
                             options=ProveOptions(jobs=1, timeout_s=TIMEOUT_S, max_calls=3),
                             jobs=1, progress=progress.append)
-    records = tests_of_calls(tmp_path / "out" / ".ledger-prove" / "records")
+    records = callers_by_function(tmp_path / "out" / ".ledger-prove" / "records")
     assert records["ledger/core.py::doubled"] == {
         "tests/test_core.py::test_doubled_on_many_sizes", "tests/test_core.py::test_table_can_be_edited"}
     assert result.blame["candidates"] == ["ledger/core.py::doubled", "ledger/core.py::total"]

@@ -253,3 +253,58 @@ def test_calls_made_while_pytest_collects_are_recorded(tmp_path):
     scale = {f.key: f for f in result.functions}["pkg/m.py::scale"]
     assert (scale.verdict, scale.calls, scale.compared) == ("equal", 1, 1), scale.notes
 
+
+
+def _scale_project(tmp_path):
+    project = tmp_path / "original"
+    (project / "pkg").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "m.py").write_text(
+        "import numpy as np\n\n\ndef scale(x, k):\n    return np.asarray(x) * k\n")
+    (project / "tests" / "test_m.py").write_text(
+        "from pkg.m import scale\n\n\ndef test_scale():\n"
+        "    assert scale([1.0, 2.0], 3.0).tolist() == [3.0, 6.0]\n")
+    converted = tmp_path / "converted"
+    shutil.copytree(project, converted)
+    assert not convert_paths([project / "pkg"], Config(), out=converted / "pkg").errors
+    return project, converted
+
+
+def test_the_converted_side_is_replayed_and_timed_on_each_device(tmp_path, monkeypatch):
+    """Two devices (this machine has one: the second is the CPU again under another name,
+    the plumbing is what is tested): the converted function is replayed on each, its times
+    reported per device in the table, JSON and HTML; equal on both is equal."""
+    import np2jax.verify.prove as prove_module
+    from np2jax.html_report import render_prove_html
+    from np2jax.verify.report import prove_columns, prove_row
+
+    monkeypatch.setattr(prove_module, "resolve_devices",
+                        lambda requested: [("cpu", "cpu"), ("gpu", "cpu")])
+    project, converted = _scale_project(tmp_path)
+    result = prove_functions(project, converted, "pkg", ["tests"], ProveOptions(jobs=1, repeat=1))
+    scale = {f.key: f for f in result.functions}["pkg/m.py::scale"]
+    assert scale.verdict == "equal" and result.devices == ["cpu", "gpu"]
+    assert set(scale.jax_by_device) == {"cpu", "gpu"}
+    assert all(t is not None and t.first_call_s > 0 for t in scale.jax_by_device.values())
+    columns = prove_columns(result.devices)
+    assert "jax steady (gpu)" in columns and "speed-up (cpu)" in columns
+    assert len(prove_row(scale, result.devices)) == len(columns)
+    payload = json.loads(json.dumps(result.as_dict()))
+    assert set(payload["functions"][0]["jax_by_device"]) == {"cpu", "gpu"}
+    assert "jax first (gpu)" in render_prove_html(result)
+
+
+def test_a_function_that_fails_on_one_device_only_is_not_equal(tmp_path, monkeypatch):
+    """The second device's replays run under a JAX platform that does not exist: the
+    converted function errs there only, and its verdict is that device's, named."""
+    import np2jax.verify.prove as prove_module
+
+    monkeypatch.setattr(prove_module, "resolve_devices",
+                        lambda requested: [("cpu", "cpu"), ("gpu", "no-such-platform")])
+    project, converted = _scale_project(tmp_path)
+    result = prove_functions(project, converted, "pkg", ["tests"], ProveOptions(jobs=1, repeat=0))
+    scale = {f.key: f for f in result.functions}["pkg/m.py::scale"]
+    assert scale.verdict == "error", scale
+    assert scale.first_difference.startswith("on gpu: ")
+    assert result.keep_numpy()[0].startswith("pkg/m.py::scale=error: on gpu: ")
