@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from np2jax.analysis.casts import int32_wrap
-from np2jax.analysis.dtypes import needs_cast, stored
+from np2jax.analysis.dtypes import is_integer, needs_cast, stored
 from np2jax.analysis.shapes import same_shape
 from np2jax.syntax import code_of, updates
 
@@ -138,6 +138,11 @@ def _stores_other_dtype(analysis, base, value, operator) -> bool:
     # int32 hands JAX int64), where a single number is weak and takes the array's
     operand = dtypes.literal_array(value) if isinstance(value, (cst.List, cst.Tuple)) \
         else dtypes.dtype_of(value)
+    if operand is None and is_integer(target) and target != "int" and operator is None:
+        # nothing shows what the stored values are (`table[i] = gains[i]`, gains from
+        # json): cast, as NumPy does, so that a float among them is not handed to the
+        # scatter (JAX warns it cannot cast it safely; NJ403 reports the store)
+        return True
     return needs_cast(target, stored(target, operator, operand))
 
 

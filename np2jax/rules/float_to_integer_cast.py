@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.casts import int32_wrap, integer_range
+from np2jax.analysis.casts import WRAPPED_TARGETS, int32_wrap, integer_range
 from np2jax.rules.base import Rule
 from np2jax.syntax import argument_for, code_of
 
@@ -17,6 +17,10 @@ CASTING_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyar
 
 
 LEFT = "clip them into the range first if they can leave it"
+# the dtype in the message of a store whose values' dtype the analysis does not know
+UNKNOWN = "possibly float (their dtype is not known here)"
+# calls whose result is a Python int whatever they are given
+_INTEGRAL_CALLS = frozenset({"int", "len", "round", "ord", "hash", "bool"})
 REWRITTEN = "rewritten to cast them as NumPy does on x86-64 (through {}-bit integers)"
 
 
@@ -71,6 +75,15 @@ class FloatToIntegerCast(Rule):
                     and not (isinstance(node, (cst.Assign, cst.AugAssign))
                              and self.analysis.write_plan(node).wraps):
                 yield self._report(node, code_of(node).strip().splitlines()[0], source,
+                                   target_dtype, requires)
+            elif source is None and target_dtype in WRAPPED_TARGETS and requires is not None \
+                    and dtypes.dtype_of(value) is None and not _integral(value) \
+                    and not (isinstance(node, (cst.Assign, cst.AugAssign))
+                             and self.analysis.write_plan(node).wraps):
+                # nothing shows what the stored values are (a parameter's elements, a
+                # function's result): floats among them would be cast, and out of range
+                # they give other integers
+                yield self._report(node, code_of(node).strip().splitlines()[0], UNKNOWN,
                                    target_dtype, requires)
 
     def _wrap(self, data: cst.BaseExpression, target: str, only_dtype: bool, parts):
@@ -127,6 +140,13 @@ class FloatToIntegerCast(Rule):
                            imports=[("jax.numpy", self.analysis.jnp_alias)] if fix else (),
                            report_if_unfixed=fix is None,
                            outcome=REWRITTEN.format(bits) if fix else LEFT)
+
+
+def _integral(value: cst.BaseExpression) -> bool:
+    """`int(v)`, `len(s)`, `round(v)` (one argument): Python integers however unknown their
+    argument."""
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+        and value.func.value in _INTEGRAL_CALLS and len(value.args) == 1
 
 
 def _data_and_dtype(new_call: cst.Call) -> tuple:
