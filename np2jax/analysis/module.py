@@ -461,7 +461,7 @@ def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
                 ref.qualname in ARRAY_CONSTRUCTORS and argument is ref.arguments[0])
             if is_data and not argument.arg.star and dataflow.holds_string(value):
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
-                ref.detail = f"`{code_of(value)}`, a string (JAX has no string arrays)"
+                ref.detail = f"`{code_of(value)}`, which holds strings (JAX has no string arrays)"
                 break
 
 
