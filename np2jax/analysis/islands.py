@@ -43,6 +43,7 @@ from np2jax.analysis.facts import (
     UNKNOWN,
 )
 from np2jax.analysis.values import ReturnsFinder
+from np2jax.catalog import api_policy
 from np2jax.syntax import argument_for, code_of
 
 # NumPy calls whose result is a new, writable ndarray whatever their arguments are (JAX
@@ -128,6 +129,20 @@ class Islands:
     reads: list = field(default_factory=list)
 
 
+def _method_out(call: cst.Call, method: str) -> cst.BaseExpression | None:
+    """The array an ndarray method's call writes into: its `out=`, or the positional
+    argument at the method's out position (`d.dot(d, e)`: e; policy.toml
+    [method_out_positions]). NumPy wants an ndarray there: it stays NumPy with the receiver."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "out":
+            return arg.value
+    position = api_policy()["method_out_positions"].get(method)
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if position is None or len(positional) <= position:
+        return None
+    return positional[position].value
+
+
 def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
     """Every in-place write of the module into something that may be an array."""
     flow = analysis.dataflow
@@ -150,9 +165,9 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
         at = line(write.node)
         sites.append(WriteSite(write.node, write.receiver, (at,) if at else (), at))
         if isinstance(write.node, cst.Call):
-            for arg in write.node.args:
-                if arg.keyword is not None and arg.keyword.value == "out":
-                    sites.append(WriteSite(write.node, arg.value, (at,) if at else (), at))
+            out = _method_out(write.node, write.method)
+            if out is not None:
+                sites.append(WriteSite(write.node, out, (at,) if at else (), at))
     for ref in analysis.refs:
         call = ref.call
         if ref.out_arg is not None and call is not None:

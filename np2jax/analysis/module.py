@@ -352,6 +352,9 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     # `bag.sort()` of an instance of the module's own class is its method, not an array's
     collector.method_writes = [w for w in collector.method_writes
                                if not dataflow.module_class_instance(w[1])]
+    # `lib.dot(a, b)` is another object's function, not the method `a.dot(b, out)`
+    collector.out_method_calls = [w for w in collector.out_method_calls
+                                  if dataflow.array_method_out(w[0], w[1])]
     for ref in collector.refs:
         plan(ref, parents, collector)
     _keep_for_string_data(collector, dataflow)

@@ -356,6 +356,21 @@ class Values:
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
+    def array_method_out(self, call: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """Whether `receiver.method(...)`, which passes an out argument by the shape of an
+        ndarray method's call, may be that method writing into it. Positionally (`x.clip(0,
+        1, x)`, `a.dot(b, c)`) only on a receiver known to be an array, or with the receiver
+        itself as the out: `lib.dot(a, b)` and `self.max(a, b)` are other objects'
+        functions. With `out=`, unless the receiver is known not to be an array: a module or
+        another imported name (`torch.add(a, b, out=c)`), an instance of the module's own
+        class."""
+        if any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
+            return not (self.collector.imported_name(receiver) is not None
+                        or self.module_class_instance(receiver))
+        if any(not a.keyword and a.value.deep_equals(receiver) for a in call.args):
+            return True
+        return self.kind_of(receiver, call) == ARRAY
+
     def may_hold_argument(self, name: cst.Name) -> bool:
         """Whether the name, where it is read, may hold what the caller passed to a parameter
         (a list, a tuple, an array) or a part of it (`data = data[:n]`): it is a parameter,
