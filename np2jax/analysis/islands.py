@@ -148,7 +148,15 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
     flow = analysis.dataflow
     line = flow.expression_statement_line
     sites = []
+    shared_items = {id(fact.node) for fact in analysis.aug_assigns
+                    if isinstance(fact.node.target, cst.Subscript) and fact.shared_because}
     for write in analysis.subscript_writes:
+        if write.base_kind == CONTAINER and id(write.statement) in shared_items:
+            # `kwargs["x"] += 1` left as it was (NJ203): NumPy updates the array the item
+            # holds, which the caller passed: it stays NumPy
+            at = line(write.statement)
+            sites.append(WriteSite(write.statement, write.target, (at,) if at else (), at))
+            continue
         if write.base_kind in (CONTAINER, SCALAR):
             continue
         at = line(write.statement)
@@ -515,10 +523,10 @@ class _Reach:
         name_of = param.name.value
         positional = [*function.params.posonly_params, *function.params.params]
         position = positional.index(param) if param in positional else None
-        if param.star:
+        cls = self.flow.enclosing(function, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if param.star and isinstance(cls, cst.ClassDef):
             self._note(f"the callers of `{name}` pass `{name_of}` through `*`")
             return
-        cls = self.flow.enclosing(function, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         if isinstance(cls, cst.ClassDef):
             self._method_callers(function, name, name_of, position, depth)
             return
@@ -543,6 +551,10 @@ class _Reach:
                     self._reach(mapped.args[position + 1].value if position + 1 < len(mapped.args)
                                 else None, depth)
                 continue
+            if param.star:  # `f(x=b)` into `**kwargs`, `f(a, b)` into `*args`
+                for value in self._star_arguments(call, function, param):
+                    self._reach(value, depth)
+                continue
             argument = argument_for(call, position, name_of)
             if argument is None and any(a.star for a in call.args):
                 self._note(f"a call of `{name}` passes `{name_of}` through `*`")
@@ -551,6 +563,24 @@ class _Reach:
             self._note(f"callers of `{name}` in other modules must pass NumPy arrays")
         if name in self.collector.dynamic_names:
             self._note(f"callers of `{name}` through `globals()` must pass NumPy arrays")
+
+    def _star_arguments(self, call: cst.Call, function: cst.FunctionDef, param: cst.Param) -> list:
+        """What a call passes into `*args` (the positional arguments past the named ones) or
+        `**kwargs` (the keywords no named parameter takes); a `*xs`/`**d` of the call is
+        noted, not followed."""
+        params = function.params
+        if param.star == "**":
+            named = {p.name.value for p in [*params.posonly_params, *params.params,
+                                             *params.kwonly_params]}
+            passed = [a for a in call.args if a.keyword is not None and a.keyword.value not in named]
+            unpacked = any(a.star == "**" for a in call.args)
+        else:
+            count = len(params.posonly_params) + len(params.params)
+            passed = [a for a in call.args if a.keyword is None and not a.star][count:]
+            unpacked = any(a.star == "*" for a in call.args)
+        if unpacked:
+            self._note(f"a call of `{function.name.value}` passes `{param.name.value}` through `*`")
+        return [a.value for a in passed]
 
     def _mapped(self, reference):
         """`map(f, xs)`: the call of the builtin map passing the function first, or None."""

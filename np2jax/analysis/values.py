@@ -351,7 +351,7 @@ class Values:
             values = self.live_bindings(expr, values)
         if not values:
             return UNKNOWN
-        kinds = {self.value_kind(v) for v, _ in values}
+        kinds = {CONTAINER if _star_param(v, s) else self.value_kind(v) for v, s in values}
         if kinds == {SCALAR}:  # `total = 0; total += g` makes total an array when g is one
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
@@ -393,18 +393,19 @@ class Values:
 
     def container_type(self, expr: cst.BaseExpression) -> str | None:
         """The Python container class a name holds, where every binding of it makes the same
-        one: "builtins.dict" (`{}`, `{k: v}`, a dict comprehension, `dict(...)`),
+        one: "builtins.dict" (`{}`, `{k: v}`, a dict comprehension, `dict(...)`, `**kwargs`),
         "builtins.set" (`{1, 2}`, a set comprehension, `set(...)`), "builtins.frozenset",
         "collections.Counter", "collections.defaultdict", "collections.OrderedDict"; else None
         (a parameter, a value of another kind, bindings that differ)."""
         if not isinstance(expr, cst.Name):
             return None
         values, _ = self.name_values(expr)
-        kinds = {self._container_of(value) for value, _ in values}
+        kinds = {self._container_of(value, statement) for value, statement in values}
         return kinds.pop() if len(kinds) == 1 else None
 
-    def _container_of(self, value) -> str | None:
-        if isinstance(value, (cst.Dict, cst.DictComp)):
+    def _container_of(self, value, statement=None) -> str | None:
+        if isinstance(value, (cst.Dict, cst.DictComp)) or (
+                _star_param(value, statement) and statement.star == "**"):
             return "builtins.dict"
         if isinstance(value, (cst.Set, cst.SetComp)):
             return "builtins.set"
@@ -1010,6 +1011,12 @@ CONTAINER_CLASSES = frozenset({"builtins.dict", "builtins.set", "builtins.frozen
                                "collections.Counter", "collections.defaultdict",
                                "collections.OrderedDict"})
 _CONTAINER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in CONTAINER_CLASSES)
+
+
+def _star_param(value, statement) -> bool:
+    """A binding of `*args` (a tuple) or `**kwargs` (a dict): Python makes them, never an
+    array, whatever the caller passes."""
+    return value == "param" and isinstance(statement, cst.Param) and statement.star in ("*", "**")
 
 
 def _names_str(annotation) -> bool:
