@@ -19,6 +19,9 @@ ZERO_D_AXIS = frozenset(f"numpy.{name}" for name in (
     "sum", "prod", "max", "min", "amax", "amin", "any", "all", "ptp", "argmax", "argmin",
     "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanstd", "nanvar", "nanargmax",
     "nanargmin", "count_nonzero", "argsort", "squeeze"))
+# the methods of a JAX array that raise where NumPy's take axis 0 or -1 of a 0-d array
+METHODS = frozenset({"sum", "prod", "max", "min", "any", "all", "argmax", "argmin",
+                     "squeeze", "argsort"})
 # the constructors whose result has at least one dimension
 _ONE_D_OR_MORE = frozenset(f"numpy.{name}" for name in (
     "arange", "linspace", "logspace", "geomspace", "zeros", "ones", "empty", "full", "eye",
@@ -67,6 +70,45 @@ class ZeroDAxis(Rule):
                               imports=[("jax.numpy", jnp)], report_if_unfixed=False,
                               call=code_of(ref.node), data=code_of(data.arg.value),
                               axis=code_of(axis.arg.value))
+        yield from self._methods()
+
+    def _methods(self):
+        """`v.sum(axis=-1)` (the methods of METHODS) with axis 0 or -1 written as a literal,
+        of a receiver that is a JAX array once converted (no parameter trusted: a NumPy
+        array made a JAX one would reach NumPy code) and not shown to have a dimension:
+        `jnp.atleast_1d(v).sum(axis=-1)`."""
+        jnp = self.analysis.jnp_alias
+        flow = self.analysis.dataflow
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in METHODS \
+                    or self.analysis.ref_of_call(call) is not None or any(a.star for a in call.args):
+                continue
+            keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+            positional = [a.value for a in call.args if a.keyword is None]
+            axis = keywords.get("axis", positional[0] if positional else None)
+            if axis is None or not _axis_zero_or_last(axis):
+                continue
+            keepdims = keywords.get("keepdims")
+            if keepdims is not None and not (isinstance(keepdims, cst.Name)
+                                             and keepdims.value == "False"):
+                continue
+            if len(positional) > (1 if func.attr.value in ("argmax", "argmin", "squeeze",
+                                                          "argsort") else 3):
+                continue  # an out= by position: NJ204's
+            receiver = func.value
+            if not flow.jax_typed(receiver, certain=True) or self._has_a_dimension(receiver):
+                continue
+
+            def fix(node: cst.Attribute) -> cst.Attribute:
+                inner = node.value.with_changes(lpar=[], rpar=[]) \
+                    if isinstance(node.value, (cst.Comparison, cst.BinaryOperation)) else node.value
+                return node.with_changes(value=updates.jnp_call(jnp, "atleast_1d", inner))
+
+            yield self.report(func, fix=fix, requires=flow.jax_refs(receiver, certain=True),
+                              imports=[("jax.numpy", jnp)], report_if_unfixed=False,
+                              call=code_of(func), data=code_of(receiver),
+                              axis=code_of(axis))
 
     def _has_a_dimension(self, value: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether the code shows `value` has at least one dimension: a list or tuple
