@@ -43,6 +43,7 @@ from np2jax.analysis.facts import (
     UNKNOWN,
 )
 from np2jax.analysis.values import ReturnsFinder
+from np2jax.catalog import api_policy
 from np2jax.syntax import argument_for, code_of
 
 # NumPy calls whose result is a new, writable ndarray whatever their arguments are (JAX
@@ -128,12 +129,34 @@ class Islands:
     reads: list = field(default_factory=list)
 
 
+def _method_out(call: cst.Call, method: str) -> cst.BaseExpression | None:
+    """The array an ndarray method's call writes into: its `out=`, or the positional
+    argument at the method's out position (`d.dot(d, e)`: e; policy.toml
+    [method_out_positions]). NumPy wants an ndarray there: it stays NumPy with the receiver."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "out":
+            return arg.value
+    position = api_policy()["method_out_positions"].get(method)
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if position is None or len(positional) <= position:
+        return None
+    return positional[position].value
+
+
 def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
     """Every in-place write of the module into something that may be an array."""
     flow = analysis.dataflow
     line = flow.expression_statement_line
     sites = []
+    shared_items = {id(fact.node) for fact in analysis.aug_assigns
+                    if isinstance(fact.node.target, cst.Subscript) and fact.shared_because}
     for write in analysis.subscript_writes:
+        if write.base_kind == CONTAINER and id(write.statement) in shared_items:
+            # `kwargs["x"] += 1` left as it was (NJ203): NumPy updates the array the item
+            # holds, which the caller passed: it stays NumPy
+            at = line(write.statement)
+            sites.append(WriteSite(write.statement, write.target, (at,) if at else (), at))
+            continue
         if write.base_kind in (CONTAINER, SCALAR):
             continue
         at = line(write.statement)
@@ -150,9 +173,9 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
         at = line(write.node)
         sites.append(WriteSite(write.node, write.receiver, (at,) if at else (), at))
         if isinstance(write.node, cst.Call):
-            for arg in write.node.args:
-                if arg.keyword is not None and arg.keyword.value == "out":
-                    sites.append(WriteSite(write.node, arg.value, (at,) if at else (), at))
+            out = _method_out(write.node, write.method)
+            if out is not None:
+                sites.append(WriteSite(write.node, out, (at,) if at else (), at))
     for ref in analysis.refs:
         call = ref.call
         if ref.out_arg is not None and call is not None:
@@ -500,10 +523,10 @@ class _Reach:
         name_of = param.name.value
         positional = [*function.params.posonly_params, *function.params.params]
         position = positional.index(param) if param in positional else None
-        if param.star:
+        cls = self.flow.enclosing(function, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        if param.star and isinstance(cls, cst.ClassDef):
             self._note(f"the callers of `{name}` pass `{name_of}` through `*`")
             return
-        cls = self.flow.enclosing(function, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
         if isinstance(cls, cst.ClassDef):
             self._method_callers(function, name, name_of, position, depth)
             return
@@ -528,6 +551,10 @@ class _Reach:
                     self._reach(mapped.args[position + 1].value if position + 1 < len(mapped.args)
                                 else None, depth)
                 continue
+            if param.star:  # `f(x=b)` into `**kwargs`, `f(a, b)` into `*args`
+                for value in self._star_arguments(call, function, param):
+                    self._reach(value, depth)
+                continue
             argument = argument_for(call, position, name_of)
             if argument is None and any(a.star for a in call.args):
                 self._note(f"a call of `{name}` passes `{name_of}` through `*`")
@@ -536,6 +563,24 @@ class _Reach:
             self._note(f"callers of `{name}` in other modules must pass NumPy arrays")
         if name in self.collector.dynamic_names:
             self._note(f"callers of `{name}` through `globals()` must pass NumPy arrays")
+
+    def _star_arguments(self, call: cst.Call, function: cst.FunctionDef, param: cst.Param) -> list:
+        """What a call passes into `*args` (the positional arguments past the named ones) or
+        `**kwargs` (the keywords no named parameter takes); a `*xs`/`**d` of the call is
+        noted, not followed."""
+        params = function.params
+        if param.star == "**":
+            named = {p.name.value for p in [*params.posonly_params, *params.params,
+                                             *params.kwonly_params]}
+            passed = [a for a in call.args if a.keyword is not None and a.keyword.value not in named]
+            unpacked = any(a.star == "**" for a in call.args)
+        else:
+            count = len(params.posonly_params) + len(params.params)
+            passed = [a for a in call.args if a.keyword is None and not a.star][count:]
+            unpacked = any(a.star == "*" for a in call.args)
+        if unpacked:
+            self._note(f"a call of `{function.name.value}` passes `{param.name.value}` through `*`")
+        return [a.value for a in passed]
 
     def _mapped(self, reference):
         """`map(f, xs)`: the call of the builtin map passing the function first, or None."""

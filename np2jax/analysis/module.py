@@ -352,6 +352,9 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     # `bag.sort()` of an instance of the module's own class is its method, not an array's
     collector.method_writes = [w for w in collector.method_writes
                                if not dataflow.module_class_instance(w[1])]
+    # `lib.dot(a, b)` is another object's function, not the method `a.dot(b, out)`
+    collector.out_method_calls = [w for w in collector.out_method_calls
+                                  if dataflow.array_method_out(w[0], w[1])]
     for ref in collector.refs:
         plan(ref, parents, collector)
     _keep_for_string_data(collector, dataflow)
@@ -461,7 +464,7 @@ def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
                 ref.qualname in ARRAY_CONSTRUCTORS and argument is ref.arguments[0])
             if is_data and not argument.arg.star and dataflow.holds_string(value):
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
-                ref.detail = f"`{code_of(value)}`, a string (JAX has no string arrays)"
+                ref.detail = f"`{code_of(value)}`, which holds strings (JAX has no string arrays)"
                 break
 
 

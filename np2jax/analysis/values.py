@@ -30,6 +30,14 @@ _STRING_METHODS = frozenset({
     "upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "casefold", "join",
     "replace", "format", "zfill", "center", "ljust", "rjust", "swapcase", "removeprefix",
     "removesuffix", "expandtabs"})
+# methods that give a str or a list of them, whatever the receiver (`os.path.join` too)
+_STRING_MAKING_METHODS = frozenset({"join", "split", "rsplit", "splitlines", "hex"})
+# NumPy functions whose result keeps the strings of their first argument
+_STRING_KEEPING = frozenset(f"numpy.{name}" for name in (
+    "unique", "sort", "concatenate", "stack", "hstack", "vstack", "column_stack", "reshape",
+    "ravel", "flip", "roll", "repeat", "tile", "atleast_1d", "atleast_2d", "squeeze",
+    "transpose", "take", "copy", "append", "insert", "delete", "char.upper", "char.lower",
+    "char.strip", "char.add", "char.join", "char.replace", "char.zfill", "char.mod"))
 # jax modules whose functions return JAX arrays (not jax.device_get, which gives NumPy's)
 JAX_ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
@@ -129,47 +137,142 @@ class Values:
         return False
 
     def holds_string(self, node, depth: int = 0, seen: frozenset = frozenset()) -> bool:
-        """Whether `node` is a Python string as the code shows it (JAX has no string
-        arrays): a string literal or f-string, `str(...)`, a string's method that gives a
-        string (`name.upper()`, `"-".join(parts)`), `+`/`%` of a string, a conditional
-        whose branches are strings, and a name every binding of which is one: a parameter
-        annotated `str`, or one every call of its function passes a string."""
+        """Whether `node` may be Python strings (or bytes) as the code shows them, alone or
+        as the items of an array's data (JAX has no string arrays: `jnp.array("abc")` and
+        `jnp.array(["a", "b"])` raise): a string or bytes literal or f-string, `str(...)`,
+        `bytes(...)`, a string's method that gives a string (`name.upper()`, `s.encode()`),
+        `"-".join(parts)`, `line.split(",")`, `+`, `*` or `%` of a string, a slice or item
+        of a string or of a list of them (`WORDS[0]`, `s[1:3]`), a list, tuple or
+        comprehension with one string item, `list(...)`/`sorted(...)` of strings, a NumPy
+        array made of strings (`np.array(words)`, kept on NumPy), a call of a function of
+        this module that may return strings (or annotated `-> str`), a conditional one of
+        whose branches is, and a name one of whose bindings is: a parameter annotated `str`
+        (`list[str]`, `Optional[str]`, ...) or one some call of its function passes strings
+        for, a loop variable over strings, a list strings are appended to. "May": one
+        string is enough to keep a call on NumPy."""
         if depth > 12 or id(node) in seen:
             return False
         seen = seen | {id(node)}
+        deeper = depth + 1
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return True
         if isinstance(node, cst.Param):
             annotation = node.annotation.annotation if node.annotation is not None else None
-            if isinstance(annotation, cst.Name) and annotation.value == "str":
+            if annotation is not None and _names_str(annotation):
                 return True
             passed = self.passed_arguments(node)
-            return bool(passed) and all(self.holds_string(a.value if isinstance(a, cst.Arg) else a,
-                                                          depth + 1, seen) for a in passed)
+            return bool(passed) and any(self.holds_string(a.value if isinstance(a, cst.Arg) else a,
+                                                          deeper, seen) for a in passed)
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            return any(self.holds_string(e.value, deeper, seen) for e in node.elements)
+        if isinstance(node, cst.Dict):  # what a subscript or `.values()` gives
+            return any(isinstance(e, cst.DictElement) and self.holds_string(e.value, deeper, seen)
+                       for e in node.elements)
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return self.holds_string(node.elt, deeper, seen)
         if isinstance(node, cst.Call):
-            func = node.func
-            if isinstance(func, cst.Name):
-                return func.value in ("str", "repr", "format", "chr") \
-                    and not self.collector.is_api(func)
-            return isinstance(func, cst.Attribute) and func.attr.value in _STRING_METHODS \
-                and self.holds_string(func.value, depth + 1, seen)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Modulo)):
-            return self.holds_string(node.left, depth + 1, seen)
+            return self._call_holds_string(node, deeper, seen)
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, cst.Modulo):
+                return self.holds_string(node.left, deeper, seen)
+            if isinstance(node.operator, (cst.Add, cst.Multiply)):
+                return self.holds_string(node.left, deeper, seen) \
+                    or self.holds_string(node.right, deeper, seen)
+            return False
+        if isinstance(node, cst.Subscript):  # an item or slice of strings
+            return self.holds_string(node.value, deeper, seen)
         if isinstance(node, cst.IfExp):
-            return self.holds_string(node.body, depth + 1, seen) \
-                and self.holds_string(node.orelse, depth + 1, seen)
+            return self.holds_string(node.body, deeper, seen) \
+                or self.holds_string(node.orelse, deeper, seen)
+        if isinstance(node, (cst.StarredElement, cst.Element, cst.Arg)):
+            return self.holds_string(node.value, deeper, seen)
         if isinstance(node, cst.Name):
-            values, aug_values = self.name_values(node)
-            if not values:
-                return False
-            for value, statement in [*values, *((v, None) for v in aug_values)]:
-                if value == "param":
-                    if not self.holds_string(statement, depth + 1, seen):
-                        return False
-                elif not (isinstance(value, cst.CSTNode) and self.holds_string(value, depth + 1, seen)):
-                    return False
-            return True
+            return self._name_holds_string(node, deeper, seen)
         return False
+
+    def _call_holds_string(self, node: cst.Call, depth: int, seen: frozenset) -> bool:
+        func = node.func
+        first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+        if isinstance(func, cst.Name) and not self.collector.is_api(func):
+            if func.value in ("str", "repr", "format", "chr", "ascii", "bytes"):
+                return True
+            if func.value in ("list", "tuple", "sorted", "reversed", "set", "frozenset"):
+                return first is not None and self.holds_string(first, depth, seen)
+            function = self.module_function(node)
+            if function is not None:
+                if function.returns is not None and _names_str(function.returns.annotation):
+                    return True
+                returns = self.function_returns(function)
+                return bool(returns) and any(self.holds_string(v, depth, seen) for v in returns)
+            return False
+        if isinstance(func, cst.Attribute):
+            ref = self.collector.ref_by_call.get(node)
+            if ref is not None:  # `np.array(words)`: NumPy keeps the strings, unless cast
+                if ref.qualname not in ARRAY_CONSTRUCTORS and ref.qualname not in _STRING_KEEPING:
+                    return False
+                if any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args):
+                    return False
+                return first is not None and self.holds_string(first, depth, seen)
+            method = func.attr.value
+            if method in _STRING_MAKING_METHODS:  # `", ".join(...)`, `line.split()`: str's
+                return True
+            if method in _STRING_METHODS or method in ("encode", "decode", "copy", "tolist"):
+                return self.holds_string(func.value, depth, seen)
+            if method == "astype":
+                return first is not None and _names_str(first)
+        return False
+
+    def _name_holds_string(self, node: cst.Name, depth: int, seen: frozenset) -> bool:
+        iterated = self._comprehension_iter(node)
+        if iterated is not None:
+            return self.holds_string(iterated, depth, seen)
+        scope, values, aug_values = self.name_bindings(node)
+        for value, statement in values:
+            if value == "param":
+                if self.holds_string(statement, depth, seen):
+                    return True
+            elif isinstance(value, cst.CSTNode):
+                if self.holds_string(value, depth, seen):
+                    return True
+            elif isinstance(statement, cst.For) and isinstance(statement.target, cst.Name) \
+                    and statement.target.value == node.value:
+                if self.holds_string(statement.iter, depth, seen):
+                    return True
+        if any(self.holds_string(v, depth, seen) for v in aug_values):
+            return True
+        if scope is not None and any(isinstance(v, (cst.List, cst.Set)) for v, _ in values):
+            return any(self.holds_string(v, depth, seen) for v in self._appended(scope, node.value))
+        return False
+
+    def _comprehension_iter(self, name: cst.Name):
+        """What a comprehension's own variable `name` iterates over (`w` in `[w.upper() for w
+        in WORDS]`: WORDS), or None when `name` is no comprehension's variable."""
+        node = self.parents.get(name)
+        while node is not None and not isinstance(node, (cst.BaseSmallStatement,
+                                                          cst.BaseCompoundStatement)):
+            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                comp_for = node.for_in
+                while comp_for is not None:
+                    if isinstance(comp_for.target, cst.Name) and comp_for.target.value == name.value:
+                        return comp_for.iter
+                    comp_for = comp_for.inner_for_in
+            node = self.parents.get(node)
+        return None
+
+    def _appended(self, scope, name: str) -> list:
+        """The values `name.append(v)`, `name.extend(vs)` and `name.insert(i, v)` add to the
+        list `name` holds, in the scope that binds it."""
+        added = []
+        for access in scope.accesses[name] if name in scope.accesses else ():
+            attribute = self.parents.get(access.node)
+            call = self.parents.get(attribute)
+            if isinstance(attribute, cst.Attribute) and attribute.value is access.node \
+                    and isinstance(call, cst.Call) and call.func is attribute and call.args:
+                if attribute.attr.value in ("append", "extend", "add"):
+                    added.append(call.args[0].value)
+                elif attribute.attr.value == "insert" and len(call.args) > 1:
+                    added.append(call.args[1].value)
+        return added
 
     def name_values(self, expr: cst.Name):
         """Bindings and `op=` values of a name, looked up from its scope outwards as Python does."""
@@ -248,10 +351,25 @@ class Values:
             values = self.live_bindings(expr, values)
         if not values:
             return UNKNOWN
-        kinds = {self.value_kind(v) for v, _ in values}
+        kinds = {CONTAINER if _star_param(v, s) else self.value_kind(v) for v, s in values}
         if kinds == {SCALAR}:  # `total = 0; total += g` makes total an array when g is one
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN
+
+    def array_method_out(self, call: cst.Call, receiver: cst.BaseExpression) -> bool:
+        """Whether `receiver.method(...)`, which passes an out argument by the shape of an
+        ndarray method's call, may be that method writing into it. Positionally (`x.clip(0,
+        1, x)`, `a.dot(b, c)`) only on a receiver known to be an array, or with the receiver
+        itself as the out: `lib.dot(a, b)` and `self.max(a, b)` are other objects'
+        functions. With `out=`, unless the receiver is known not to be an array: a module or
+        another imported name (`torch.add(a, b, out=c)`), an instance of the module's own
+        class."""
+        if any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
+            return not (self.collector.imported_name(receiver) is not None
+                        or self.module_class_instance(receiver))
+        if any(not a.keyword and a.value.deep_equals(receiver) for a in call.args):
+            return True
+        return self.kind_of(receiver, call) == ARRAY
 
     def may_hold_argument(self, name: cst.Name) -> bool:
         """Whether the name, where it is read, may hold what the caller passed to a parameter
@@ -275,18 +393,19 @@ class Values:
 
     def container_type(self, expr: cst.BaseExpression) -> str | None:
         """The Python container class a name holds, where every binding of it makes the same
-        one: "builtins.dict" (`{}`, `{k: v}`, a dict comprehension, `dict(...)`),
+        one: "builtins.dict" (`{}`, `{k: v}`, a dict comprehension, `dict(...)`, `**kwargs`),
         "builtins.set" (`{1, 2}`, a set comprehension, `set(...)`), "builtins.frozenset",
         "collections.Counter", "collections.defaultdict", "collections.OrderedDict"; else None
         (a parameter, a value of another kind, bindings that differ)."""
         if not isinstance(expr, cst.Name):
             return None
         values, _ = self.name_values(expr)
-        kinds = {self._container_of(value) for value, _ in values}
+        kinds = {self._container_of(value, statement) for value, statement in values}
         return kinds.pop() if len(kinds) == 1 else None
 
-    def _container_of(self, value) -> str | None:
-        if isinstance(value, (cst.Dict, cst.DictComp)):
+    def _container_of(self, value, statement=None) -> str | None:
+        if isinstance(value, (cst.Dict, cst.DictComp)) or (
+                _star_param(value, statement) and statement.star == "**"):
             return "builtins.dict"
         if isinstance(value, (cst.Set, cst.SetComp)):
             return "builtins.set"
@@ -892,6 +1011,30 @@ CONTAINER_CLASSES = frozenset({"builtins.dict", "builtins.set", "builtins.frozen
                                "collections.Counter", "collections.defaultdict",
                                "collections.OrderedDict"})
 _CONTAINER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in CONTAINER_CLASSES)
+
+
+def _star_param(value, statement) -> bool:
+    """A binding of `*args` (a tuple) or `**kwargs` (a dict): Python makes them, never an
+    array, whatever the caller passes."""
+    return value == "param" and isinstance(statement, cst.Param) and statement.star in ("*", "**")
+
+
+def _names_str(annotation) -> bool:
+    """Whether a type (an annotation, `astype`'s argument) names `str` or `bytes` (or a
+    NumPy string dtype): `str`, `list[str]`, `Optional[str]`, `"U10"`, `np.str_`."""
+    if isinstance(annotation, cst.SimpleString):
+        text = annotation.evaluated_value
+        return isinstance(text, str) and (text.lstrip("<>=|")[:1] in ("U", "S")
+                                          or "str" in text or "bytes" in text)
+    return any(isinstance(n, cst.Name) and n.value in ("str", "bytes", "str_", "bytes_")
+               or isinstance(n, cst.Attribute) and n.attr.value in ("str_", "bytes_")
+               for n in _walk(annotation))
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 def _part_of(value, name: str) -> bool:

@@ -5,7 +5,8 @@ In the 32-bit mode (--x32), code whose results depend on 64-bit types, which JAX
 tolerances below float32's precision, float constants beyond float32's exact integers
 (epoch seconds, Julian dates), the limits `finfo` gives, sums and products of integer data
 and integer data scaled by large constants (int32 overflows past 2**31 where NumPy's int64
-does not), and linear solves (float32's digits go to an ill-conditioned matrix).
+does not), linear solves (float32's digits go to an ill-conditioned matrix), and matrix
+products (TF32 on NVIDIA GPUs).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ FLOAT32_OFFSET = 2**20  # float32 steps here are 1/8: times and dates lose their
 SCALE = 2**16  # integer data times this passes 2**31 once the data passes 32768
 ACCUMULATING = frozenset({"sum", "prod", "cumsum", "cumprod", "dot", "matmul", "trace",
                           "nansum", "nanprod", "nancumsum", "nancumprod", "einsum"})
+TF32 = ("JAX multiplies float32 matrices on NVIDIA GPUs in TF32 by default (inputs rounded "
+        "to 10 bits of mantissa: relative errors near 1e-3, where a full float32 product "
+        "keeps about 1e-7); for float32's digits run it under `with "
+        "jax.default_matmul_precision(\"highest\"):`, or set "
+        "JAX_DEFAULT_MATMUL_PRECISION=highest for the process")
 _FOLDED = {cst.Power: lambda a, b: a ** b, cst.LeftShift: lambda a, b: a << b,
            cst.Multiply: lambda a, b: a * b}
 
@@ -78,6 +84,7 @@ class Float64Dependent(Rule):
                                   reason="float32 gives a linear solve about 7 significant "
                                          "digits, and an ill-conditioned matrix (normal "
                                          "equations, a Vandermonde matrix) takes most of them")
+        yield from self._matrix_products()
         jax_refs = self.analysis.dataflow.jax_refs
         for ref, argument in self.analysis.kept_calls_given_jax_values:
             library = "SciPy" if ref.qualname.startswith("scipy") else "NumPy"
@@ -98,6 +105,43 @@ class Float64Dependent(Rule):
                                          "computes in 32 bits")
             elif name in ACCUMULATING:
                 yield from self._integer_accumulation(call, name)
+
+    def _matrix_products(self):
+        """`a @ b`, `a @= b`, `np.dot`/`matmul`/`einsum`/`tensordot`/... converted, and
+        `a.dot(b)` of a JAX array: on an NVIDIA GPU JAX multiplies float32 matrices in TF32
+        by default, where NumPy's float32 product keeps float32's digits. Integer data (a
+        dtype the code shows) is not reported: TF32 is for floats only."""
+        dtype_of = self.analysis.dtypes.dtype_of
+        jax_typed = self.analysis.dataflow.jax_typed
+
+        def floats(*operands) -> bool:
+            return not any(is_integer(dtype_of(o)) or dtype_of(o) == "bool" for o in operands)
+
+        products = frozenset(api_policy()["precision"]["matrix_products"])
+        for ref in self.analysis.refs:
+            if ref.call is not None and ref.converted and ref.qualname in products:
+                operands = [a.value for a in ref.call.args if a.keyword is None and not a.star]
+                if ref.qualname == "numpy.einsum":
+                    operands = operands[1:]
+                if floats(*operands):
+                    yield self.report(ref.call, spelled=code_of(ref.node) + "(...)",
+                                      reason=TF32)
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            if isinstance(operation.operator, cst.MatrixMultiply) \
+                    and (jax_typed(operation.left) or jax_typed(operation.right)) \
+                    and floats(operation.left, operation.right):
+                yield self.report(operation, spelled=code_of(operation), reason=TF32)
+        for update in self.analysis.nodes(cst.AugAssign):
+            if isinstance(update.operator, cst.MatrixMultiplyAssign) \
+                    and (jax_typed(update.target) or jax_typed(update.value)) \
+                    and floats(update.target, update.value):
+                yield self.report(update, spelled=code_of(update).strip(), reason=TF32)
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "dot" \
+                    and self.analysis.ref_of_call(call) is None and jax_typed(func.value) \
+                    and floats(func.value, *(a.value for a in call.args[:1])):
+                yield self.report(call, spelled=code_of(func) + "(...)", reason=TF32)
 
     def _integer_accumulation(self, call: cst.Call, name: str):
         """A sum or product of integer data: int32 wraps past 2**31."""
