@@ -194,7 +194,8 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
         if blame["kept"]:
             _say(progress, "running the suite again on the result")
             result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
-                                        timeout_s=options.suite_timeout_s, x64=config.x64)
+                                        timeout_s=options.suite_timeout_s, x64=config.x64,
+                                        reference=result.tests.original)
     result.wall_s = time.monotonic() - started
     return result
 

@@ -146,13 +146,16 @@ def run_suite(tree: Path, pytest_args: list[str], env: dict, timeout_s: float,
 
 def verify_tests(original: Path, converted: Path, pytest_args: list[str] | None = None, *,
                  devices: tuple[str, ...] | None = None, timeout_s: float = 600,
-                 x64: bool = False) -> TestsResult:
+                 x64: bool = False, reference: SuiteRun | None = None) -> TestsResult:
+    """The suite on `original` (or `reference`, its run already made) and on `converted`
+    on each device; the tests whose outcome changed."""
     original, converted = Path(original), Path(converted)
     for tree in (original, converted):
         if not tree.is_dir():
             raise VerifyUsageError(f"--tests needs two folders; {tree} is not one")
     args = list(pytest_args or [])
-    reference = run_suite(original, args, {"JAX_PLATFORMS": "cpu"}, timeout_s, None)
+    if reference is None:
+        reference = run_suite(original, args, {"JAX_PLATFORMS": "cpu"}, timeout_s, None)
     result = TestsResult(reference)
     for device, platform in resolve_devices(devices):
         env = {"JAX_PLATFORMS": platform}
