@@ -182,7 +182,7 @@ class Aliasing(Values):
                 if local[expression.value] != kind:
                     return None
                 continue
-            qualname = self.collector.imported_name(expression)
+            (qualname,) = self.collector.imported_names(expression, sole=True) or (None,)
             if qualname is not None:
                 needs.append((qualname, kind))
                 continue
