@@ -199,7 +199,7 @@ def _numpy_params(analysis) -> dict:
     in other files of the tree must pass NumPy arrays for them: FileResult.numpy_params)."""
     found = {}
     effects = analysis.dataflow.effects
-    from np2jax.analysis.module import all_parameters
+    from np2jax.syntax import all_parameters
 
     for function, fact in analysis.kept_functions.items():
         if function not in analysis.module.body and not fact.numba:
@@ -207,11 +207,8 @@ def _numpy_params(analysis) -> dict:
         if fact.numba:  # numba refuses JAX arrays for any parameter
             found[function.name.value] = all_parameters(function)
             continue
-        params = function.params
-        positional = [*params.posonly_params, *params.params]
-        shared = tuple((positional.index(p) if p in positional else None, p.name.value)
-                       for p in [*positional, *params.kwonly_params]
-                       if not effects.param_effect(function, p).read_only)
+        shared = all_parameters(
+            function, lambda p, f=function: not effects.param_effect(f, p).read_only)
         if shared:
             found[function.name.value] = shared
     return found

@@ -46,6 +46,16 @@ def dotted_chain(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
     return chain if isinstance(chain[-1], cst.Name) else None
 
 
+def all_parameters(function: cst.FunctionDef, where=None) -> tuple:
+    """((position or None, name), ...) of every parameter a caller can pass (position among
+    the positional ones; None for keyword-only), or of those `where(param)` holds for:
+    what argument_for takes to find the argument a call passes for one."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    return tuple((positional.index(p) if p in positional else None, p.name.value)
+                 for p in [*positional, *params.kwonly_params] if where is None or where(p))
+
+
 def argument_for(call: cst.Call, position: int | None, name: str):
     """The expression a call passes for a parameter (by keyword `name`, or at `position`
     among the positional arguments), or None: not passed, or hidden by `*`/`**`."""
