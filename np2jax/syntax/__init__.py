@@ -9,7 +9,7 @@ np2jax but np2jax.files (for SourceError).
                            touches libcst's private internals; NP2JAX_PUBLIC_LIBCST=1 turns
                            them off)
     np2jax.syntax.updates  builders of the code that replaces in-place writes
-    np2jax.syntax.parse    source text -> libcst Module, with a one-line error
+    np2jax.syntax.parse    source text -> libcst Module (and CPython's ast), with a one-line error
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def test_ten_megabytes_without_numpy_are_never_parsed(tmp_path, monkeypatch, jit
 
     monkeypatch.setattr(ast, "parse", spy(ast.parse))
     monkeypatch.setattr(libcst, "parse_module", spy(libcst.parse_module))
-    monkeypatch.setattr(np2jax.syntax.parse, "parse", spy(np2jax.syntax.parse.parse))
+    monkeypatch.setattr(np2jax.syntax.parse, "parse_with_ast", spy(np2jax.syntax.parse.parse_with_ast))
     line = "value_{i} = {i} * 2 + 1  # padding padding padding padding\n"
     data = "".join(line.format(i=i) for i in range(180_000)).encode()
     assert len(data) > 10_000_000
