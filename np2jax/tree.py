@@ -127,9 +127,9 @@ class Tree:
     _syntax: dict = field(default_factory=dict, repr=False, compare=False)  # Tree.syntax
 
     def syntax(self, path: Path) -> ast.Module | None:
-        """The file's ast, parsed at most once for all the tree's passes (imports_of, the
-        --jit decorator scan of np2jax.engine); None for a notebook or a file that does not
-        parse."""
+        """The file's ast, parsed once for the tree's passes before the pipeline's (--jit's
+        decorator scan in np2jax.engine, then the import graph, Tree._imported, which lets
+        them go); None for a notebook or a file that does not parse."""
         if path not in self._syntax:
             self._syntax[path] = None if is_notebook(path) else _parsed(self.texts[path])
         return self._syntax[path]
@@ -214,6 +214,8 @@ class Tree:
                     names = set().union(*(self.words.get(p, set()) for p, n in self.names.items()
                                           if n == module))
                 found.setdefault(module, set()).update(words if names is None else names)
+        self._syntax.clear()  # the last pass to read them (after --jit's decorator scan): an
+        # ast weighs many times its text, and the pipeline parses each file on its own
         return {module: frozenset(names) for module, names in found.items()}
 
     def _may_refer(self, path: Path, qualname: str) -> bool:
