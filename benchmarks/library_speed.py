@@ -576,13 +576,28 @@ def summary_lines(rows: list[dict]) -> list[str]:
 
 def report_lines(rows: list[dict], uses_jax: bool, eager_findings: dict) -> list[str]:
     lines = summary_lines(rows)
-    if not uses_jax:  # NumPy against NumPy: a speed-up is noise, not a finding
+    failure = first_failure(rows)
+    if failure is not None:  # nothing converted ran: whether it uses JAX is unknown
+        lines.insert(0, f"every converted variant failed (eager and jit, {len(rows)} function(s)), "
+                        f"nothing converted was measured; the first error: {failure}")
+    elif not uses_jax:  # NumPy against NumPy: a speed-up is noise, not a finding
         lines = [line for line in lines if not line.startswith("jit faster than NumPy")]
         findings = ", ".join(f"{c} {n}" for c, n in sorted(eager_findings.items()))
         lines.insert(0, "the converted library does not use JAX: convert left it on NumPy "
                         f"(its findings: {findings or 'none'}); eager and jit run NumPy's code, "
                         "and their differences from NumPy are the machine's noise")
     return lines
+
+
+def first_failure(rows: list[dict]) -> str | None:
+    """"FUNCTION VARIANT: ERROR" of the first converted variant's failure, when every
+    converted variant (eager and jit) of every function failed; else None (and None when
+    there are no rows)."""
+    variants = [(row["function"], variant, row[variant]) for row in rows for variant in ("eager", "jit")]
+    if not variants or any(found["ok"] for _, _, found in variants):
+        return None
+    function, variant, found = variants[0]
+    return f"{function} {variant}: {found['error']}"
 
 
 def render(console, name: str, version: str, device: str, rows: list[dict], lines: list[str],
@@ -691,7 +706,8 @@ def run_benchmark(work: Path, only: list[str] | None, device: str, repeat: int, 
             kind = runs[("jit", device_name)].get("device_kind")
             label = device_name + (f" ({kind})" if kind else "")
             eager_run = runs[("eager", device_name)]
-            uses_jax = bool(eager_run.get("jax")) or not eager_run["functions"]
+            uses_jax = any(runs[(v, device_name)].get("jax") for v in ("eager", "jit")) \
+                or not eager_run["functions"]
             lines = report_lines(rows, uses_jax, entry.get("eager_findings", {}))
             problems = problem_lines(name, rows, runs)
             render(console, name, entry["version"], label, rows, lines, problems)

@@ -386,7 +386,7 @@ def prove_row(project: Project, proved: dict) -> str:
         f" ({', '.join(f'{v} {n}' for v, n in sorted(kept.items()))})" if kept else "")
     count = Counter(f["verdict"] for f in functions)
     return (f"| {project.name} | {project.version} | {prove['rounds']} | {len(functions)} "
-            f"| {sum(1 for f in functions if f['verdict'] == 'equal' and f['key'] not in kept_names)} "
+            f"| {on_jax.get('functions_on_jax', sum(1 for f in functions if f['verdict'] == 'equal' and f['key'] not in kept_names))} "
             f"| {kept_cell} | {count['not-exercised']} | {count['unreplayable']} "
             f"| {on_jax.get('calls_on_jax', '-')} of {on_jax.get('calls', '-')}"
             + (f" ({100 * share:.0f}%)" if share is not None else "")

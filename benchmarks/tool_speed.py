@@ -10,7 +10,12 @@ prints, in one run, over the Python files of TREE:
 - the wall time of a warm re-check: `np2jax check` again over an unchanged tree whose
   results are cached (target: under 1 s for numpy's own source tree);
 - the start-up: `np2jax check one_file.py`, without and with a cached result (wall and CPU
-  seconds; target: under 0.3 s).
+  seconds; target: under 0.3 s);
+- a 10 MB data module without `import` or NumPy next to a small NumPy file: `np2jax
+  convert --in-place` and `--jit` of the two (wall and CPU seconds; target: a few seconds
+  of CPU, reading and scanning the text: the big module is never parsed, which
+  tests/engine/test_bad_input.py checks; a parse took 12 s of CPU). Alone, without TREE:
+  `python benchmarks/tool_speed.py --big-module`.
 
 Every np2jax figure is a fresh process of the console script, as a user runs it; the
 cache lives in a temporary folder (NP2JAX_CACHE_DIR). --sample N takes N files spread evenly
@@ -81,12 +86,43 @@ def timed(command: list[str], env: dict, cwd: Path) -> tuple[float, float, int]:
     return wall, cpu, done.returncode
 
 
+BIG_LINE = "value_{i} = {i} * 2 + 1  # padding padding padding padding\n"
+
+
+def big_module(scratch: Path, env: dict) -> None:
+    """Prints the time of converting a 10 MB data module without `import` or NumPy beside a
+    small NumPy file, eager and --jit (a fresh copy each time: --in-place)."""
+    data = "".join(BIG_LINE.format(i=i) for i in range(180_000))
+    for flags in ([], ["--jit"]):
+        tree = scratch / f"big{len(flags)}"
+        shutil.rmtree(tree, ignore_errors=True)
+        tree.mkdir(parents=True)
+        (tree / "big.py").write_text(data)
+        (tree / "z_good.py").write_text(ONE_FILE)
+        wall, cpu, _ = timed([*NP2JAX, "convert", "--no-cache", "--in-place", *flags, str(tree)],
+                             env, scratch)
+        print(f"a {len(data) / 1e6:.0f} MB module without import or NumPy and a NumPy file, "
+              f"`np2jax convert --in-place{' ' if flags else ''}{' '.join(flags)}`: {wall:.2f} s wall, "
+              f"{cpu:.2f} s CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tree", type=Path)
+    parser.add_argument("tree", type=Path, nargs="?")
     parser.add_argument("--sample", type=int, default=None, help="only N files, spread evenly")
     parser.add_argument("--jobs", type=int, default=2, help="the -j compared with -j 1")
+    parser.add_argument("--big-module", action="store_true",
+                        help="only the 10 MB module without NumPy (no TREE needed)")
     args = parser.parse_args()
+    if args.big_module:
+        scratch = Path(tempfile.mkdtemp(prefix="np2jax-tool-speed-"))
+        try:
+            big_module(scratch, {**os.environ, "NP2JAX_CACHE_DIR": str(scratch / "cache")})
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return
+    if args.tree is None:
+        parser.error("TREE is needed (or --big-module)")
     files = python_files(args.tree, args.sample)
     targets = [str(p) for p in files] if args.sample else [str(args.tree)]
     scratch = Path(tempfile.mkdtemp(prefix="np2jax-tool-speed-"))
@@ -136,6 +172,7 @@ def main() -> None:
             best = min(runs)
             print(f"start-up, `np2jax check one_file.py` ({label}, best of 5): {best[0]:.2f} s "
                   f"wall, {best[1]:.2f} s CPU")
+        big_module(scratch, env)
         print()
         print("commands (NP2JAX_CACHE_DIR set to a fresh temporary folder):")
         for label, _, _, command in rows[1:]:

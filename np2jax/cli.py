@@ -656,10 +656,13 @@ def _convert_proved(paths, out, output_format, quiet, select, ignore, exclude, x
                 markup=False, soft_wrap=True)
         share = proved.calls_on_jax()
         if share and share["calls"]:
+            left = share["functions_left_on_numpy"]
             console.print(f"on JAX: {share['calls_on_jax']} of the suite's {share['calls']} calls "
                           f"of the package's functions ({100 * share['share']:.0f}%), to "
-                          f"{share['functions_on_jax']} function(s) proven equal and not kept "
-                          "on NumPy", markup=False, soft_wrap=True)
+                          f"{share['functions_on_jax']} function(s) proven equal, not kept "
+                          "on NumPy, in modules the conversion moved to JAX"
+                          + (f" ({left} more proven equal in modules left on NumPy)" if left else ""),
+                          markup=False, soft_wrap=True)
         console.print(f"prove: {len(proved.rounds)} round(s), {len(proved.kept)} function(s) "
                       f"kept on NumPy, {proved.wall_s:.1f} s in all", markup=False)
     failed = not proved.ok

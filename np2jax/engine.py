@@ -10,6 +10,7 @@ takes time tells a Progress (np2jax.report.text.RunProgress draws it on a termin
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -27,7 +28,7 @@ from np2jax.files import (
     write_atomic,
 )
 from np2jax.findings import FileResult
-from np2jax.tree import ModuleContext, Tree, module_names
+from np2jax.tree import ModuleContext, Tree, from_imports, module_names
 
 # Called after each file is processed, with its path and the number of files in the run.
 OnFile = Callable[[Path, int], None] | None
@@ -370,38 +371,49 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
 
 
 _NESTED_DEF = re.compile(r"\n[ \t]+def ")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def tree_jit_decorators(tree: Tree) -> dict[str, str]:
     """Qualified name -> kind of the tree's transparent decorators that may sit above
-    jax.jit (np2jax.analysis.decorators.tree_jit_decorators): the modules with a nested
-    `def` are parsed, then those that name what they define (re-exports)."""
+    jax.jit (np2jax.analysis.decorators.tree_jit_decorators). Such a decorator is a
+    module-level `def` with a `def` in its body: only the modules whose ast (Tree.syntax,
+    the tree's one parse of each file) shows one are parsed with libcst for the analysis;
+    what the modules re-export is read from the same ast, of those with a nested `def`
+    and those that name what the others define."""
     import libcst as cst
 
     from np2jax.analysis.decorators import tree_jit_decorators as found_in
 
-    modules: dict = {}
+    imports: dict = {}  # module name -> its from_imports, for the re-exports
+    modules: dict = {}  # module name -> its libcst module, for the decorators
 
-    def parse(path: Path) -> None:
+    def read(path: Path, decorators: bool) -> None:
         name = tree.names.get(path)
-        if not name or name in modules or is_notebook(path):
+        if not name or name in imports or is_notebook(path):
             return
-        try:
-            modules[name] = (cst.parse_module(tree.texts[path]), path.name == "__init__.py")
-        except Exception:  # noqa: BLE001 - its own conversion reports the syntax error
-            return
+        syntax = tree.syntax(path)
+        if syntax is None:
+            return  # its own conversion reports the syntax error
+        if decorators and any(isinstance(s, _DEFS) and any(isinstance(b, _DEFS) for b in s.body)
+                              for s in syntax.body):
+            try:
+                modules[name] = cst.parse_module(tree.texts[path])
+            except Exception:  # noqa: BLE001 - its own conversion reports the syntax error
+                return
+        imports[name] = from_imports(syntax, name, path.name == "__init__.py")
 
     for path, text in tree.texts.items():
         if _NESTED_DEF.search(text):
-            parse(path)
-    found = found_in(modules)
+            read(path, decorators=True)
+    found = found_in(modules, imports)
     if not found:
         return {}
     names = {q.rsplit(".", 1)[1] for q in found}
     for path in tree.texts:
         if names & tree.words.get(path, set()):
-            parse(path)
-    return found_in(modules)
+            read(path, decorators=False)  # no nested def: it defines no decorator
+    return found_in(modules, imports)
 
 
 def tree_effects(results: dict[Path, FileResult], tree: Tree) -> dict:

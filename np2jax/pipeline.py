@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from np2jax.config import Config
 from np2jax.files import SourceError, may_use_numpy
 from np2jax.findings import Coverage, FileResult, Finding
-from np2jax.tree import ModuleContext
+from np2jax.tree import ModuleContext, from_imports
 
 if TYPE_CHECKING:
     from np2jax.rules.base import Report
@@ -80,11 +80,11 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
     from np2jax.analysis import analyze
-    from np2jax.analysis.decorators import from_imports, transparent_decorators
+    from np2jax.analysis.decorators import transparent_decorators
     from np2jax.rules.base import RuleContext, all_rules
-    from np2jax.syntax.parse import parse
+    from np2jax.syntax.parse import parse_with_ast
 
-    module = parse(text, path)
+    module, syntax = parse_with_ast(text, path)
     analysis = analyze(module, context, config.kept_in(path), text)
     if not analysis.uses_numpy and not analysis.tree_references:
         # a module of numba functions: other files must pass them NumPy arrays
@@ -160,8 +160,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
         transparent_decorators=transparent_decorators(analysis.module),
-        from_imports=from_imports(analysis.module, analysis.context.name,
-                                  analysis.context.is_package),
+        from_imports=from_imports(syntax, analysis.context.name, analysis.context.is_package),
         kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
         numpy_params=_numpy_params(analysis),
         array_arguments=_array_arguments(analysis) if config.jit else {},
@@ -199,7 +198,7 @@ def _numpy_params(analysis) -> dict:
     in other files of the tree must pass NumPy arrays for them: FileResult.numpy_params)."""
     found = {}
     effects = analysis.dataflow.effects
-    from np2jax.analysis.module import all_parameters
+    from np2jax.syntax import all_parameters
 
     for function, fact in analysis.kept_functions.items():
         if function not in analysis.module.body and not fact.numba:
@@ -207,11 +206,8 @@ def _numpy_params(analysis) -> dict:
         if fact.numba:  # numba refuses JAX arrays for any parameter
             found[function.name.value] = all_parameters(function)
             continue
-        params = function.params
-        positional = [*params.posonly_params, *params.params]
-        shared = tuple((positional.index(p) if p in positional else None, p.name.value)
-                       for p in [*positional, *params.kwonly_params]
-                       if not effects.param_effect(function, p).read_only)
+        shared = all_parameters(
+            function, lambda p, f=function: not effects.param_effect(f, p).read_only)
         if shared:
             found[function.name.value] = shared
     return found

@@ -12,6 +12,7 @@ later round replays the same records on the new conversion.
 
 from __future__ import annotations
 
+import ast
 import shutil
 import time
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,7 @@ class ProvedConversion:
     # the last step, when tests newly failed: {"tests", "candidates", "kept", "trials", "passed"}
     blame: dict | None = None
     wall_s: float = 0.0
+    project: Path | None = None  # the folder the tests run from: the proof's paths are under it
 
     @property
     def proof(self) -> ProveResult | None:
@@ -83,21 +85,39 @@ class ProvedConversion:
                 return True
         return False
 
+    def paths_on_jax(self) -> set[str]:
+        """The package's files (as the proof names them, relative to the project) whose
+        converted module uses JAX: it imports jax. A module np2jax left on NumPy (nothing
+        converted in it, or only what keeps it NumPy) runs NumPy however equal its functions."""
+        found = set()
+        for result in self.run.files:
+            path = Path(result.path)
+            if self.project is not None:
+                try:
+                    path = path.resolve().relative_to(self.project)
+                except ValueError:
+                    continue
+            if _imports_jax(result.converted):
+                found.add(path.as_posix())
+        return found
+
     def calls_on_jax(self) -> dict | None:
         """Of the suite's calls of the package's functions, those that went to a function
-        proven equal in the last round and not kept on NumPy: the share of the work the
-        result does with JAX (a kept function replays as NumPy against NumPy, equal, and is
-        not counted)."""
+        proven equal in the last round, not kept on NumPy, in a module the conversion moved to
+        JAX (paths_on_jax): the share of the work the result does with JAX (a kept function,
+        or one of a module left on NumPy, replays as NumPy against NumPy, equal, and is not
+        counted; functions_left_on_numpy counts those of the second kind)."""
         proof = self.proof
         if proof is None or proof.error:
             return None
+        on_jax_paths = self.paths_on_jax()
         calls = sum(f.calls for f in proof.functions)
-        on_jax = sum(f.calls for f in proof.functions
-                     if f.verdict == "equal" and not self.kept_on_numpy(f.key))
-        functions = [f.key for f in proof.functions
-                     if f.verdict == "equal" and not self.kept_on_numpy(f.key)]
+        equal = [f for f in proof.functions if f.verdict == "equal" and not self.kept_on_numpy(f.key)]
+        functions = [f for f in equal if f.path in on_jax_paths]
+        on_jax = sum(f.calls for f in functions)
         return {"calls": calls, "calls_on_jax": on_jax,
-                "share": on_jax / calls if calls else None, "functions_on_jax": len(functions)}
+                "share": on_jax / calls if calls else None, "functions_on_jax": len(functions),
+                "functions_left_on_numpy": len(equal) - len(functions)}
 
     def tests_summary(self) -> dict | None:
         """Tests passing on the original, and of those, passing on the result."""
@@ -153,7 +173,7 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
         _say(progress, f"round {number}: proving the converted functions on the suite's calls")
         proof = prove_functions(project, mirror, relative.as_posix(), pytest_args,
                                 replace(options, reuse_records=number > 1), progress=progress)
-        result = result or ProvedConversion(run, config=config)
+        result = result or ProvedConversion(run, config=config, project=project)
         result.run = run
         result.rounds.append(proof)
         if proof.error:
@@ -312,6 +332,18 @@ def _mirror(project: Path, relative: Path, converted: Path, mirror: Path) -> Non
     shutil.copytree(project, mirror, ignore=_NOT_COPIED, symlinks=True)
     shutil.copytree(converted, mirror / relative, ignore=shutil.ignore_patterns("__pycache__"),
                     dirs_exist_ok=True)
+
+
+def _imports_jax(text: str) -> bool:
+    """Whether a module's text imports jax (or a module under it)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any((isinstance(node, ast.Import) and any(a.name.split(".")[0] == "jax" for a in node.names))
+               or (isinstance(node, ast.ImportFrom) and not node.level
+                   and (node.module or "").split(".")[0] == "jax")
+               for node in ast.walk(tree))
 
 
 def _say(progress, text: str) -> None:

@@ -124,6 +124,15 @@ class Tree:
     words: dict[Path, set] = field(default_factory=dict)
     texts: dict[Path, str] = field(default_factory=dict)
     marked: bool = False  # the contexts name the tree (ModuleContext.tree: --interface numpy)
+    _syntax: dict = field(default_factory=dict, repr=False, compare=False)  # Tree.syntax
+
+    def syntax(self, path: Path) -> ast.Module | None:
+        """The file's ast, parsed once for the tree's passes before the pipeline's (--jit's
+        decorator scan in np2jax.engine, then the import graph, Tree._imported, which lets
+        them go); None for a notebook or a file that does not parse."""
+        if path not in self._syntax:
+            self._syntax[path] = None if is_notebook(path) else _parsed(self.texts[path])
+        return self._syntax[path]
 
     @classmethod
     def of(cls, files, sources, marked: bool = False) -> "Tree":
@@ -196,14 +205,17 @@ class Tree:
         for path, text in self.texts.items():
             own = self.names.get(path, "")
             words = self.words.get(path, set())
-            for module, names in imports_of(text, own, path.name == "__init__.py",
-                                            modules, is_notebook(path)).items():
+            for module, names in imports_of(text, own, path.name == "__init__.py", modules,
+                                            is_notebook(path),
+                                            parsed=lambda path=path: self.syntax(path)).items():
                 if module == own:
                     continue
                 if names is ...:  # star-imported, maybe to be re-exported: every name
                     names = set().union(*(self.words.get(p, set()) for p, n in self.names.items()
                                           if n == module))
                 found.setdefault(module, set()).update(words if names is None else names)
+        self._syntax.clear()  # the last pass to read them (after --jit's decorator scan): an
+        # ast weighs many times its text, and the pipeline parses each file on its own
         return {module: frozenset(names) for module, names in found.items()}
 
     def _may_refer(self, path: Path, qualname: str) -> bool:
@@ -243,8 +255,29 @@ class Tree:
 _DYNAMIC = re.compile(r"\b(getattr|import_module|__import__|importlib|__dict__|vars|globals)\b")
 
 
+def _parsed(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def from_imports(tree: ast.Module, own: str, is_package: bool) -> dict[str, str]:
+    """Module-level `from M import f [as g]` of a file's ast: g -> "M.f", absolute (the
+    tree follows a decorator imported through another module: `from .vector import *`,
+    where vector.py imports it from utils)."""
+    found = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom):
+            base = resolve("." * statement.level + (statement.module or ""), own, is_package)
+            for alias in statement.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return found
+
+
 def imports_of(text: str, module: str, is_package: bool, modules: set,
-               notebook: bool = False) -> dict:
+               notebook: bool = False, parsed=None) -> dict:
     """Module of the tree -> the names a file imports from it (`from m import f`), None
     when the file may use any of its names (it imports the module itself, `import m` or
     `from pkg import m`: `m.f` reads a name; or may look names up by string: getattr,
@@ -252,14 +285,14 @@ def imports_of(text: str, module: str, is_package: bool, modules: set,
     re-export them). `import pkg` also reaches every module under pkg. A file without the word
     `import` imports nothing (it is not parsed). One that cannot be parsed, a notebook's JSON, or one
     that looks names up dynamically may reach every module. Relative imports are resolved
-    from the file's own module name."""
+    from the file's own module name. `parsed()`: the text's ast or None (Tree.syntax, the
+    tree's one parse of the file); by default the text is parsed here."""
     if notebook or _DYNAMIC.search(text):
         return dict.fromkeys(modules)
     if "import" not in text:
         return {}  # no import statement: not worth a parse (a 10 MB data module)
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed() if parsed is not None else _parsed(text)
+    if tree is None:
         return dict.fromkeys(modules)
     found: dict[str, set | None] = {}
 

@@ -23,7 +23,7 @@ from np2jax.analysis.decorators import (
     decorator_use, star_imports, transparent_decorators, transparent_kind)
 from np2jax.analysis.effects import Effects
 from np2jax.analysis.values import ReturnsFinder, Values
-from np2jax.syntax import code_of
+from np2jax.syntax import all_parameters, code_of
 from np2jax.syntax.walk import walk
 from np2jax.tree import resolve
 
@@ -120,12 +120,8 @@ class Aliasing(Values):
             if not self.plain_module_function(statement):
                 continue
             fresh = self._fresh_jax_returns(statement)
-            params = statement.params
-            positional = [*params.posonly_params, *params.params]
-            read_only = tuple(
-                (positional.index(p) if p in positional else None, p.name.value)
-                for p in [*positional, *params.kwonly_params]
-                if not p.star and self.effects.param_effect(statement, p).read_only)
+            read_only = all_parameters(
+                statement, lambda p, f=statement: self.effects.param_effect(f, p).read_only)
             if fresh or read_only:
                 found[statement.name.value] = (fresh, read_only, ())
         return found
@@ -182,7 +178,7 @@ class Aliasing(Values):
                 if local[expression.value] != kind:
                     return None
                 continue
-            qualname = self.collector.imported_name(expression)
+            (qualname,) = self.collector.imported_names(expression, sole=True) or (None,)
             if qualname is not None:
                 needs.append((qualname, kind))
                 continue

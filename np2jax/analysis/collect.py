@@ -144,7 +144,7 @@ class Collector(Walker):
         if not names or self._in_annotation(node):
             return  # (without a name it is neither NumPy nor another module's function)
         if self.context.external_mutators:
-            self._tree_reference(node, names)
+            self._tree_reference(node)
         qualname = numpy_qualname(names)
         if qualname is None:
             return
@@ -167,39 +167,31 @@ class Collector(Walker):
         self.refs.append(ref)
         self.ref_by_node[target] = ref
 
-    def _tree_reference(self, node, names) -> None:
+    def _tree_reference(self, node) -> None:
         """A reference to a function of another module of the tree that is rewritten to
         return its argument: its calls here must assign the result."""
-        if len(names) != 1:
-            return
-        (name,) = names
-        if name.source is not QualifiedNameSource.IMPORT:
-            return
-        qualname = resolve(name.name, self.context.name, self.context.is_package)
-        if self.context.mutator_parameter(qualname) is not None:
-            self.tree_refs.append((node, qualname))
+        for qualname in self.imported_names(node, sole=True):
+            if self.context.mutator_parameter(qualname) is not None:
+                self.tree_refs.append((node, qualname))
 
-    def imported_name(self, node) -> str | None:
-        """The absolute qualified name a name or a dotted name refers to when it is only
-        ever bound by an import (`from .grid import make` -> "pkg.grid.make"), else None."""
-        if dotted_chain(node) is None:
-            return None
-        names = self._names_of(node)
-        if len(names) != 1:
-            return None
-        (name,) = names
-        if name.source is not QualifiedNameSource.IMPORT:
-            return None
-        return resolve(name.name, self.context.name, self.context.is_package)
+    def imported_names(self, node, *, sole: bool = False) -> set[str]:
+        """The absolute qualified names the imports among the bindings of a name or a
+        dotted name give it (`from .grid import make` -> {"pkg.grid.make"}); empty for any
+        other expression.
 
-    def imported_names(self, node) -> set[str]:
-        """The absolute qualified names the imports among a name's bindings give it: a name
-        bound by `from ._fast import f as g` in a `try` and by `g = slow_f` in its `except`
-        has one."""
+        sole=False: every import counts, whatever else binds the name: one bound by `from
+        ._fast import f as g` in a `try` and by `g = slow_f` in its `except` has one (what
+        runs where the import succeeds). For a question any of them may answer yes to.
+        sole=True: the name must have one binding, an import; else the empty set. For
+        treating every use of the name as that function (its effects, its decorators, its
+        compiled signature): at most one name, taken with `(q,) = ... or (None,)`."""
         if dotted_chain(node) is None:
             return set()
+        names = self._names_of(node)
+        if sole and len(names) != 1:
+            return set()
         return {resolve(name.name, self.context.name, self.context.is_package)
-                for name in self._names_of(node) if name.source is QualifiedNameSource.IMPORT}
+                for name in names if name.source is QualifiedNameSource.IMPORT}
 
     def _in_annotation(self, node) -> bool:
         """Annotations compute nothing: `x: np.ndarray` and `npt.NDArray[np.float64]` stay."""

@@ -169,15 +169,13 @@ def jit_safe_decorators(module: cst.Module) -> dict[str, str]:
     return result
 
 
-def tree_jit_decorators(modules: dict[str, tuple[cst.Module, bool]]) -> dict[str, str]:
+def tree_jit_decorators(modules: dict[str, cst.Module], imports: dict[str, dict]) -> dict[str, str]:
     """Qualified name -> kind of the tree's decorators that may sit above jax.jit
-    (jit_safe_decorators), also under the names modules re-export them with (`from .utils
-    import deco` in `pkg.vector`: `pkg.vector.deco`). `modules`: module name -> (its
-    syntax tree, whether it is a package's __init__)."""
-    found = {f"{name}.{deco}": kind for name, (module, _) in modules.items()
+    (jit_safe_decorators of `modules`: module name -> its syntax tree), also under the names
+    modules re-export them with (`from .utils import deco` in `pkg.vector`: `pkg.vector.deco`;
+    `imports`: module name -> what its `from M import f` bind, np2jax.tree.from_imports)."""
+    found = {f"{name}.{deco}": kind for name, module in modules.items()
              for deco, kind in jit_safe_decorators(module).items()}
-    imports = {name: from_imports(module, name, is_package)
-               for name, (module, is_package) in modules.items()}
     for _hop in range(8):  # re-exports of re-exports, never a cycle
         more = {f"{name}.{local}": found[target] for name, table in imports.items()
                 for local, target in table.items()
@@ -216,27 +214,6 @@ def star_imported_name(module: cst.Module, name: str, own: str, is_package: bool
     source = stars[0]
     base = code_of(source.module) if source.module is not None else ""
     return f"{resolve('.' * len(source.relative) + base, own, is_package)}.{name}"
-
-
-def from_imports(module: cst.Module, own: str, is_package: bool) -> dict[str, str]:
-    """Module-level `from M import f [as g]`: g -> "M.f", absolute (the tree follows a
-    decorator imported through another module: `from .vector import *`, where vector.py
-    imports it from utils)."""
-    found = {}
-    for statement in module.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
-                continue
-            base = code_of(small.module) if small.module is not None else ""
-            base = resolve("." * len(small.relative) + base, own, is_package)
-            for alias in small.names:
-                if isinstance(alias.name, cst.Name):
-                    local = alias.asname.name.value if alias.asname is not None \
-                        and isinstance(alias.asname.name, cst.Name) else alias.name.value
-                    found[local] = f"{base}.{alias.name.value}"
-    return found
 
 
 def _decorator_wrapper(function: cst.FunctionDef) -> cst.FunctionDef | None:

@@ -47,7 +47,7 @@ from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.catalog import api_policy
-from np2jax.syntax import code_of
+from np2jax.syntax import all_parameters, code_of
 from np2jax.syntax.fast import ScopeMap, SourcePositions, scopes_of
 from np2jax.tree import ModuleContext
 
@@ -505,14 +505,6 @@ def _choose_jnp_alias(collector: Collector) -> str:
     while alias in collector.bound_names:
         alias += "_"
     return alias
-
-
-def all_parameters(function: cst.FunctionDef) -> tuple:
-    """((position or None, name), ...) of every parameter a caller can pass."""
-    params = function.params
-    positional = [*params.posonly_params, *params.params]
-    return tuple((positional.index(p) if p in positional else None, p.name.value)
-                 for p in [*positional, *params.kwonly_params])
 
 
 def _in_module_blocks(node, module: cst.Module, parents: dict) -> bool:

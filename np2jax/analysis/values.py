@@ -797,7 +797,7 @@ class Values:
         context = self.collector.context
         if self.collector.dynamic_scopes or not isinstance(call.func, (cst.Name, cst.Attribute)):
             return None
-        qualname = self.collector.imported_name(call.func)
+        (qualname,) = self.collector.imported_names(call.func, sole=True) or (None,)
         if qualname is None:
             return None
         self.collector.wanted_effects.add(qualname)  # the tree hands them on the next pass
@@ -837,8 +837,9 @@ class Values:
             return False
         function = self.module_function(value)
         if function is None:  # another module's function, rewritten with its calls (NJ209)
-            qualname = self.collector.imported_name(value.func) \
-                if self.collector.context.external_mutators else None
+            names = self.collector.imported_names(value.func, sole=True) \
+                if self.collector.context.external_mutators else set()
+            (qualname,) = names or (None,)
             signature = self.collector.context.mutator_parameter(qualname) if qualname else None
             if signature is None or len(signature) < 3 or not signature[2]:
                 return False

@@ -81,7 +81,7 @@ class CallChecks(TraceCheckerBase):
         if self.m.external is not None and not self.check:
             self.record_external(node)
         if self.m.external_compiled and ref is None and jax_name is None:
-            qualname = self.m.analysis.dataflow.collector.imported_name(func)
+            (qualname,) = self.m.analysis.dataflow.collector.imported_names(func, sole=True) or (None,)
             if qualname in self.m.external_compiled and not (
                     isinstance(func, cst.Name) and (func.value in self.env or func.value in self.bound)):
                 return self.external_compiled_call(node, qualname)
@@ -144,7 +144,7 @@ class CallChecks(TraceCheckerBase):
         """A call of a function another module defines (`from pkg.ops import spread`,
         `ops.spread(...)`): which of its arguments are not Python values (JitModule.external;
         that module's static parameters must not be given them: np2jax.engine)."""
-        qualname = self.m.analysis.dataflow.collector.imported_name(node.func)
+        (qualname,) = self.m.analysis.dataflow.collector.imported_names(node.func, sole=True) or (None,)
         if qualname is None:
             return
         found = self.m.external.setdefault(qualname, set())

@@ -240,7 +240,7 @@ def _decorators_above_jit(analysis: ModuleAnalysis, function: cst.FunctionDef) -
             if local[expression.value] != kind:
                 break
         else:
-            qualname = analysis.dataflow.collector.imported_name(expression)
+            (qualname,) = analysis.dataflow.collector.imported_names(expression, sole=True) or (None,)
             if qualname is None:
                 qualname = _star_imported(analysis, expression)
             if qualname is None or tree.get(qualname) != kind:

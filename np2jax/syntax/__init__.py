@@ -9,7 +9,7 @@ np2jax but np2jax.files (for SourceError).
                            touches libcst's private internals; NP2JAX_PUBLIC_LIBCST=1 turns
                            them off)
     np2jax.syntax.updates  builders of the code that replaces in-place writes
-    np2jax.syntax.parse    source text -> libcst Module, with a one-line error
+    np2jax.syntax.parse    source text -> libcst Module (and CPython's ast), with a one-line error
 """
 
 from __future__ import annotations
@@ -44,6 +44,16 @@ def dotted_chain(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
     while isinstance(chain[-1], cst.Attribute):
         chain.append(chain[-1].value)
     return chain if isinstance(chain[-1], cst.Name) else None
+
+
+def all_parameters(function: cst.FunctionDef, where=None) -> tuple:
+    """((position or None, name), ...) of every parameter a caller can pass (position among
+    the positional ones; None for keyword-only), or of those `where(param)` holds for:
+    what argument_for takes to find the argument a call passes for one."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    return tuple((positional.index(p) if p in positional else None, p.name.value)
+                 for p in [*positional, *params.kwonly_params] if where is None or where(p))
 
 
 def argument_for(call: cst.Call, position: int | None, name: str):

@@ -116,17 +116,43 @@ def test_empty_file_is_fine(tmp_path, mode):
         assert (tmp_path / "out" / "empty.py").read_bytes() == b""
 
 
-def test_ten_megabytes_without_numpy_are_skipped_fast(tmp_path):
+@pytest.mark.parametrize("jit", [False, True])
+def test_ten_megabytes_without_numpy_are_never_parsed(tmp_path, monkeypatch, jit):
+    """A data module of 10 MB without `import` or NumPy passes through untouched and is never
+    parsed: not by the tree's import graph (ast), nor --jit's decorator scan or the pipeline
+    (libcst), which take seconds a megabyte. How fast: benchmarks/tool_speed.py --big-module."""
+    import ast
+
+    import libcst
+
+    import np2jax.syntax.parse
+
+    parsed = []
+
+    def spy(parse):
+        def parse_and_record(source, *args, **kwargs):
+            parsed.append(len(source))
+            return parse(source, *args, **kwargs)
+        return parse_and_record
+
+    monkeypatch.setattr(ast, "parse", spy(ast.parse))
+    monkeypatch.setattr(libcst, "parse_module", spy(libcst.parse_module))
+    monkeypatch.setattr(np2jax.syntax.parse, "parse_with_ast", spy(np2jax.syntax.parse.parse_with_ast))
     line = "value_{i} = {i} * 2 + 1  # padding padding padding padding\n"
     data = "".join(line.format(i=i) for i in range(180_000)).encode()
     assert len(data) > 10_000_000
     big = write(tmp_path / "src" / "big.py", data)
     write(tmp_path / "src" / "z_good.py", GOOD)
-    start = time.monotonic()
-    result = invoke("convert", tmp_path / "src", "--in-place")
-    assert time.monotonic() - start < 30
+    write(tmp_path / "src" / "z_decorated.py", "import numpy as np\n\n\ndef deco(fn):\n"
+                                               "    def inner(x):\n        return fn(x)\n"
+                                               "    return inner\n")
+    # -j 1: every parse happens in this process, where the spies see it
+    result = invoke("convert", tmp_path / "src", "--in-place", "-j", "1", "--no-cache", "--exit-zero",
+                    *(["--jit"] if jit else []))
     assert result.exit_code == 0, result.output
     assert big.read_bytes() == data
+    assert parsed and max(parsed) < 1000, parsed  # the small files were, the big one never
+    assert (tmp_path / "src" / "z_good.py").read_text() == GOOD_CONVERTED
 
 
 def test_a_large_numpy_file_is_processed(tmp_path):

@@ -274,3 +274,52 @@ def test_fewest_keeps_what_the_test_needs_within_its_budget():
     calls.clear()
     assert set(_fewest(list("abcdefgh"), passes, 2)) >= {"c", "f"}  # out of budget: a superset
     assert len(calls) == 2
+
+
+MIXED_PACKAGE = {
+    "mixed/__init__.py": "",
+    "mixed/core.py": (
+        "import numpy as np\n\n\n"
+        "def doubled(x):\n"
+        "    return np.asarray(x) * 2.0\n"),
+    # a module np2jax leaves on NumPy as a whole (it imports decimal: NJ102)
+    "mixed/money.py": (
+        "import decimal\n\nimport numpy as np\n\n\n"
+        "def total(x):\n"
+        "    return np.sum(np.asarray(x) * 2.0)\n\n\n"
+        "def cents(x):\n"
+        "    return np.round(np.asarray(x) * 100.0)\n"),
+    "tests/test_mixed.py": (
+        "import numpy as np\n\nfrom mixed.core import doubled\nfrom mixed.money import cents, total\n\n\n"
+        "def test_doubled():\n"
+        "    assert np.allclose(doubled([1.0, 2.0]), [2.0, 4.0])\n\n\n"
+        "def test_money():\n"
+        "    assert float(total([1.0, 2.0])) == 6.0\n"
+        "    assert float(total([3.0])) == 6.0\n"
+        "    assert np.allclose(cents([0.5]), [50.0])\n"),
+}
+
+
+def test_functions_of_a_module_left_on_numpy_are_not_counted_on_jax(tmp_path):
+    """numpy-financial's report counted 13 functions "on JAX", none converted: a function
+    proven equal in a module the conversion left on NumPy replays NumPy against NumPy. Only
+    the functions of modules whose conversion uses JAX are on JAX; the others are counted
+    apart (functions_left_on_numpy)."""
+    project = tmp_path / "project"
+    for name, text in MIXED_PACKAGE.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    result = convert_proved(project / "mixed", tmp_path / "out" / "mixed", Config(cache=False),
+                            project=project, pytest_args=["tests"],
+                            options=ProveOptions(jobs=1, timeout_s=TIMEOUT_S), jobs=1)
+    money = (tmp_path / "out" / "mixed" / "money.py").read_text()
+    assert money == MIXED_PACKAGE["mixed/money.py"]  # left on NumPy as a whole
+    assert "jnp." in (tmp_path / "out" / "mixed" / "core.py").read_text()
+    verdicts = {f.key: (f.verdict, f.calls) for f in result.proof.functions}
+    assert verdicts == {"mixed/core.py::doubled": ("equal", 1), "mixed/money.py::total": ("equal", 2),
+                        "mixed/money.py::cents": ("equal", 1)}
+    assert result.paths_on_jax() == {"mixed/core.py"}
+    assert result.calls_on_jax() == {"calls": 4, "calls_on_jax": 1, "share": 0.25,
+                                     "functions_on_jax": 1, "functions_left_on_numpy": 2}
+    assert result.as_dict()["calls_on_jax"]["functions_left_on_numpy"] == 2
+    json.dumps(result.as_dict())

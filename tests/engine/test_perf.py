@@ -286,7 +286,7 @@ def test_the_pre_filter_does_not_parse_files_without_numpy(monkeypatch):
     def no_parse(*_):
         raise AssertionError("parsed")
 
-    monkeypatch.setattr("np2jax.syntax.parse.parse", no_parse)
+    monkeypatch.setattr("np2jax.syntax.parse.parse_with_ast", no_parse)
     result = process(PLAIN, Config())
     assert result.converted == PLAIN and not result.findings
     with pytest.raises(AssertionError, match="parsed"):

@@ -716,3 +716,37 @@ def test_a_module_calling_its_own_numba_function_hands_it_numpy_arrays(tmp_path)
     for root in (source, out):
         (root / "numba").symlink_to(tmp_path / "stub" / "numba")
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+def test_imported_names_every_import_binding_or_only_a_sole_one():
+    """Collector.imported_names: by default the imports among a name's bindings (numba's
+    `try: from ._fast import f as g` / `except: g = slow` has one); with sole=True only a
+    name whose one binding is an import, as a caller treating every use as that function
+    needs. Relative imports resolve from the module's own name."""
+    import libcst as cst
+
+    from np2jax.analysis import analyze
+    from np2jax.syntax.parse import parse
+    from np2jax.tree import ModuleContext
+
+    source = textwrap.dedent("""
+        import numpy as np
+        from .grid import make
+        try:
+            from ._fast import kernel as g
+        except ImportError:
+            def g(x):
+                return x
+        g(1), make(2), len(3), np.linalg.norm(4), (lambda v: v)(5), make(6).copy()
+        """)
+    analysis = analyze(parse(source, "pkg/mod.py"), ModuleContext(name="pkg.mod"))
+    collector = analysis.dataflow.collector
+    calls = {cst.Module([]).code_for_node(c.func): c.func for c in analysis.nodes(cst.Call)}
+    found = {code: (collector.imported_names(func), collector.imported_names(func, sole=True))
+             for code, func in calls.items()}
+    assert found == {"g": ({"pkg._fast.kernel"}, set()),
+                     "make": ({"pkg.grid.make"}, {"pkg.grid.make"}),
+                     "len": (set(), set()),
+                     "np.linalg.norm": ({"numpy.linalg.norm"}, {"numpy.linalg.norm"}),
+                     "(lambda v: v)": (set(), set()),
+                     "make(6).copy": (set(), set())}

@@ -441,3 +441,43 @@ def test_an_array_for_another_modules_static_argument_keeps_the_caller_eager(tmp
         in verdicts[("vector.py", "ones")]
     assert verdicts[("app.py", "_first_ones")] != "compiled"
     assert compare_values("main()", _run(source, "app", "main"), _run(out, "app", "main")) is None
+
+
+def test_the_decorator_scan_parses_with_libcst_only_modules_that_may_define_one(monkeypatch):
+    """--jit's scan of the tree's decorators (np2jax.engine.tree_jit_decorators) reads each
+    file's ast, parsed once for the tree (Tree.syntax, shared with the import graph), and
+    parses with libcst only the modules with a module-level `def` holding a `def`: not a
+    module whose nested defs are methods, nor the one re-exporting the decorator (read from
+    its ast), which still gives the re-exported name."""
+    import ast
+
+    import libcst
+
+    from np2jax.engine import tree_jit_decorators
+    from np2jax.files import InputFile, SourceText
+    from np2jax.tree import Tree
+
+    texts = {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": textwrap.dedent(DECO),
+        "pkg/vec.py": "from pkg.utils import parameters_as_arrays as as_arrays\n",
+        "pkg/shapes.py": "import numpy as np\n\n\nclass Box:\n    def area(self, m):\n"
+                         "        return np.prod(m)\n",
+    }
+    files = [InputFile(Path(p), Path(p)) for p in texts]
+    tree = Tree.of(files, {Path(p): SourceText(t, "utf-8") for p, t in texts.items()})
+    cst_parsed, ast_parsed = [], []
+
+    def spy(parse, into):
+        def parse_and_record(source, *args, **kwargs):
+            into.append(source)
+            return parse(source, *args, **kwargs)
+        return parse_and_record
+
+    monkeypatch.setattr(libcst, "parse_module", spy(libcst.parse_module, cst_parsed))
+    monkeypatch.setattr(ast, "parse", spy(ast.parse, ast_parsed))
+    assert tree_jit_decorators(tree) == {"pkg.utils.parameters_as_arrays": "factory",
+                                         "pkg.vec.as_arrays": "factory"}
+    assert cst_parsed == [texts["pkg/utils.py"]]
+    tree.context(Path("pkg/shapes.py"), {})  # the import graph: no file parsed again
+    assert sorted(ast_parsed) == sorted([texts["pkg/utils.py"], texts["pkg/vec.py"], texts["pkg/shapes.py"]])

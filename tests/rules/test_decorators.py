@@ -3,13 +3,14 @@ their name; anything that may not hand back the wrapped function's result is not
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import libcst as cst
 import pytest
 
-from np2jax.analysis.decorators import (
-    DECORATOR, FACTORY, from_imports, transparent_decorators, transparent_kind)
+from np2jax.analysis.decorators import DECORATOR, FACTORY, transparent_decorators, transparent_kind
+from np2jax.tree import from_imports
 
 
 def _function(source: str) -> cst.FunctionDef:
@@ -130,6 +131,10 @@ def test_a_decorator_bound_twice_in_its_module_is_not_exported():
 
 
 def test_imported_names_are_absolute():
-    module = cst.parse_module("from .utils import a, b as c\nfrom ..x.y import z\nimport numpy as np\n")
+    module = ast.parse("from .utils import a, b as c\nfrom ..x.y import z\nimport numpy as np\n"
+                       "from . import sibling\nfrom .star import *\nfrom os import path as p; import re\n"
+                       "if True:\n    from .nested import hidden\n")
     assert from_imports(module, "pkg.sub.mod", False) == {
-        "a": "pkg.sub.utils.a", "c": "pkg.sub.utils.b", "z": "pkg.x.y.z"}
+        "a": "pkg.sub.utils.a", "c": "pkg.sub.utils.b", "z": "pkg.x.y.z",
+        "sibling": "pkg.sub.sibling", "p": "os.path"}
+    assert from_imports(module, "pkg.sub", True)["a"] == "pkg.sub.utils.a"

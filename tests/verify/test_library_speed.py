@@ -173,3 +173,35 @@ def test_the_report_names_the_recompiling_function_and_show_prints_it_again(runs
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[2] == "yes (NJ501)" and cells[-2] == "every call / every call"
     assert cells[-1] == "equal / equal"
+
+
+def _row(function: str, eager_error: str | None, jit_error: str | None) -> dict:
+    """A report row as function_figures makes it, each variant ok or failed with an error."""
+    def variant(error):
+        return {"ok": error is None, "error": error, "steady_s": None if error else 0.001,
+                "speedup": None if error else 1.0, "recompiles": "-" if error else "none"}
+    return {"function": function, "compiled": False, "eager": variant(eager_error),
+            "jit": variant(jit_error)}
+
+
+def test_every_converted_variant_failing_is_reported_as_failed_with_the_first_error():
+    """properscoring on a GPU: every converted variant failed, so the children never imported
+    JAX; the summary must say they failed, and why, not that the library does not use JAX."""
+    rows = [_row("pkg.crps", "ImportError: numba needs NumPy arrays", "ImportError: second"),
+            _row("pkg.brier", "TypeError: third", "TypeError: fourth")]
+    lines = library_speed.report_lines(rows, False, {"NJ104": 2})
+    assert lines[0] == ("every converted variant failed (eager and jit, 2 function(s)), nothing "
+                        "converted was measured; the first error: pkg.crps eager: ImportError: "
+                        "numba needs NumPy arrays")
+    assert not any("does not use JAX" in line for line in lines)
+
+
+def test_a_library_left_on_numpy_whose_variants_ran_says_it_does_not_use_jax():
+    rows = [_row("pkg.crps", None, None), _row("pkg.brier", "TypeError: x", "TypeError: y")]
+    assert library_speed.first_failure(rows) is None
+    lines = library_speed.report_lines(rows, False, {"NJ104": 2})
+    assert lines[0].startswith("the converted library does not use JAX: convert left it on "
+                               "NumPy (its findings: NJ104 2)")
+    assert not any(line.startswith("jit faster than NumPy") for line in lines)
+    assert library_speed.report_lines(rows, True, {})[0].startswith("hot functions --jit compiled")
+    assert library_speed.first_failure([]) is None
