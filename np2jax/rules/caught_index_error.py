@@ -60,7 +60,9 @@ class CaughtIndexError(Rule):
             def visit_Lambda(self, node):
                 return False
 
-            def visit_Subscript(self, node):
+            def visit_Subscript(visitor, node):
+                if self._write_target(node):
+                    return  # a write there is left in place, on NumPy (NJ201's finding)
                 if not all(isinstance(e.slice, cst.Slice) for e in node.slice):
                     found.append((node, node.value))  # a slice never raises: NumPy clips it
 
@@ -76,3 +78,12 @@ class CaughtIndexError(Rule):
 
         body.visit(Reads())
         return found
+
+    def _write_target(self, node: cst.Subscript) -> bool:
+        """`a[i] = v`, `a[i] += v`, `a[i]: float = v`: a write, which the write rules leave
+        in place inside a `try` catching IndexError (JAX would drop it silently), its array
+        kept NumPy so that it runs and raises (np2jax.analysis.islands)."""
+        parent = self.analysis.parents.get(node)
+        if isinstance(parent, cst.AssignTarget):
+            return parent.target is node
+        return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node

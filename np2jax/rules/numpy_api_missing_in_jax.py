@@ -32,7 +32,13 @@ class NumpyApiMissingInJax(Rule):
     def run(self):
         for ref in self.analysis.refs:
             why = _MISSING_REASONS.get(ref.keep)
+            # a type check against NumPy's types in a function's body (`isinstance(v,
+            # np.ndarray)`, `type(v) is np.ndarray`, `np.ndarray.sum(v)`) needs NumPy arrays
+            # there: the function is kept on NumPy (keeps-function); a name JAX lacks, or a
+            # class deriving from np.ndarray, says nothing of the values a body is given
+            body_needs_numpy = False
             if ref.keep == facts.KEEP_TYPE_CHECK:
+                body_needs_numpy = not self._class_base(ref.node)
                 parent = self.analysis.parents.get(ref.node)
                 if isinstance(parent, cst.Attribute) and parent.value is ref.node:
                     why = "NumPy's unbound methods take only NumPy arrays"
@@ -51,11 +57,11 @@ class NumpyApiMissingInJax(Rule):
             name = ref.qualname or code_of(ref.node)
             if ref.keep == facts.KEEP_MISSING and ref.detail:  # scipy.spatial.distance.cdist
                 name = ref.detail
-            yield self.report(ref.node, name=code_of(ref.node),
+            yield self.report(ref.node, name=code_of(ref.node), keeps_function=body_needs_numpy,
                               reason=why.format(name=name, detail=ref.detail))
         yield from self._missing_attributes()
         for star in self.analysis.star_imports:
-            yield self.report(star, name=code_of(star).strip(),
+            yield self.report(star, name=code_of(star).strip(), keeps_function=False,
                               reason="the names a star import brings in cannot be resolved, so "
                                      "none of them is converted")
 
@@ -63,7 +69,7 @@ class NumpyApiMissingInJax(Rule):
         """`m.strides`, `it = m.flat` in a NumPy module: JAX arrays lack the attribute, so
         `m` stays NumPy (np2jax.analysis.islands) and the read is left as it was."""
         for node in self.analysis.numpy_only_attribute_reads:
-            yield self.report(node, name=code_of(node),
+            yield self.report(node, name=code_of(node), keeps_function=False,
                               reason=f"JAX arrays have no `.{node.attr.value}`, so this raises if "
                                      f"`{code_of(node.value)}` holds a converted array")
 
