@@ -225,10 +225,10 @@ HELPER = "_np2jax_as_numpy"
 
 HELPER_CODE = '''
 def {helper}(value, in_place=False, _within=()):
-    """np2jax (NJ104): `value`, given to a function kept on NumPy, with every JAX array in it
-    read as a NumPy array (a 0-d one as NumPy's scalar, as a NumPy reduction gives it),
-    inside lists, tuples and dicts too; the same object where it holds none. in_place: a
-    list or dict holding one is changed in place (the function changes what it is given)."""
+    # np2jax (NJ104): `value`, given to a function kept on NumPy, with every JAX array in it
+    # read as a NumPy array (a 0-d one as NumPy's scalar, as a NumPy reduction gives it),
+    # inside lists, tuples and dicts too; the same object where it holds none. in_place: a
+    # list or dict holding one is changed in place (the function changes what it is given).
     import copy
     import sys
 
