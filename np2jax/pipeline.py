@@ -189,7 +189,7 @@ def _kept_automatically(kept: list, analysis) -> dict:
     from np2jax.syntax import code_of
 
     found: dict = {}
-    for report, finding in sorted(kept, key=lambda pair: (pair[1].line, pair[1].col)):
+    for report, _finding in sorted(kept, key=lambda pair: (pair[1].line, pair[1].col)):
         if not report.keeps_function or report.fix is not None:
             continue
         function = enclosing_function(report.node, analysis.parents)
