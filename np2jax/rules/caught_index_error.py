@@ -45,6 +45,9 @@ class CaughtIndexError(Rule):
                     # NumPy passes a NumPy one (NJ104): the JAX calls' reads clamp
                     yield self.report(read, requires=flow.parameter_may_be_jax(array),
                                       read=code_of(read))
+                elif self._attribute_may_be_jax(array):
+                    yield self.report(read, requires=self._attribute_may_be_jax(array),
+                                      read=code_of(read))
 
     def _reads(self, body: cst.CSTNode):
         """(read, the array read) in `body`, outside nested functions, classes and lambdas."""
@@ -78,6 +81,20 @@ class CaughtIndexError(Rule):
 
         body.visit(Reads())
         return found
+
+    def _attribute_may_be_jax(self, array) -> tuple:
+        """`self.table` bound in its class to a JAX array once converted (by one of its
+        bindings at least): the converted references that make it one, else ()."""
+        if not (isinstance(array, cst.Attribute) and isinstance(array.value, cst.Name)
+                and array.value.value == "self"):
+            return ()
+        flow = self.analysis.dataflow
+        values, _ = flow.values_of(array)
+        refs: set = set()
+        for value, _statement in values or ():
+            if not isinstance(value, str) and flow.jax_typed(value):
+                refs |= set(flow.jax_refs(value))
+        return tuple(refs)
 
     def _write_target(self, node: cst.Subscript) -> bool:
         """`a[i] = v`, `a[i] += v`, `a[i]: float = v`: a write, which the write rules leave
