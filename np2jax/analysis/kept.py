@@ -253,7 +253,7 @@ def {helper}(value, in_place=False, _within=()):
             value = copy.copy(value)  # a subclass (OrderedDict, defaultdict): copied as it is
         for (k, n), (_, v) in zip(new, items):
             if n is not v:
-                value[k] = n
+                value.__setitem__(k, n)  # a list's or a dict's: never an array's
         return value
     return [n for _, n in new] if type(value) is list else dict(new)
 '''
