@@ -149,7 +149,6 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         _check_parses(converted, text, path)
     elif applied or (edges and edits):  # check: what convert would do, said as such (and each fix's edit)
         kept = _as_fixable(kept, applied, analysis, edits, islands, edges)
-    prologues = sum(len(r.fix.lines) for r in edges)
     return FileResult(
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -164,7 +163,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         # boundaries: the islands' copies and reads, and the fixes that add a NumPy call at
         # an edge (Report.boundary)
         coverage=coverage(analysis, applied, len(islands.copies) + len(islands.reads) + sum(
-            1 for r in applied if r.boundary and r.fix is not None) + prologues),
+            1 for r in applied if r.boundary and r.fix is not None)),
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
         transparent_decorators=transparent_decorators(analysis.module),
@@ -270,9 +269,7 @@ class _Prologue:
 
 class _Helper:
     """The fix writing the prologues' helper before a module-level statement
-    (np2jax.analysis.kept.with_helper); it adds no line to a prologue."""
-
-    lines: tuple = ()
+    (np2jax.analysis.kept.with_helper)."""
 
     def __call__(self, node):
         from np2jax.analysis.kept import with_helper
@@ -307,8 +304,7 @@ def _kept_edges(analysis, converted: bool) -> list:
                     or changes_container(function, p.name.value)}
         lines = prologue(function, analysis.parents, in_place)
         if lines:
-            edges.append(Report("NJ104", function, "", _Prologue(lines), listed=False,
-                                boundary=True))
+            edges.append(Report("NJ104", function, "", _Prologue(lines), listed=False))
     anchor = helper_anchor(analysis.module)
     if edges and anchor is not None and not has_helper(analysis.module):
         edges.append(Report("NJ104", anchor, "", _Helper(), listed=False))
