@@ -121,7 +121,7 @@ def test_the_innermost_function_and_a_method_are_kept_by_their_names():
     """)
     kept = _kept(result)
     assert sorted(kept) == ["Table.kind", "describe"]
-    assert "NJ102: `np.ndarray` tells NumPy's arrays apart by their type" in kept["describe"]
+    assert "NJ102: `np.ndarray` is tested against a value's type" in kept["describe"]
     assert "    def kind(self, v):\n        v = _np2jax_as_numpy(v)\n" in result.converted
     assert "return describe(x * 2.0), jnp.sum(jnp.asarray(x))" in result.converted  # converts
     got = _run(result.converted)
@@ -156,21 +156,42 @@ def test_a_type_check_helper_gets_numpy_values_inside_the_dict_it_is_given():
     assert got["p"] == {"mean": 0.5, "x": [0.0, 1 / 3, 2 / 3, 1.0], "n": 4}
 
 
-def test_names_jax_lacks_and_ndarray_subclasses_keep_nothing():
+def test_names_jax_lacks_dtype_checks_and_ndarray_subclasses_keep_nothing():
+    """NJ102 marks only its checks of a value's type: a dtype's type answers alike for JAX
+    arrays, and a name JAX lacks stays NumPy by itself."""
     result = _convert("""
         import numpy as np
 
         def masked(x):
             return np.ma.masked_less(x, 2)
 
+        def kinds(y):
+            inexact = issubclass(y.dtype.type, np.inexact)
+            return inexact, np.issubdtype(y.dtype, np.complexfloating), np.ones(2, dtype=np.bool_)
+
         class Vec(np.ndarray):
             pass
 
         def main():
-            return {"m": masked(np.arange(4.0))}
+            return {"m": masked(np.arange(4.0)), "k": kinds(np.arange(3.0))[0]}
     """)
     assert _kept(result) == {}
-    assert sorted(f.code for f in result.findings) == ["NJ102", "NJ102"]
+    assert sorted(f.code for f in result.findings) == ["NJ102"] * 5
+
+
+@pytest.mark.parametrize("check", ["isinstance(n, int | np.integer)", "type(n) is not np.ndarray",
+                                   "np.ndarray == type(n)", "isinstance(n, (list, np.ndarray))"])
+def test_checks_of_a_values_type_keep_their_function(check):
+    result = _convert(f"""
+        import numpy as np
+
+        def kind(n):
+            return "numpy" if {check} else "other"
+
+        def main():
+            return {{"k": kind(np.arange(3.0).sum()), "a": np.arange(3.0) * 2}}
+    """)
+    assert list(_kept(result)) == ["kind"]
 
 
 def test_the_declaration_is_the_catalogs():
