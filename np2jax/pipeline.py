@@ -481,8 +481,10 @@ def _as_fixable(kept: list, applied: list, analysis, edits: bool, islands, edges
         copies = _copies(analysis, islands)
         fixes = describe_fixes(analysis, applied, codes, copies)
         # a kept function's prologue, and a copy inside it, ride on its NJ104 finding
-        prologues = {key: _as_insertions(fix, analysis.module.code) for key, fix in
-                     describe_fixes(analysis, list(edges), {e.node: [e.code] for e in edges}).items()}
+        # each alone: the helper's statement may hold a kept method, whose prologue its
+        # edit would carry too
+        prologues = {key: _as_insertions(fix, analysis.module.code) for edge in edges
+                     for key, fix in describe_fixes(analysis, [edge], {edge.node: [edge.code]}).items()}
         kept = _with_edges(kept, [(c, fixes[id(c)]) for c in copies if id(c) in fixes]
                            + [(e, prologues[id(e)]) for e in edges if id(e) in prologues],
                            analysis.parents)
