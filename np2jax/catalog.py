@@ -56,6 +56,12 @@ class RuleDoc:
     # {"x64": False} for what only the 32-bit mode reports (rules/NJxxx_*.toml [config])
     # {"interface": "numpy"} for what `--interface numpy` adds (NJ105)
     config: tuple[tuple[str, bool | str], ...] = ()
+    # `keeps-function`: what a finding of this rule inside a function says of its body (it
+    # needs NumPy arrays there: "relies on NumPy raising IndexError ..."); such a function
+    # is kept on NumPy automatically (NJ104, np2jax.pipeline) and the phrase is its reason.
+    # None: the rule's findings keep nothing. A rule may mark only some of its findings
+    # (Report.keeps_function).
+    keeps_function: str | None = None
 
     @property
     def fixable(self) -> bool:
@@ -66,6 +72,8 @@ class RuleDoc:
         runs = "".join((" Runs with `--jit`." if settings.get("jit") else "",
                         " Reports in the 32-bit mode (`--x32`)." if settings.get("x64") is False else "",
                         " Runs with `--interface numpy`." if settings.get("interface") == "numpy"
+                        else "",
+                        " Keeps the function it is found in on NumPy (NJ104)." if self.keeps_function
                         else ""))
         lines = [f"## {self.code} `{self.name}`", "", self.summary, "",
                  f"Severity: {self.severity}. Fix: {self.fix}.{runs}", ""]
@@ -98,6 +106,7 @@ def _parse_rule(name: str, data: dict) -> RuleDoc:
             invalid=tuple(InvalidCase(case["code"], case.get("expected"))
                           for case in data.get("invalid", [])),
             config=tuple(sorted(data.get("config", {}).items())),
+            keeps_function=data.get("keeps-function"),
         )
     except KeyError as missing:
         raise CatalogError(f"rules/{name}: missing key {missing}") from None
@@ -105,6 +114,10 @@ def _parse_rule(name: str, data: dict) -> RuleDoc:
            else value not in ("jax", "numpy") for key, value in rule.config):
         raise CatalogError(f"rules/{name}: [config] takes {' and '.join(CONFIG_KEYS)}, true or "
                            "false (interface: \"jax\" or \"numpy\")")
+    if rule.keeps_function is not None and (not isinstance(rule.keeps_function, str)
+                                            or not rule.keeps_function.strip()):
+        raise CatalogError(f"rules/{name}: keeps-function is the reason a finding gives for keeping "
+                           "its function on NumPy (a phrase), or absent")
     if rule.severity not in SEVERITIES or rule.fix not in FIX_KINDS:
         raise CatalogError(f"rules/{name}: severity must be one of {SEVERITIES}, fix one of {FIX_KINDS}")
     return rule

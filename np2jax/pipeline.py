@@ -75,7 +75,11 @@ def process(text: str, config: Config, path: str = "<string>", rewrite: bool = T
 
 
 def _process(text: str, config: Config, path: str, rewrite: bool,
-             context: ModuleContext, edits: bool = False) -> FileResult:
+             context: ModuleContext, edits: bool = False, parsed=None,
+             automatic: dict | None = None) -> FileResult:
+    """`parsed`, `automatic`: the parsed text (libcst's module and CPython's ast, from
+    parse_with_ast) and the functions kept on NumPy so far because
+    a finding says their body needs NumPy arrays (_kept_automatically), when it runs again."""
     if not may_use_numpy(text) and not may_call_tree_mutator(text, context) and "numba" not in text:
         return FileResult(path, text, text)  # nothing to parse: the cheap text pre-filter
     # libcst and the rules load only for a file that passes the pre-filter
@@ -84,8 +88,10 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     from np2jax.rules.base import RuleContext, all_rules
     from np2jax.syntax.parse import parse_with_ast
 
-    module, syntax = parse_with_ast(text, path)
-    analysis = analyze(module, context, config.kept_in(path), text)
+    if parsed is None:
+        parsed = parse_with_ast(text, path)
+    module, syntax = parsed
+    analysis = analyze(module, context, config.kept_in(path), text, automatic)
     if not analysis.uses_numpy and not analysis.tree_references:
         # a module of numba functions: other files must pass them NumPy arrays
         return FileResult(path, text, text, numpy_params=_numpy_params(analysis))
@@ -123,6 +129,10 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     fixed = {r.node for r in applied}
     # A finding about a conversion (it has `requires` but no fix) stands only if it happened.
     kept = [(r, f) for r, f in kept if r.fix is not None or all(n in fixed for n in r.requires)]
+    more = _kept_automatically(kept, analysis)
+    if more:  # each round keeps one function more at least: as many rounds as functions at most
+        return _process(text, config, path, rewrite, context, edits, (module, syntax),
+                        {**(automatic or {}), **more})
     kept = [(r, f) if r.fix is None or id(r) in applied_ids else
             (r, replace(f, message=_unfixed(r, f, id(r) in before), fixable=False))
             for r, f in kept]
@@ -141,7 +151,6 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         _check_parses(converted, text, path)
     elif applied or (edges and edits):  # check: what convert would do, said as such (and each fix's edit)
         kept = _as_fixable(kept, applied, analysis, edits, islands, edges)
-    prologues = sum(len(r.fix.lines) for r in edges)
     return FileResult(
         path, text, converted,
         findings=sorted(f for r, f in kept if r.fix is None or (
@@ -156,7 +165,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         # boundaries: the islands' copies and reads, and the fixes that add a NumPy call at
         # an edge (Report.boundary)
         coverage=coverage(analysis, applied, len(islands.copies) + len(islands.reads) + sum(
-            1 for r in applied if r.boundary and r.fix is not None) + prologues),
+            1 for r in applied if r.boundary and r.fix is not None)),
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
         transparent_decorators=transparent_decorators(analysis.module),
@@ -166,6 +175,32 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         array_arguments=_array_arguments(analysis) if config.jit else {},
         compiled=_compiled(shared) if config.jit and config.enabled("NJ501") else {},
     )
+
+
+def _kept_automatically(kept: list, analysis) -> dict:
+    """FunctionDef -> (qualname, reason) of the functions not kept on NumPy yet that hold a
+    finding which stands once the module is converted and says that the function's body
+    needs NumPy arrays (Report.keeps_function, a rule's `keeps-function` in its catalog
+    entry: NJ404's `try/except IndexError` around a read, NJ114's `isinstance(v, float)`):
+    kept on NumPy (NJ104, np2jax.analysis.kept), the body runs as written on NumPy arrays.
+    A finding outside every function, or one suppressed or not selected, keeps nothing."""
+    from np2jax.analysis.kept import enclosing_function, inside, qualname_of
+    from np2jax.catalog import rule_doc
+    from np2jax.syntax import code_of
+
+    found: dict = {}
+    for report, _finding in sorted(kept, key=lambda pair: (pair[1].line, pair[1].col)):
+        if not report.keeps_function or report.fix is not None:
+            continue
+        function = enclosing_function(report.node, analysis.parents)
+        if function is None or function in found or inside(function, analysis.parents,
+                                                           analysis.kept_functions):
+            continue
+        quoted = " ".join(code_of(report.node).split())
+        found[function] = (qualname_of(function, analysis.parents),
+                           f"automatically, {report.code}: `{quoted}` "
+                           f"{rule_doc(report.code).keeps_function}")
+    return found
 
 
 def _interface_last(applied: list) -> list:
@@ -220,9 +255,24 @@ class _Prologue:
         self.lines = lines
 
     def __call__(self, node):
+        import libcst
+
         from np2jax.analysis.kept import with_prologue
 
+        if isinstance(node, libcst.FlattenSentinel):  # a helper put before it (NJ105's)
+            nodes = list(node.nodes)
+            return libcst.FlattenSentinel([*nodes[:-1], with_prologue(nodes[-1], self.lines)])
         return with_prologue(node, self.lines)
+
+
+class _Helper:
+    """The fix writing the prologues' helper before a module-level statement
+    (np2jax.analysis.kept.with_helper)."""
+
+    def __call__(self, node):
+        from np2jax.analysis.kept import with_helper
+
+        return with_helper(node)
 
 
 def _kept_edges(analysis, converted: bool) -> list:
@@ -233,20 +283,29 @@ def _kept_edges(analysis, converted: bool) -> list:
     kept = analysis.kept_functions
     if not kept:
         return []
-    from np2jax.analysis.kept import has_prologue, prologue
+    from np2jax.analysis.kept import (
+        changes_container, entry_parameters, has_helper, has_prologue, helper_anchor, prologue)
     from np2jax.rules.base import Report
 
-    alias, needed = analysis.numpy_alias
-    imports = (("jax.numpy", analysis.jnp_alias),) + ((needed,) if needed else ())
     external = analysis.context.external_names | analysis.dataflow.collector.exported_names
+    effects = analysis.dataflow.effects
     edges = []
     for function, fact in kept.items():
         if fact.numba or not converted and fact.qualname.split(".")[0] not in external:
             continue  # numba compiles the body: no prologue (its callers pass NumPy arrays)
-        lines = prologue(function, analysis.parents, alias, analysis.jnp_alias)
-        if lines and not has_prologue(function, lines):
-            fix = _Prologue(lines)
-            edges.append(Report("NJ104", function, "", fix, imports, listed=False, boundary=True))
+        if has_prologue(function, analysis.parents):
+            continue
+        # the parameters whose value the body may change, keep or return: a list or dict
+        # given for one is converted in place, so that the caller sees the changes
+        in_place = {p.name.value for p in entry_parameters(function, analysis.parents)
+                    if p.star or not effects.param_effect(function, p).read_only
+                    or changes_container(function, p.name.value)}
+        lines = prologue(function, analysis.parents, in_place)
+        if lines:
+            edges.append(Report("NJ104", function, "", _Prologue(lines), listed=False))
+    anchor = helper_anchor(analysis.module)
+    if edges and anchor is not None and not has_helper(analysis.module):
+        edges.append(Report("NJ104", anchor, "", _Helper(), listed=False))
     return edges
 
 
@@ -420,8 +479,10 @@ def _as_fixable(kept: list, applied: list, analysis, edits: bool, islands, edges
         copies = _copies(analysis, islands)
         fixes = describe_fixes(analysis, applied, codes, copies)
         # a kept function's prologue, and a copy inside it, ride on its NJ104 finding
-        prologues = {key: _as_insertions(fix, analysis.module.code) for key, fix in
-                     describe_fixes(analysis, list(edges), {e.node: [e.code] for e in edges}).items()}
+        # each alone: the helper's statement may hold a kept method, whose prologue its
+        # edit would carry too
+        prologues = {key: _as_insertions(fix, analysis.module.code) for edge in edges
+                     for key, fix in describe_fixes(analysis, [edge], {edge.node: [edge.code]}).items()}
         kept = _with_edges(kept, [(c, fixes[id(c)]) for c in copies if id(c) in fixes]
                            + [(e, prologues[id(e)]) for e in edges if id(e) in prologues],
                            analysis.parents)
@@ -465,18 +526,24 @@ def _with_edges(kept: list, edges: list, parents: dict) -> list:
             elif report.code == "NJ104":  # at a kept function's name: the function
                 by_node.setdefault(parents.get(report.node), index)
     kept = list(kept)
+    first_kept = next((i for i, (r, f) in enumerate(kept) if r.code == "NJ104"
+                       and f.fix is None and not f.fixable), None)
     for copy, fix in edges:
         node = copy.node
         while node is not None and node not in by_node:
             node = parents.get(node)
         if node is None:
-            continue
-        report, finding = kept[by_node[node]]
+            if copy.code != "NJ104" or first_kept is None:
+                continue
+            at = first_kept  # the prologues' helper, before a statement of the module
+        else:
+            at = by_node[node]
+        report, finding = kept[at]
         if finding.fix is not None:  # a second edge of the same write
             fix = {**finding.fix, "edits": sorted(finding.fix["edits"] + fix["edits"], key=lambda e: (
                 e["location"]["row"], e["location"]["column"])),
                 "imports": sorted(set(finding.fix["imports"]) | set(fix["imports"]))}
-        kept[by_node[node]] = (report, replace(finding, fix=fix))
+        kept[at] = (report, replace(finding, fix=fix))
     return kept
 
 

@@ -33,12 +33,19 @@ class KeptFunction:
     # compiled by numba: its body cannot take a prologue, and every parameter must be given
     # NumPy arrays by its callers (numba refuses JAX arrays), not only those it writes
     numba: bool = False
+    # kept without being asked: a finding in its body says the body needs NumPy arrays (a
+    # rule's `keeps-function`, np2jax.pipeline); `reason` says which
+    automatic: bool = False
 
 
-def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None) -> dict:
+def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None,
+              automatic: dict | None = None) -> dict:
     """FunctionDef -> KeptFunction for the functions `specs` ((entry, qualname, reason)
     each, Config.kept_in) name and those whose def line carries the pragma; `line_of(node)`
-    is a node's 1-based line, `lines` the source's lines (None: no pragma in the text)."""
+    is a node's 1-based line, `lines` the source's lines (None: no pragma in the text).
+    `automatic`: FunctionDef -> (qualname, reason) of the functions kept because a finding
+    in their body says it needs NumPy arrays (np2jax.pipeline); one kept for another
+    reason keeps that one."""
     by_name: dict[str, list] = {}
     for entry, qualname, reason in specs:
         by_name.setdefault(qualname, []).append((entry, reason))
@@ -67,7 +74,31 @@ def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None) -> di
     walk(module.body, None)
     for function, qualname in numba_compiled(module).items():
         found.setdefault(function, KeptFunction(function, qualname, BY_NUMBA, numba=True))
+    for function, (qualname, reason) in (automatic or {}).items():
+        found.setdefault(function, KeptFunction(function, qualname, reason, automatic=True))
     return found
+
+
+def enclosing_function(node, parents: dict) -> cst.FunctionDef | None:
+    """The innermost `def` whose body (or signature) holds `node`, lambdas passed over."""
+    node = parents.get(node)
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        node = parents.get(node)
+    return node
+
+
+def qualname_of(function: cst.FunctionDef, parents: dict) -> str:
+    """`f`, `Class.method`, `Outer.Inner.method`; a function nested in another function is
+    named by its own name (as find_kept names it)."""
+    names = [function.name.value]
+    node = parents.get(function)
+    while node is not None:
+        if isinstance(node, cst.FunctionDef):
+            return function.name.value
+        if isinstance(node, cst.ClassDef):
+            names.append(node.name.value)
+        node = parents.get(node)
+    return ".".join(reversed(names))
 
 
 def numba_compiled(module: cst.Module) -> dict:
@@ -190,39 +221,169 @@ def entry_parameters(function: cst.FunctionDef, parents: dict) -> list[cst.Param
     return found
 
 
-def prologue(function: cst.FunctionDef, parents: dict, numpy: str, jnp: str) -> list[cst.BaseStatement]:
+HELPER = "_np2jax_as_numpy"
+
+HELPER_CODE = '''
+def {helper}(value, in_place=False, _within=()):
+    # np2jax (NJ104): `value`, given to a function kept on NumPy, with every JAX array in it
+    # read as a NumPy array (a 0-d one as NumPy's scalar, as a NumPy reduction gives it),
+    # inside lists, tuples and dicts too; the same object where it holds none. in_place: a
+    # list or dict holding one is changed in place (the function changes what it is given).
+    import copy
+    import sys
+
+    import jax
+
+    if isinstance(value, jax.Array):
+        return sys.modules["numpy"].asarray(value)[()]
+    if not isinstance(value, (list, tuple, dict)) or id(value) in _within:
+        return value  # anything else, or a container holding itself, as it is
+    within = (*_within, id(value))
+    items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+    new = [(k, {helper}(v, in_place, within)) for k, v in items]
+    if all(n is v for (_, n), (_, v) in zip(new, items)):
+        return value
+    if isinstance(value, tuple):
+        values = [n for _, n in new]
+        if type(value) is tuple:
+            return tuple(values)
+        return type(value)(*values) if hasattr(value, "_fields") else value
+    if in_place or type(value) not in (list, dict):
+        if not in_place:
+            value = copy.copy(value)  # a subclass (OrderedDict, defaultdict): copied as it is
+        for (k, n), (_, v) in zip(new, items):
+            if n is not v:
+                value.__setitem__(k, n)  # a list's or a dict's: never an array's
+        return value
+    return [n for _, n in new] if type(value) is list else dict(new)
+'''
+
+
+def helper_statements() -> list[cst.BaseStatement]:
+    """The definition of the helper the prologues call, written once into the module (no
+    NumPy reference in it: converting the module again leaves it as it is)."""
+    return list(cst.parse_module(HELPER_CODE.format(helper=HELPER).lstrip("\n")).body)
+
+
+def has_helper(module: cst.Module) -> bool:
+    return any(isinstance(s, cst.FunctionDef) and s.name.value == HELPER for s in module.body)
+
+
+def helper_anchor(module: cst.Module) -> cst.CSTNode | None:
+    """The statement the helper goes before: the first module-level statement that is not
+    an import or the docstring (so before any code that runs at import)."""
+    for index, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
+                continue
+            if index == 0 and _is_docstring(statement):
+                continue
+        return statement
+    return None
+
+
+def with_helper(node):
+    """The helper's definition, then the statement it goes before (and whatever other fixes
+    put before it)."""
+    after = list(node.nodes) if isinstance(node, cst.FlattenSentinel) else [node]
+    helper = helper_statements()
+    first = after[0]
+    # two blank lines around the def; the statement's own comments stay above it
+    own = list(first.leading_lines)
+    while own and own[0].comment is None:
+        own.pop(0)
+    helper[0] = helper[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
+    after[0] = first.with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine(), *own))
+    return cst.FlattenSentinel([*helper, *after])
+
+
+def prologue(function: cst.FunctionDef, parents: dict, in_place: set) -> list[cst.BaseStatement]:
     """The lines at the top of a kept function reading every JAX array its callers pass as
-    a NumPy array (`np.asarray(x)[()]`: a 0-d one as NumPy's scalar, as a NumPy reduction
-    gives it); anything else (a NumPy array, a list, a number) is left as it is, the same
-    object, so that writes into it still reach the caller. A read-only NumPy view of a JAX
-    array that the body writes fails loudly (the callers np2jax sees pass NumPy arrays for a
-    parameter the body writes: islands)."""
+    a NumPy array, also inside the lists, tuples and dicts they pass (`x =
+    _np2jax_as_numpy(x)`, the helper above); anything else (a NumPy array, a list of
+    numbers, a number) is left as it is, the same object, so that writes into it still
+    reach the caller. `in_place`: the parameters whose value the body may change (it writes
+    into it, appends to it, returns it or keeps it, or the analysis cannot tell): a list or
+    dict given for one is changed in place, so that the caller sees the body's changes (and
+    NumPy arrays with the same values where it held JAX arrays). A read-only NumPy view of a
+    JAX array that the body writes fails loudly (the callers np2jax sees pass NumPy arrays
+    for a parameter the body writes: islands)."""
     lines = []
     for param in entry_parameters(function, parents):
         name = param.name.value
-        read = f"{numpy}.asarray(v)[()] if isinstance(v, {jnp}.ndarray) else v"
-        if param is function.params.star_arg:
-            code = f"{name} = tuple({read} for v in {name})"
-        elif param is function.params.star_kwarg:
-            code = f"{name} = {{k: {read} for k, v in {name}.items()}}"
-        else:
-            code = f"{name} = {numpy}.asarray({name})[()] if isinstance({name}, {jnp}.ndarray) else {name}"
-        lines.append(cst.parse_statement(code + "\n"))
+        flag = ", in_place=True" if name in in_place else ""
+        lines.append(cst.parse_statement(f"{name} = {HELPER}({name}{flag})\n"))
     return lines
 
 
-def has_prologue(function: cst.FunctionDef, lines: list) -> bool:
-    """Whether the function already starts with `lines` (converted before)."""
+# methods by which a body changes a list or dict it is given
+CONTAINER_WRITES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                              "setdefault", "popitem", "sort", "reverse", "__setitem__",
+                              "__delitem__"})
+
+
+def changes_container(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the body calls a method that changes a list or dict on the parameter `name`
+    or on something in it (`name.append(v)`, `name[k].update(d)`), or deletes from it
+    (`del name[k]`)."""
+    found = False
+
+    def base(expression):
+        while isinstance(expression, (cst.Subscript, cst.Attribute)):
+            expression = expression.value
+        return expression
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in CONTAINER_WRITES:
+                target = base(func.value)
+                found = found or (isinstance(target, cst.Name) and target.value == name)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            nonlocal found
+            stack = [node.target]
+            while stack:
+                target = stack.pop()
+                if isinstance(target, (cst.Tuple, cst.List)):
+                    stack.extend(e.value for e in target.elements)
+                elif isinstance(target, cst.Subscript):
+                    root = base(target)
+                    found = found or (isinstance(root, cst.Name) and root.value == name)
+
+    function.body.visit(Visitor())
+    return found
+
+
+def has_prologue(function: cst.FunctionDef, parents: dict) -> bool:
+    """Whether the function already starts with a prologue (converted before): a line
+    `p = _np2jax_as_numpy(p...)` for each parameter its callers pass."""
     body = function.body
     if not isinstance(body, cst.IndentedBlock):
         return False
+    names = [p.name.value for p in entry_parameters(function, parents)]
     statements = list(body.body)
     at = 1 if statements and _is_docstring(statements[0]) else 0
-    present = statements[at:at + len(lines)]
-    empty = cst.Module(body=[])
-    return len(present) == len(lines) and all(
-        empty.code_for_node(a).strip() == empty.code_for_node(b).strip()
-        for a, b in zip(present, lines))
+    present = statements[at:at + len(names)]
+    return len(present) == len(names) and all(
+        _prologue_line_of(statement) == name for statement, name in zip(present, names))
+
+
+def _prologue_line_of(statement) -> str | None:
+    """The parameter a prologue line `p = _np2jax_as_numpy(p...)` reads, or None."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return None
+    assign = statement.body[0]
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)):
+        return None
+    call = assign.value
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == HELPER \
+            and call.args and isinstance(call.args[0].value, cst.Name) \
+            and call.args[0].value.value == assign.targets[0].target.value:
+        return assign.targets[0].target.value
+    return None
 
 
 def with_prologue(function: cst.FunctionDef, lines: list) -> cst.FunctionDef:

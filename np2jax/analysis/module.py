@@ -328,10 +328,12 @@ class ModuleAnalysis:
 
 
 def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: tuple = (),
-            text: str | None = None) -> ModuleAnalysis:
+            text: str | None = None, automatic: dict | None = None) -> ModuleAnalysis:
     """`context`: what the other files of the converted tree mean for this one (np2jax.tree).
     `keep`: the functions the configuration keeps on NumPy ((entry, qualname, reason) each,
-    Config.kept_in); `text`: the source, read for `# np2jax: keep-numpy` pragmas.
+    Config.kept_in); `text`: the source, read for `# np2jax: keep-numpy` pragmas;
+    `automatic`: FunctionDef -> (qualname, reason) of the functions kept because a finding
+    says their body needs NumPy arrays (np2jax.pipeline, a rule's `keeps-function`).
 
     Of libcst's metadata only the scopes are resolved: parents are recorded by the
     collector's own walk, qualified names asked of the scopes for just the nodes that need
@@ -344,10 +346,10 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     parents = collector.parents
     positions = SourcePositions(module)
     pragmas = text is not None and "keep-numpy" in text
-    if keep or pragmas or (text is not None and "numba" in text):
+    if keep or pragmas or automatic or (text is not None and "numba" in text):
         collector.kept_functions = find_kept(
             module, keep, lambda node: positions.start(node)[0],
-            text.splitlines() if pragmas else None)
+            text.splitlines() if pragmas else None, automatic)
     dataflow = Dataflow(collector, parents, positions, scopes)
     # `bag.sort()` of an instance of the module's own class is its method, not an array's
     collector.method_writes = [w for w in collector.method_writes

@@ -52,6 +52,11 @@ class Report:
     # True: the fix adds a NumPy call at the edge of JAX code (`np.asarray(a)` handed to a
     # NumPy function, NJ115's `np.asarray(m).flat`): the coverage figure's boundaries
     boundary: bool = False
+    # True: the finding says that the function it lies in needs NumPy arrays in its body
+    # (the rule's `keeps-function` in its catalog entry): if it still stands once the
+    # module is converted, the pipeline keeps that function on NumPy (NJ104) and converts
+    # again, so that the body runs as written on NumPy arrays
+    keeps_function: bool = False
 
 
 class RuleContext:
@@ -88,16 +93,24 @@ class Rule:
     def report(self, node: cst.CSTNode, *, fix: Fix | None = None, imports=(), requires=(),
                report_if_unfixed: bool = True, key: tuple | None = None, listed: bool = True,
                moves=(), converts: bool = True, boundary: bool = False,
-               **fields) -> Report:
+               keeps_function: bool | None = None, **fields) -> Report:
+        """`keeps_function`: None is what the rule's catalog entry declares (its
+        `keeps-function`); False for a finding of such a rule that says nothing of the
+        function's body (NJ102's names JAX lacks), True only in a rule that declares it."""
         message = one_line(self.doc().message.format(**fields))
         if isinstance(requires, cst.CSTNode):
             requires = (requires,)
         unfixed = None
         if fix is not None and "outcome" in fields:
             unfixed = one_line(self.doc().message.format(**{**fields, "outcome": DEPENDENCY_DROPPED}))
+        declared = self.doc().keeps_function is not None
+        if keeps_function and not declared:
+            raise ValueError(f"{self.code} marks a finding as keeping its function, but its "
+                             "catalog entry declares no keeps-function")
         return Report(self.code, node, message, fix, tuple(imports), tuple(requires),
                       report_if_unfixed, unfixed, key, listed,
-                      tuple(m for m in moves if m is not None), converts, boundary)
+                      tuple(m for m in moves if m is not None), converts, boundary,
+                      declared if keeps_function is None else keeps_function)
 
 
 QUOTED_CODE_LIMIT = 60  # characters of code quoted in a message, beyond which it is cut

@@ -45,6 +45,9 @@ class CaughtIndexError(Rule):
                     # NumPy passes a NumPy one (NJ104): the JAX calls' reads clamp
                     yield self.report(read, requires=flow.parameter_may_be_jax(array),
                                       read=code_of(read))
+                elif self._attribute_may_be_jax(array):
+                    yield self.report(read, requires=self._attribute_may_be_jax(array),
+                                      read=code_of(read))
 
     def _reads(self, body: cst.CSTNode):
         """(read, the array read) in `body`, outside nested functions, classes and lambdas."""
@@ -60,7 +63,9 @@ class CaughtIndexError(Rule):
             def visit_Lambda(self, node):
                 return False
 
-            def visit_Subscript(self, node):
+            def visit_Subscript(visitor, node):
+                if self._write_target(node):
+                    return  # a write there is left in place, on NumPy (NJ201's finding)
                 if not all(isinstance(e.slice, cst.Slice) for e in node.slice):
                     found.append((node, node.value))  # a slice never raises: NumPy clips it
 
@@ -76,3 +81,26 @@ class CaughtIndexError(Rule):
 
         body.visit(Reads())
         return found
+
+    def _attribute_may_be_jax(self, array) -> tuple:
+        """`self.table` bound in its class to a JAX array once converted (by one of its
+        bindings at least): the converted references that make it one, else ()."""
+        if not (isinstance(array, cst.Attribute) and isinstance(array.value, cst.Name)
+                and array.value.value == "self"):
+            return ()
+        flow = self.analysis.dataflow
+        values, _ = flow.values_of(array)
+        refs: set = set()
+        for value, _statement in values or ():
+            if not isinstance(value, str) and flow.jax_typed(value):
+                refs |= set(flow.jax_refs(value))
+        return tuple(refs)
+
+    def _write_target(self, node: cst.Subscript) -> bool:
+        """`a[i] = v`, `a[i] += v`, `a[i]: float = v`: a write, which the write rules leave
+        in place inside a `try` catching IndexError (JAX would drop it silently), its array
+        kept NumPy so that it runs and raises (np2jax.analysis.islands)."""
+        parent = self.analysis.parents.get(node)
+        if isinstance(parent, cst.AssignTarget):
+            return parent.target is node
+        return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node

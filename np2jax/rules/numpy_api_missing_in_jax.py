@@ -32,6 +32,13 @@ class NumpyApiMissingInJax(Rule):
     def run(self):
         for ref in self.analysis.refs:
             why = _MISSING_REASONS.get(ref.keep)
+            # a check of a value's type against NumPy's types in a function's body
+            # (`isinstance(v, np.ndarray)`, `type(v) is np.ndarray`) needs NumPy values
+            # there: the function is kept on NumPy (keeps-function); a name JAX lacks, a
+            # dtype's type (`issubclass(x.dtype.type, np.inexact)`, `np.issubdtype(...)`,
+            # `dtype=np.bool_`, which JAX arrays answer as NumPy's do), an unbound method or
+            # a class deriving from np.ndarray says nothing of the values a body is given
+            body_needs_numpy = ref.keep == facts.KEEP_TYPE_CHECK and self._value_type_check(ref.node)
             if ref.keep == facts.KEEP_TYPE_CHECK:
                 parent = self.analysis.parents.get(ref.node)
                 if isinstance(parent, cst.Attribute) and parent.value is ref.node:
@@ -51,11 +58,11 @@ class NumpyApiMissingInJax(Rule):
             name = ref.qualname or code_of(ref.node)
             if ref.keep == facts.KEEP_MISSING and ref.detail:  # scipy.spatial.distance.cdist
                 name = ref.detail
-            yield self.report(ref.node, name=code_of(ref.node),
+            yield self.report(ref.node, name=code_of(ref.node), keeps_function=body_needs_numpy,
                               reason=why.format(name=name, detail=ref.detail))
         yield from self._missing_attributes()
         for star in self.analysis.star_imports:
-            yield self.report(star, name=code_of(star).strip(),
+            yield self.report(star, name=code_of(star).strip(), keeps_function=False,
                               reason="the names a star import brings in cannot be resolved, so "
                                      "none of them is converted")
 
@@ -63,9 +70,33 @@ class NumpyApiMissingInJax(Rule):
         """`m.strides`, `it = m.flat` in a NumPy module: JAX arrays lack the attribute, so
         `m` stays NumPy (np2jax.analysis.islands) and the read is left as it was."""
         for node in self.analysis.numpy_only_attribute_reads:
-            yield self.report(node, name=code_of(node),
+            yield self.report(node, name=code_of(node), keeps_function=False,
                               reason=f"JAX arrays have no `.{node.attr.value}`, so this raises if "
                                      f"`{code_of(node.value)}` holds a converted array")
+
+    def _value_type_check(self, node: cst.CSTNode) -> bool:
+        """`isinstance(v, np.ndarray)` (in a tuple or a `|` union of types too), or `type(v)`
+        compared with it (`is`, `==`, `is not`, `!=`)."""
+        parent = self.analysis.parents.get(node)
+        while isinstance(parent, (cst.Tuple, cst.Element, cst.BinaryOperation)):
+            if isinstance(parent, cst.BinaryOperation) and not isinstance(parent.operator, cst.BitOr):
+                return False
+            node, parent = parent, self.analysis.parents.get(parent)
+        if isinstance(parent, cst.Arg):
+            call = self.analysis.parents.get(parent)
+            return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+                and call.func.value == "isinstance" and len(call.args) == 2 \
+                and call.args[1] is parent
+        if isinstance(parent, cst.ComparisonTarget):
+            parent = self.analysis.parents.get(parent)
+        if not isinstance(parent, cst.Comparison) or len(parent.comparisons) != 1 \
+                or not isinstance(parent.comparisons[0].operator,
+                                  (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)):
+            return False
+        other = parent.left if parent.comparisons[0].comparator is node else \
+            parent.comparisons[0].comparator if parent.left is node else None
+        return isinstance(other, cst.Call) and isinstance(other.func, cst.Name) \
+            and other.func.value == "type" and len(other.args) == 1
 
     def _class_base(self, node: cst.CSTNode) -> bool:
         parent = self.analysis.parents.get(node)

@@ -26,8 +26,8 @@ from np2jax.api import convert_source
 # Known gaps (open work), each still run and expected to fail: {"rule/case": "why"}.
 KNOWN_GAPS: dict[str, str] = {
     "kept-on-numpy/writes_argument": (
-        "a kept function's entry line rebinds its parameter (`x = np.asarray(x)[()] if ... "
-        "else x`), which hides that it writes its argument: converted again, the writes inside "
+        "a kept function's entry line rebinds its parameter (`x = _np2jax_as_numpy(x, ...)`), "
+        "which hides that it writes its argument: converted again, the writes inside "
         "the kept body are reported (NJ201, NJ203) where the first conversion reported the "
         "call (NJ209)"),
 }
