@@ -365,7 +365,7 @@ class Values:
         another imported name (`torch.add(a, b, out=c)`), an instance of the module's own
         class."""
         if any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
-            return not (self.collector.imported_name(receiver) is not None
+            return not (self.collector.imported_names(receiver, sole=True)
                         or self.module_class_instance(receiver))
         if any(not a.keyword and a.value.deep_equals(receiver) for a in call.args):
             return True
