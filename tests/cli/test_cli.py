@@ -483,3 +483,13 @@ def test_every_finding_is_one_line(tmp_path):
     assert any(": NJ403 `(x * 90.0 + 100.0" in line for line in lines), lines
     machine = json.loads(invoke("check", source, "--no-cache", "--format", "json").stdout)
     assert machine["findings"] and all("\n" not in f["message"] for f in machine["findings"])
+
+
+def test_prove_devices_must_be_known_device_names(tmp_path):
+    for command in (["prove", tmp_path, tmp_path, "--devices", "xpu"],
+                    ["convert", tmp_path / "pkg", "--out", tmp_path / "out", "--prove",
+                     "--prove-devices", "cpu,xpu"]):
+        (tmp_path / "pkg").mkdir(exist_ok=True)
+        result = invoke(*command, cwd=tmp_path)
+        assert result.exit_code == 2, result.output
+        assert "unknown device 'xpu'" in result.output
