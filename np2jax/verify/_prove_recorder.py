@@ -236,26 +236,27 @@ try:
 except ImportError:  # imported outside pytest
     pytest = None
 
+def _traced(test):
+    """A hook wrapper's body: the tracer on while pytest does what the hook wraps, calls
+    counted for `test` (a node id; None while collecting)."""
+    _state["test"] = test
+    previous = sys.gettrace()
+    sys.settrace(_tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+        _state["test"] = None
+
+
 if pytest is not None:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_collection(session):
-        previous = sys.gettrace()
-        sys.settrace(_tracer)
-        try:
-            yield
-        finally:
-            sys.settrace(previous)
+        yield from _traced(None)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):
-        _state["test"] = item.nodeid
-        previous = sys.gettrace()
-        sys.settrace(_tracer)
-        try:
-            yield
-        finally:
-            sys.settrace(previous)
-            _state["test"] = None
+        yield from _traced(item.nodeid)
 
 
 def pytest_sessionfinish(session, exitstatus):

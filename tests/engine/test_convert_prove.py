@@ -173,6 +173,13 @@ def test_a_kept_function_still_slow_has_the_package_functions_it_calls_kept(tmp_
                        f"JAX: {slow}"]
 
 
+def _write_project(project: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text)
+    return project
+
+
 TESTED_PACKAGE = {
     "tally/__init__.py": "from .core import counts, scaled\n",
     "tally/core.py": (
@@ -196,10 +203,7 @@ def test_functions_a_newly_failing_test_calls_are_kept_and_the_suite_passes(tmp_
     """Every call proven equal, and a test still fails on the result (it writes into what
     `counts` returns, a JAX array once converted): the functions that test calls are kept
     on NumPy, the package converted once more, and the suite passes as on the original."""
-    project = tmp_path / "project"
-    for name, text in TESTED_PACKAGE.items():
-        (project / name).parent.mkdir(parents=True, exist_ok=True)
-        (project / name).write_text(text)
+    project = _write_project(tmp_path / "project", TESTED_PACKAGE)
     result = convert_proved(project / "tally", tmp_path / "out" / "tally", Config(cache=False),
                             project=project, pytest_args=["tests"],
                             options=ProveOptions(jobs=1, timeout_s=TIMEOUT_S), jobs=1)
@@ -240,10 +244,7 @@ def test_the_fewest_functions_a_newly_failing_test_needs_are_kept(tmp_path):
     call is counted for its test, so `doubled` is a candidate; the failing test is rerun
     alone on conversions keeping fewer candidates, and `total`, which it calls too but does
     not need on NumPy, stays on JAX."""
-    project = tmp_path / "project"
-    for name, text in CAPPED_PACKAGE.items():
-        (project / name).parent.mkdir(parents=True, exist_ok=True)
-        (project / name).write_text(text)
+    project = _write_project(tmp_path / "project", CAPPED_PACKAGE)
     progress: list[str] = []
     result = convert_proved(project / "ledger", tmp_path / "out" / "ledger", Config(cache=False),
                             project=project, pytest_args=["tests"],
@@ -305,10 +306,7 @@ def test_functions_of_a_module_left_on_numpy_are_not_counted_on_jax(tmp_path):
     proven equal in a module the conversion left on NumPy replays NumPy against NumPy. Only
     the functions of modules whose conversion uses JAX are on JAX; the others are counted
     apart (functions_left_on_numpy)."""
-    project = tmp_path / "project"
-    for name, text in MIXED_PACKAGE.items():
-        (project / name).parent.mkdir(parents=True, exist_ok=True)
-        (project / name).write_text(text)
+    project = _write_project(tmp_path / "project", MIXED_PACKAGE)
     result = convert_proved(project / "mixed", tmp_path / "out" / "mixed", Config(cache=False),
                             project=project, pytest_args=["tests"],
                             options=ProveOptions(jobs=1, timeout_s=TIMEOUT_S), jobs=1)

@@ -233,42 +233,35 @@ def test_a_method_made_by_another_descriptor_is_replayed_bound(tmp_path):
     assert (plus.verdict, plus.compared) == ("equal", 1), plus.notes
 
 
-def test_calls_made_while_pytest_collects_are_recorded(tmp_path):
-    """A test module that calls the package at import (a table of expected values built at
-    module level, parameters of a parametrize): the call happens during collection, before
-    any test runs, and is recorded (with no test) and replayed like the others."""
+SCALE_TEST = ("from pkg.m import scale\n\n\ndef test_scale():\n"
+              "    assert scale([1.0, 2.0], 3.0).tolist() == [3.0, 6.0]\n")
+
+
+def _scale_project(tmp_path, test_text: str = SCALE_TEST):
+    """A package `pkg` with one function, `scale`, its test module, and its conversion."""
     project = tmp_path / "original"
     (project / "pkg").mkdir(parents=True)
     (project / "tests").mkdir()
     (project / "pkg" / "__init__.py").write_text("")
     (project / "pkg" / "m.py").write_text(
         "import numpy as np\n\n\ndef scale(x, k):\n    return np.asarray(x) * k\n")
-    (project / "tests" / "test_m.py").write_text(
-        "import numpy as np\n\nfrom pkg.m import scale\n\nEXPECTED = scale([1.0, 2.0], 3.0)\n\n\n"
-        "def test_expected():\n    assert EXPECTED.tolist() == [3.0, 6.0]\n")
-    converted = tmp_path / "converted"
-    shutil.copytree(project, converted)
-    assert not convert_paths([project / "pkg"], Config(), out=converted / "pkg").errors
-    result = prove_functions(project, converted, "pkg", ["tests"], ProveOptions(jobs=1, repeat=0))
-    scale = {f.key: f for f in result.functions}["pkg/m.py::scale"]
-    assert (scale.verdict, scale.calls, scale.compared) == ("equal", 1, 1), scale.notes
-
-
-
-def _scale_project(tmp_path):
-    project = tmp_path / "original"
-    (project / "pkg").mkdir(parents=True)
-    (project / "tests").mkdir()
-    (project / "pkg" / "__init__.py").write_text("")
-    (project / "pkg" / "m.py").write_text(
-        "import numpy as np\n\n\ndef scale(x, k):\n    return np.asarray(x) * k\n")
-    (project / "tests" / "test_m.py").write_text(
-        "from pkg.m import scale\n\n\ndef test_scale():\n"
-        "    assert scale([1.0, 2.0], 3.0).tolist() == [3.0, 6.0]\n")
+    (project / "tests" / "test_m.py").write_text(test_text)
     converted = tmp_path / "converted"
     shutil.copytree(project, converted)
     assert not convert_paths([project / "pkg"], Config(), out=converted / "pkg").errors
     return project, converted
+
+
+def test_calls_made_while_pytest_collects_are_recorded(tmp_path):
+    """A test module that calls the package at import (a table of expected values built at
+    module level, parameters of a parametrize): the call happens during collection, before
+    any test runs, and is recorded (with no test) and replayed like the others."""
+    project, converted = _scale_project(tmp_path, (
+        "from pkg.m import scale\n\nEXPECTED = scale([1.0, 2.0], 3.0)\n\n\n"
+        "def test_expected():\n    assert EXPECTED.tolist() == [3.0, 6.0]\n"))
+    result = prove_functions(project, converted, "pkg", ["tests"], ProveOptions(jobs=1, repeat=0))
+    scale = {f.key: f for f in result.functions}["pkg/m.py::scale"]
+    assert (scale.verdict, scale.calls, scale.compared) == ("equal", 1, 1), scale.notes
 
 
 def test_the_converted_side_is_replayed_and_timed_on_each_device(tmp_path, monkeypatch):
