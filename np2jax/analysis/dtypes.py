@@ -320,6 +320,13 @@ class Dtypes:
         """Two Python numbers give a NumPy scalar of the default type, not a weak one."""
         return {"int": "int64", "float": "float64", "complex": "complex128"}.get(dtype or "", dtype)
 
+    def operand_of(self, value: cst.BaseExpression) -> str | None:
+        """The dtype of what `a[i] = value` hands the array: a list or tuple literal is an
+        array of its default dtype (literal_array), anything else its own dtype."""
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return self.literal_array(value)
+        return self.dtype_of(value)
+
     def literal_array(self, literal, depth: int = 0) -> str | None:
         """The dtype of the array a list or tuple literal makes (`[20, 30]`: int64, strong:
         JAX too gives it its default type, not the weak type of a single Python number)."""

@@ -136,8 +136,7 @@ def _stores_other_dtype(analysis, base, value, operator) -> bool:
     target = dtypes.dtype_of(base)
     # a list of Python numbers is an array of the default dtype (`a[1:3] = [20, 30]` into
     # int32 hands JAX int64), where a single number is weak and takes the array's
-    operand = dtypes.literal_array(value) if isinstance(value, (cst.List, cst.Tuple)) \
-        else dtypes.dtype_of(value)
+    operand = dtypes.operand_of(value)
     if operand is None and is_integer(target) and target != "int" and operator is None:
         # nothing shows what the stored values are (`table[i] = gains[i]`, gains from
         # json): cast, as NumPy does, so that a float among them is not handed to the

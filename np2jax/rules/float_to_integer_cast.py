@@ -77,7 +77,7 @@ class FloatToIntegerCast(Rule):
                 yield self._report(node, code_of(node).strip().splitlines()[0], source,
                                    target_dtype, requires)
             elif source is None and target_dtype in WRAPPED_TARGETS and requires is not None \
-                    and dtypes.dtype_of(value) is None and not _integral(value) \
+                    and dtypes.operand_of(value) is None and not _integral(value) \
                     and not (isinstance(node, (cst.Assign, cst.AugAssign))
                              and self.analysis.write_plan(node).wraps):
                 # nothing shows what the stored values are (a parameter's elements, a
