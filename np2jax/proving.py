@@ -165,11 +165,19 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
     options = replace(options or ProveOptions(), work=work / "records")
     result = None
     kept: list[str] = []
+
+    def convert(entries: list[str]) -> RunResult:
+        """The package converted into `out` with `entries` kept on NumPy too, and mirrored."""
+        run = convert_paths([package], replace(config, keep_numpy=(
+            *config.keep_numpy, *entries)), out=out, copy_other=True, jobs=jobs)
+        _mirror(project, relative, out, mirror)
+        if result is not None:
+            result.run = run
+        return run
+
     for number in range(1, max_rounds + 1):
         _say(progress, f"round {number}: converting {relative}")
-        round_config = replace(config, keep_numpy=(*config.keep_numpy, *kept))
-        run = convert_paths([package], round_config, out=out, copy_other=True, jobs=jobs)
-        _mirror(project, relative, out, mirror)
+        run = convert(kept)
         _say(progress, f"round {number}: proving the converted functions on the suite's calls")
         proof = prove_functions(project, mirror, relative.as_posix(), pytest_args,
                                 replace(options, reuse_records=number > 1), progress=progress)
@@ -188,9 +196,7 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
         result.kept = list(kept)
         if number == max_rounds:  # the last conversion must include what the last proof found
             _say(progress, "converting once more with every function found to differ kept")
-            result.run = convert_paths([package], replace(config, keep_numpy=(
-                *config.keep_numpy, *kept)), out=out, copy_other=True, jobs=jobs)
-            _mirror(project, relative, out, mirror)
+            convert(kept)
     _say(progress, "running the suite on the original and on the result")
     result.tests = verify_tests(project, mirror, pytest_args, devices=("cpu",),
                                 timeout_s=options.suite_timeout_s, x64=config.x64)
@@ -198,11 +204,6 @@ def convert_proved(package: Path, out: Path, config: Config, *, project: Path,
         # proven equal call by call, and still a test fails (a result handed to test code
         # that needs NumPy, a last-bit difference the test amplifies): of the functions those
         # tests call, the fewest that must stay NumPy for them to pass are kept
-        def convert(entries: list[str]) -> None:
-            result.run = convert_paths([package], replace(config, keep_numpy=(
-                *config.keep_numpy, *entries)), out=out, copy_other=True, jobs=jobs)
-            _mirror(project, relative, out, mirror)
-
         blame = _blame_failing_tests(result, options, kept, convert, mirror, pytest_args,
                                      config.x64, progress)
         result.blame = blame
