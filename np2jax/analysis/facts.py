@@ -97,6 +97,8 @@ class ApiRef:
     keep: str | None = None  # None: convert to `jax_path`; else why it stays on NumPy
     detail: str = ""  # for findings: the offending argument, the missing name, ...
     out_arg: cst.Arg | None = None  # the out= argument of the call, when it has one
+    # converted as `jnp.asarray(np.linspace(...))`: NumPy computes it (policy.toml computed_by_numpy)
+    computed_by_numpy: bool = False
 
     @property
     def jax_path(self) -> str | None:
@@ -105,6 +107,11 @@ class ApiRef:
     @property
     def converted(self) -> bool:
         return self.keep is None
+
+    @property
+    def jax_takes_arguments(self) -> bool:
+        """JAX's function is called with the arguments (not a grid NumPy computes)."""
+        return self.keep is None and not self.computed_by_numpy
 
 
 @dataclass

@@ -185,6 +185,15 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
         return
     if ref.call is not None:
         ref.arguments = bind_arguments(ref.call, entry, qualname)
+        if _computed_by_numpy(ref, policy):  # NumPy computes it: JAX's signature does not matter
+            if _handed_to_jax(ref.call, parents, collector):
+                ref.keep = KEEP_BY_DESIGN  # jnp.asarray(np.linspace(...)): converted already
+            elif _feeds_shape(ref.call, parents, collector) and all(
+                    _is_static(a.value) for a in ref.call.args):
+                ref.keep = KEEP_STATIC
+            else:
+                ref.computed_by_numpy = True
+            return
         for argument in ref.arguments:
             if argument.role == "out" and not is_none(argument.arg.value):
                 ref.out_arg = argument.arg
@@ -208,6 +217,28 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
         if _feeds_shape(ref.call, parents, collector) and all(
                 _is_static(a.value) for a in ref.call.args):
             ref.keep = KEEP_STATIC
+            return
+
+
+def _handed_to_jax(call: cst.Call, parents: dict, collector: CallIndex) -> bool:
+    """`call` is the one argument of jnp.asarray (what np2jax writes for a grid NumPy computes)."""
+    arg = parents.get(call)
+    outer = parents.get(arg)
+    return isinstance(arg, cst.Arg) and isinstance(outer, cst.Call) and len(outer.args) == 1 \
+        and collector.jax_calls.get(outer) == "numpy.asarray"
+
+
+def _computed_by_numpy(ref: ApiRef, policy: dict) -> bool:
+    """A grid whose values JAX rounds differently (policy.toml computed_by_numpy)."""
+    if ref.qualname not in policy["computed_by_numpy"]:
+        return False
+    given = {a.name: a.arg.value for a in ref.arguments if a.name is not None}
+    if "retstep" in given and _literal(given["retstep"]) is not False:
+        return False  # a tuple (array, step): left as JAX's
+    if ref.qualname == "numpy.arange":
+        step = given.get("step")
+        return step is not None and not isinstance(_literal(step), int)
+    return True
 
 
 def _beyond_the_table(ref: ApiRef) -> bool:

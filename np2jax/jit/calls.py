@@ -169,8 +169,9 @@ class CallChecks(TraceCheckerBase):
         if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
             self.refuse(node, size_hint(code_of(node.func)))
         kinds = []
-        roles = {id(a.arg): None if (ref.qualname, a.name) in SHAPE_ARGUMENTS else a.role
-                 for a in ref.arguments}
+        # A grid NumPy computes (jnp.asarray(np.linspace(...))) takes Python values only.
+        roles = {id(a.arg): None if (ref.qualname, a.name) in SHAPE_ARGUMENTS
+                 or ref.computed_by_numpy else a.role for a in ref.arguments}
         if ref.qualname in ARRAY_CONSTRUCTORS:  # np.array(x) of an array: a copy
             roles.update({id(a.arg): "array" for a in ref.arguments
                           if a.name in ("object", "a") and self.array_object(a.arg.value)})

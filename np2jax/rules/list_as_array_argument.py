@@ -29,7 +29,7 @@ class ListAsArrayArgument(Rule):
         lists = api_policy()["lists"]
         structural = set(lists["nested_lists_are_structure"])
         for ref in self.analysis.refs:
-            if not ref.converted:
+            if not ref.jax_takes_arguments:
                 continue
             static = set(lists["static_parameters"].get(ref.qualname, ()))
             for argument in ref.arguments:

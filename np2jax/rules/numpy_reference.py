@@ -43,6 +43,9 @@ class NumpyReference(Rule):
         for ref in self.analysis.refs:
             if not ref.converted:
                 continue
+            if ref.computed_by_numpy:
+                yield from self._computed_by_numpy(ref)
+                continue
             text, needed = jax_expression(ref.jax_path, self.analysis.jnp_alias)
             replacement = cst.parse_expression(text)
             # Dropped only when a fix that needs it is dropped: then the code stays NumPy.
@@ -57,3 +60,16 @@ class NumpyReference(Rule):
                     yield self.report(keyword, old=keyword.value, new=new_name,
                                       fix=lambda node, name=new_name: node.with_changes(value=name),
                                       requires=ref.node, report_if_unfixed=False)
+
+    def _computed_by_numpy(self, ref):
+        """`np.linspace(...)` -> `jnp.asarray(np.linspace(...))`: NumPy's grid, as a JAX array.
+        The finding is on the name, as for every other reference (what depends on the
+        conversion requires it); the wrapping of the call goes with it."""
+        jnp = self.analysis.jnp_alias
+        wrapper = cst.parse_expression(f"{jnp}.asarray")
+        yield self.report(ref.node, old=code_of(ref.call), new=f"{jnp}.asarray({code_of(ref.call)})",
+                          fix=lambda node: node, imports=[("jax.numpy", jnp)],
+                          report_if_unfixed=False, moves=(ref.call,))
+        yield self.report(ref.call, old=code_of(ref.call), new=f"{jnp}.asarray({code_of(ref.call)})",
+                          fix=lambda node: cst.Call(func=wrapper, args=[cst.Arg(node.with_changes(lpar=[], rpar=[]))]),
+                          requires=ref.node, report_if_unfixed=False, listed=False)

@@ -37,7 +37,7 @@ class ParameterAsArrayArgument(Rule):
         dataflow = self.analysis.dataflow
         jnp = self.analysis.jnp_alias
         for ref in self.analysis.refs:
-            if not ref.converted or ref.qualname in writers or ref.out_arg is not None:
+            if not ref.jax_takes_arguments or ref.qualname in writers or ref.out_arg is not None:
                 continue
             static = set(lists["static_parameters"].get(ref.qualname, ()))
             for argument in ref.arguments:
