@@ -102,7 +102,10 @@ class ArrayAsHashKey(Rule):
             if comprehension not in self.done:
                 key = comprehension.key if isinstance(comprehension, cst.DictComp) \
                     else comprehension.elt
-                yield from self._comprehension(comprehension, key)
+                found = list(self._comprehension(comprehension, key))
+                if found:
+                    self.done.add(comprehension)
+                yield from found
         for key in self._keys():
             if key not in self.done:
                 self.done.add(key)
@@ -244,8 +247,12 @@ class ArrayAsHashKey(Rule):
 
     def _key(self, key: cst.BaseExpression):
         flow = self.flow
-        if isinstance(key, cst.Name) and self._comprehension_target(key):
-            return  # judged with its comprehension
+        if isinstance(key, cst.Name) and (comprehension := self._comprehension_of(key)) is not None:
+            # `[names[i] for i in np.argsort(x)]`: judged with the comprehension binding it
+            if comprehension not in self.done:
+                self.done.add(comprehension)
+                yield from self._comprehension(comprehension, key, "a dict key or set member")
+            return
         if flow.jax_typed(key):
             if self._element_of_array(key):
                 yield self._fix(key, "a dict key or set member", _item, ITEM)
@@ -261,19 +268,20 @@ class ArrayAsHashKey(Rule):
                                   consumer="a dict key or set member",
                                   outcome=LOOP.format(name=key.value, array=code_of(loop)))
 
-    def _comprehension_target(self, name: cst.Name) -> bool:
+    def _comprehension_of(self, name: cst.Name):
+        """The comprehension whose `for` binds `name`, or None."""
         node = self.analysis.parents.get(name)
         while node is not None:
             if isinstance(node, (cst.DictComp, cst.SetComp, cst.ListComp, cst.GeneratorExp)):
                 clause = node.for_in
                 while clause is not None:
                     if _names_in(clause.target, name.value):
-                        return True
+                        return node
                     clause = clause.inner_for_in
             if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return False
+                return None
             node = self.analysis.parents.get(node)
-        return False
+        return None
 
     def _element_of_array(self, key: cst.BaseExpression) -> bool:
         """`x[i]`, `x[i, j]`: integer indices only (each a Python integer), so one element
