@@ -116,7 +116,8 @@ class Values:
         return False
 
     def holds_only_scalars(self, value) -> bool:
-        """A container literal of numbers and strings, `[0] * n`, or defaultdict(int)."""
+        """A container literal of numbers and strings (or a comprehension of one number),
+        `[0] * n`, or defaultdict(int)."""
         def scalar(node) -> bool:
             return isinstance(node, LITERALS) or (
                 isinstance(node, cst.UnaryOperation) and isinstance(node.expression, LITERALS)) \
@@ -125,6 +126,10 @@ class Values:
             return all(scalar(e.value) for e in value.elements)
         if isinstance(value, cst.Dict):
             return all(isinstance(e, cst.DictElement) and scalar(e.value) for e in value.elements)
+        if isinstance(value, cst.DictComp):  # {name: 0.0 for name in names}
+            return scalar(value.value)
+        if isinstance(value, (cst.ListComp, cst.SetComp)):
+            return scalar(value.elt)
         if isinstance(value, cst.BinaryOperation):
             return all(self.holds_only_scalars(side) for side in (value.left, value.right)
                        if isinstance(side, (cst.List, cst.Tuple)))
