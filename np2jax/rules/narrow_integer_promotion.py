@@ -54,7 +54,7 @@ class NarrowIntegerPromotion(Rule):
             name = ref.qualname.removeprefix("numpy.")
             data = ref.call.args[0]
             dtype = dtype_of(data.value) if data.keyword is None and not data.star else None
-            if dtype not in NARROW:
+            if dtype not in NARROW or _has_dtype(ref.call):
                 continue
             fix = self._fix(name, dtype, jnp, method=False)
             if fix is not None:
@@ -69,7 +69,7 @@ class NarrowIntegerPromotion(Rule):
                     or self.analysis.ref_of_call(call) is not None:
                 continue
             dtype = dtype_of(func.value)
-            if dtype not in NARROW or not self.analysis.dataflow.jax_typed(func.value):
+            if dtype not in NARROW or _has_dtype(call) or not self.analysis.dataflow.jax_typed(func.value):
                 continue
             numpy_dtype, build = self._fix(func.attr.value, dtype, jnp, method=True)
             yield self.report(call, fix=build, requires=self.analysis.dataflow.jax_refs(func.value),
@@ -103,6 +103,12 @@ class NarrowIntegerPromotion(Rule):
         if name in FLOAT_UFUNCS:
             return ufunc_float(dtype), _cast_first(ufunc_float(dtype), jnp)
         return None
+
+
+def _has_dtype(call: cst.Call) -> bool:
+    """`dtype=` given (NumPy and JAX both compute in it) or a `**kwargs` that may give it."""
+    return any(arg.star == "**" or (arg.keyword is not None and arg.keyword.value == "dtype")
+               for arg in call.args)
 
 
 def _dtype_node(dtype: str, jnp: str) -> cst.Attribute:
