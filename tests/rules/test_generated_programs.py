@@ -10,7 +10,10 @@ functions that change their argument, loops over range and if/else on scalars, a
 integer widths and casts NumPy and JAX treat differently (a uint8 cast that may leave the
 range, int32 cumsum, int16 mean, int8 division, int64 past 2**31; and, in programs of their
 own, casts through conditionals or with an integer path, float stores into integer arrays,
-NaN cast to int64, a float16 cumsum). Each
+NaN cast to int64, a float16 cumsum; and the integer and dtype edges of issue 16, with
+NumPy's exact dtypes: narrow-integer reductions, integer division by arrays holding 0,
+timestamps and hashes past 2**31, float16/float32 arithmetic, out-of-bounds reads, np.clip
+and comparisons past a narrow dtype's range). Each
 program is `def main(): ... return {...}` returning every array it made. Some programs keep
 every array private (np2jax must convert them), others alias (np2jax must refuse them).
 Every converted program that runs must also run clean: a FutureWarning or DeprecationWarning
@@ -392,7 +395,8 @@ def integer_programs(draw):
     np.errstate), millisecond timestamps, epoch seconds with fractions then np.diff, integer
     hashes, np.iinfo bounds plus offsets, float16 and explicit float32 arithmetic (a float32
     result must stay float32), int32 + float32, reads inside try/except IndexError and
-    np.take's modes, bool arithmetic, np.round of halves and np.clip with integer bounds.
+    np.take's modes, bool arithmetic, np.round of halves, np.clip with integer bounds and
+    comparisons of narrow integers with Python integers past their range.
     Each result's dtype must be NumPy's exactly (`exact_dtypes`)."""
     n = draw(st.integers(3, 6))
 
@@ -411,7 +415,7 @@ def integer_programs(draw):
             "narrow_reduce", "narrow_method", "bool_arith", "prod_big", "u8_stats", "add_reduce",
             "sum_dtype", "divide_zero", "divide_zero_ufunc", "divmod_zero", "timestamps",
             "epoch_diff", "hash", "iinfo", "float16", "float32", "mixed_float", "int_float32",
-            "index_error", "take_mode", "round_halves", "clip_int"]))
+            "index_error", "take_mode", "round_halves", "clip_int", "narrow_compare"]))
         if kind == "narrow_reduce":  # NumPy: int64/uint64 (JAX's cumsum keeps the input's)
             fn = draw(st.sampled_from(["np.sum", "np.prod", "np.cumsum", "np.cumprod"]))
             body.append(f"    {y} = {fn}(x.astype({narrow}))")
@@ -441,8 +445,8 @@ def integer_programs(draw):
         elif kind in ("divide_zero", "divide_zero_ufunc", "divmod_zero"):
             width = draw(st.sampled_from(["", ".astype(np.int32)", ".astype(np.uint8)", ".astype(np.int16)"]))
             a, b = f"x{width}", f"z{width}"
-            if draw(st.booleans()):
-                a, b = f"(-{a})" if "uint8" not in width else a, b
+            if "uint8" not in width and draw(st.booleans()):
+                a = f"(-{a})"  # negative operands: floor towards -inf in both
             if kind == "divide_zero":
                 op = draw(st.sampled_from(["//", "%"]))
                 stmt = f"{y} = {a} {op} {b}"
@@ -499,6 +503,10 @@ def integer_programs(draw):
             expr = draw(st.sampled_from(["np.round(f)", "np.round(f * 10, -1)", "np.round(f, 1)",
                                          "np.around(f / 2, 1)", "np.rint(f)", "np.round(x / 2)"]))
             body.append(f"    {y} = {expr}")
+        elif kind == "narrow_compare":  # NumPy 2 compares with a Python int by value (NJ408)
+            op = draw(st.sampled_from(["<", ">", "==", "!=", ">="]))
+            bound = draw(st.sampled_from(["300", "-1", "255", "-200", "70000", "0"]))
+            body.append(f"    {y} = x.astype({narrow}) {op} {bound}")
         else:
             lo, hi = sorted([draw(st.integers(-5, 300)), draw(st.integers(-5, 300))])
             data = draw(st.sampled_from(["x", "f", "x.astype(np.uint8)", "x.astype(np.int16)"]))
