@@ -60,10 +60,19 @@ class OutOfRangeIntegerBound(Rule):
                 low, high = integer_range(dtype)
                 if low <= value <= high:
                     continue
-                yield self.report(comparison, fix=_cast_side(array_left, jnp),
+                # the 32-bit mode has no int64: int32 holds 8- and 16-bit data, not always the literal
+                wide = "int64" if self.config.x64 else "int32"
+                if not self.config.x64 and (DTYPES[dtype][1] >= 32
+                                            or not -2**31 <= value < 2**31):
+                    yield self.report(comparison, requires=flow.jax_refs(array),
+                                      spelled=code_of(comparison), value=value, dtype=dtype,
+                                      outcome="left as it was: in the 32-bit mode no integer "
+                                              "type holds both")
+                    continue
+                yield self.report(comparison, fix=_cast_side(array_left, jnp, wide),
                                   requires=flow.jax_refs(array), imports=[("jax.numpy", jnp)],
                                   spelled=code_of(comparison), value=value, dtype=dtype,
-                                  outcome="rewritten to compare in int64, as NumPy does by value")
+                                  outcome=f"rewritten to compare in {wide}, as NumPy does by value")
         for call, data, requires in self._clips():
             dtype = dtype_of(data)
             if dtype not in NARROW_INTEGERS:
@@ -105,11 +114,11 @@ class OutOfRangeIntegerBound(Rule):
                 yield call, func.value, flow.jax_refs(func.value)
 
 
-def _cast_side(left: bool, jnp: str):
+def _cast_side(left: bool, jnp: str, wide: str):
     def fix(comparison: cst.Comparison) -> cst.Comparison:
         def cast(value):
             return updates.call(updates.attr(updates.parenthesized(value), "astype"),
-                                updates.attr(cst.Name(jnp), "int64"))
+                                updates.attr(cst.Name(jnp), wide))
         if left:
             return comparison.with_changes(left=cast(comparison.left))
         target = comparison.comparisons[0]
