@@ -20,7 +20,7 @@ Every converted program that runs must also run clean: a FutureWarning or Deprec
 the NumPy original did not raise (JAX's "cannot safely cast value from dtype=float64 to
 dtype=uint8", which a later release makes an error) fails the case, findings or not.
 
-CI runs 300 derandomized examples per test. `--long` (or NP2JAX_LONG=1) raises that to 5000
+CI runs 300 derandomized examples per test (150 for the integer and dtype edges). `--long` (or NP2JAX_LONG=1) raises that to 5000
 (and NP2JAX_EXAMPLES=N to any N), for a long hunt:
 
     python -m pytest -q tests/rules/test_generated_programs.py --long -s
@@ -515,7 +515,7 @@ def integer_programs(draw):
     return "import numpy as np\n\n\ndef main():\n" + "\n".join(body) + "\n"
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=max(EXAMPLES // 2, 1))  # half: keeps the file's CI time near 2.5 min
 @given(integer_programs())
 def test_generated_integer_programs(source):
     """The same invariants on programs of the integer and dtype edges, with NumPy's dtype
