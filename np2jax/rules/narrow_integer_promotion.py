@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.dtypes import DTYPES, accumulated, promote
+from np2jax.analysis.dtypes import DTYPES, accumulated, promote, true_division
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
@@ -31,6 +31,10 @@ FLOAT_UFUNCS = frozenset({
     "arctanh", "deg2rad", "rad2deg", "degrees", "radians", "arctan2", "hypot", "asin", "acos",
     "atan", "asinh", "acosh", "atanh", "atan2"})
 METHODS = ACCUMULATING | STATISTICS
+# arithmetic between an integer (or bool) array and a float (or complex) one
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+               cst.Power)
+_INTEGER_FLOAT = frozenset(a + b for a in "bui" for b in "fc") | frozenset(b + a for a in "bui" for b in "fc")
 REWRITTEN = "rewritten to compute in {} as NumPy does"
 
 
@@ -54,7 +58,7 @@ class NarrowIntegerPromotion(Rule):
             name = ref.qualname.removeprefix("numpy.")
             data = ref.call.args[0]
             dtype = dtype_of(data.value) if data.keyword is None and not data.star else None
-            if dtype not in NARROW:
+            if dtype not in NARROW or _has_dtype(ref.call):
                 continue
             fix = self._fix(name, dtype, jnp, method=False)
             if fix is not None:
@@ -69,7 +73,7 @@ class NarrowIntegerPromotion(Rule):
                     or self.analysis.ref_of_call(call) is not None:
                 continue
             dtype = dtype_of(func.value)
-            if dtype not in NARROW or not self.analysis.dataflow.jax_typed(func.value):
+            if dtype not in NARROW or _has_dtype(call) or not self.analysis.dataflow.jax_typed(func.value):
                 continue
             numpy_dtype, build = self._fix(func.attr.value, dtype, jnp, method=True)
             yield self.report(call, fix=build, requires=self.analysis.dataflow.jax_refs(func.value),
@@ -77,6 +81,7 @@ class NarrowIntegerPromotion(Rule):
                               dtype=dtype, numpy_dtype=numpy_dtype,
                                   outcome=REWRITTEN.format(numpy_dtype))
         for operation in self.analysis.nodes(cst.BinaryOperation):
+            yield from self._integer_with_float(operation, jnp)
             if not isinstance(operation.operator, cst.Divide):
                 continue
             dtype = promote(dtype_of(operation.left), dtype_of(operation.right))
@@ -87,6 +92,36 @@ class NarrowIntegerPromotion(Rule):
                               requires=self.analysis.dataflow.jax_refs(sides[0]),
                               imports=[("jax.numpy", jnp)], spelled="/", dtype=dtype,
                               numpy_dtype="float64", outcome=REWRITTEN.format("float64"))
+
+    def _integer_with_float(self, operation: cst.BinaryOperation, jnp: str):
+        """`counts + weights` of an int32 (int64, uint32, uint64) array and a float32 (float16)
+        one: NumPy computes in the float wide enough for the integers (float64; float32 for a
+        16-bit integer with float16), JAX in the float operand's own dtype. The float operand
+        is cast to NumPy's dtype."""
+        if not isinstance(operation.operator, _ARITHMETIC):
+            return
+        dtype_of = self.analysis.dtypes.dtype_of
+        left, right = dtype_of(operation.left), dtype_of(operation.right)
+        if left not in DTYPES or right not in DTYPES:
+            return  # a Python number is weak: the array's dtype wins in both
+        kinds = DTYPES[left][0] + DTYPES[right][0]
+        if kinds not in _INTEGER_FLOAT:
+            return
+        float_left = kinds[0] in "fc"
+        floating = left if float_left else right
+        numpy_dtype = (true_division(left, right) if isinstance(operation.operator, cst.Divide)
+                       else promote(left, right))
+        if numpy_dtype == floating:
+            return
+        sides = [s for s in (operation.left, operation.right) if self.analysis.dataflow.jax_typed(s)]
+        if not sides:
+            return
+        integer = right if float_left else left
+        yield self.report(operation, fix=_cast_side(float_left, numpy_dtype, jnp),
+                          requires=self.analysis.dataflow.jax_refs(sides[0]),
+                          imports=[("jax.numpy", jnp)], spelled=code_of(operation.operator).strip(),
+                          dtype=f"{integer} and {floating}", numpy_dtype=numpy_dtype,
+                          outcome=REWRITTEN.format(numpy_dtype))
 
     @staticmethod
     def _fix(name: str, dtype: str, jnp: str, method: bool):
@@ -103,6 +138,12 @@ class NarrowIntegerPromotion(Rule):
         if name in FLOAT_UFUNCS:
             return ufunc_float(dtype), _cast_first(ufunc_float(dtype), jnp)
         return None
+
+
+def _has_dtype(call: cst.Call) -> bool:
+    """`dtype=` given (NumPy and JAX both compute in it) or a `**kwargs` that may give it."""
+    return any(arg.star == "**" or (arg.keyword is not None and arg.keyword.value == "dtype")
+               for arg in call.args)
 
 
 def _dtype_node(dtype: str, jnp: str) -> cst.Attribute:
@@ -129,6 +170,14 @@ def _cast_first(dtype: str, jnp: str):
     def fix(call: cst.Call) -> cst.Call:
         first, *rest = call.args
         return call.with_changes(args=[first.with_changes(value=_astype(first.value, dtype, jnp)), *rest])
+    return fix
+
+
+def _cast_side(left: bool, dtype: str, jnp: str):
+    def fix(operation: cst.BinaryOperation) -> cst.BinaryOperation:
+        if left:
+            return operation.with_changes(left=_astype(operation.left, dtype, jnp))
+        return operation.with_changes(right=_astype(operation.right, dtype, jnp))
     return fix
 
 

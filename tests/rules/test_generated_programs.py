@@ -10,14 +10,17 @@ functions that change their argument, loops over range and if/else on scalars, a
 integer widths and casts NumPy and JAX treat differently (a uint8 cast that may leave the
 range, int32 cumsum, int16 mean, int8 division, int64 past 2**31; and, in programs of their
 own, casts through conditionals or with an integer path, float stores into integer arrays,
-NaN cast to int64, a float16 cumsum). Each
+NaN cast to int64, a float16 cumsum; and the integer and dtype edges of issue 16, with
+NumPy's exact dtypes: narrow-integer reductions, integer division by arrays holding 0,
+timestamps and hashes past 2**31, float16/float32 arithmetic, out-of-bounds reads, np.clip
+and comparisons past a narrow dtype's range). Each
 program is `def main(): ... return {...}` returning every array it made. Some programs keep
 every array private (np2jax must convert them), others alias (np2jax must refuse them).
 Every converted program that runs must also run clean: a FutureWarning or DeprecationWarning
 the NumPy original did not raise (JAX's "cannot safely cast value from dtype=float64 to
 dtype=uint8", which a later release makes an error) fails the case, findings or not.
 
-CI runs 300 derandomized examples per test. `--long` (or NP2JAX_LONG=1) raises that to 5000
+CI runs 300 derandomized examples per test (150 for the integer and dtype edges). `--long` (or NP2JAX_LONG=1) raises that to 5000
 (and NP2JAX_EXAMPLES=N to any N), for a long hunt:
 
     python -m pytest -q tests/rules/test_generated_programs.py --long -s
@@ -258,14 +261,17 @@ def _run_recording(source: str):
 _KINDS = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
 
 
-def _difference(reference, got) -> str | None:
-    """compare_values, plus: an array's dtype kind (bool, integer, float) must not change."""
+def _difference(reference, got, exact_dtypes: bool = False) -> str | None:
+    """compare_values, plus: an array's dtype kind (bool, integer, float) must not change;
+    `exact_dtypes`: nor its dtype (a NumPy scalar's too: float32 stays float32, uint64 uint64)."""
     problem = compare_values("main()", reference, got)
     if problem is not None:
         return problem
     for key, value in reference.items():
-        if isinstance(value, np.ndarray):
+        if isinstance(value, (np.ndarray, np.generic)) and (exact_dtypes or isinstance(value, np.ndarray)):
             other = np.asarray(got[key])
+            if exact_dtypes and value.dtype != other.dtype:
+                return f"{key}: dtype {value.dtype} became {other.dtype}"
             if _KINDS.get(value.dtype.kind) != _KINDS.get(other.dtype.kind):
                 return f"{key}: dtype {value.dtype} became {other.dtype}"
     return None
@@ -281,7 +287,7 @@ def _convert(source: str):
 TALLY: Counter = Counter()
 
 
-def _check_equal(source: str):
+def _check_equal(source: str, exact_dtypes: bool = False):
     result = _convert(source)  # any exception but SourceError fails the test
     assert result is not None, f"a generated program must parse:\n{source}"
     compile(result.converted, "<converted>", "exec")
@@ -296,7 +302,7 @@ def _check_equal(source: str):
         assume(False)
     try:
         got, converted_warnings = _run_recording(result.converted)
-        problem = _difference(reference, got)
+        problem = _difference(reference, got, exact_dtypes)
     except Exception as exc:  # noqa: BLE001 - a crash is a difference too
         problem, converted_warnings = f"{type(exc).__name__}: {exc}", set()
     breaking = new_breaking_warnings(original_warnings, converted_warnings)
@@ -372,6 +378,149 @@ def cast_programs(draw):
 def test_generated_cast_programs(source):
     """The same invariants on programs of casts and stores of float values into integers."""
     _check_equal(source)
+
+
+INTEGER_VALUES = ["-7", "-3", "-1", "0", "1", "2", "5", "9", "100", "200", "255", "70000"]
+DIVISORS = ["-3", "-1", "0", "0", "2", "5"]
+HALVES = ["-2.5", "-1.5", "-0.5", "0.5", "1.5", "2.5", "0.25", "3.0"]
+NARROW = ["np.uint8", "np.int8", "np.int16", "np.uint16", "np.int32", "bool"]
+
+
+@st.composite
+def integer_programs(draw):
+    """The integer and dtype edges of NUMPY_TO_JAX.md #12, #13, #14 and #21 (issue 16): sums,
+    products and cumulative ones of narrow integers and bools (NumPy accumulates in
+    int64/uint64), np.prod past 2**31, the statistics of uint8, dtype= reductions, integer
+    `//`, `%`, fmod and divmod by arrays holding 0 and negative operands (with and without
+    np.errstate), millisecond timestamps, epoch seconds with fractions then np.diff, integer
+    hashes, np.iinfo bounds plus offsets, float16 and explicit float32 arithmetic (a float32
+    result must stay float32), int32 + float32, reads inside try/except IndexError and
+    np.take's modes, bool arithmetic, np.round of halves, np.clip with integer bounds and
+    comparisons of narrow integers with Python integers past their range.
+    Each result's dtype must be NumPy's exactly (`exact_dtypes`)."""
+    n = draw(st.integers(3, 6))
+
+    def numbers(choices):
+        return ", ".join(draw(st.sampled_from(choices)) for _ in range(n))
+
+    body = [f"    x = np.array([{numbers(INTEGER_VALUES)}])",
+            f"    z = np.array([{numbers(DIVISORS)}])",
+            f"    f = np.array([{numbers(HALVES)}])"]
+    names = ["x", "z", "f"]
+    for number in range(draw(st.integers(1, 5))):
+        y = f"r{number}"
+        names.append(y)
+        narrow = draw(st.sampled_from(NARROW))
+        kind = draw(st.sampled_from([
+            "narrow_reduce", "narrow_method", "bool_arith", "prod_big", "u8_stats", "add_reduce",
+            "sum_dtype", "divide_zero", "divide_zero_ufunc", "divmod_zero", "timestamps",
+            "epoch_diff", "hash", "iinfo", "float16", "float32", "mixed_float", "int_float32",
+            "index_error", "take_mode", "round_halves", "clip_int", "narrow_compare"]))
+        if kind == "narrow_reduce":  # NumPy: int64/uint64 (JAX's cumsum keeps the input's)
+            fn = draw(st.sampled_from(["np.sum", "np.prod", "np.cumsum", "np.cumprod"]))
+            body.append(f"    {y} = {fn}(x.astype({narrow}))")
+        elif kind == "narrow_method":
+            fn = draw(st.sampled_from(["sum", "prod", "cumsum", "cumprod"]))
+            body.append(f"    {y} = (x * 3).astype({narrow}).{fn}()")
+        elif kind == "bool_arith":
+            expr = draw(st.sampled_from(["m.sum()", "np.cumsum(m)", "m + m", "m * 3", "np.sum(m * m)",
+                                         "m.mean()", "np.cumprod(m)", "m - x"]))
+            cmp = draw(st.sampled_from([">", "<=", "!="]))
+            body += [f"    m = x {cmp} {draw(st.sampled_from(DIVISORS))}", f"    {y} = {expr}"]
+        elif kind == "prod_big":  # past 2**31 in int64 (NumPy's int32 product is int64 too)
+            width = draw(st.sampled_from(["np.int32", "np.int64"]))
+            body.append(f"    {y} = np.prod((x + 70000).astype({width}))")
+        elif kind == "u8_stats":
+            fn = draw(st.sampled_from(["mean", "std", "var"]))
+            form = draw(st.sampled_from([f"np.{fn}(x.astype(np.uint8))", f"x.astype(np.uint8).{fn}()"]))
+            body.append(f"    {y} = {form}")
+        elif kind == "add_reduce":
+            target = draw(st.sampled_from(["np.int16", "np.int64", "np.uint8", "np.float32"]))
+            body.append(f"    {y} = np.add.reduce(x.astype({narrow}), dtype={target})")
+        elif kind == "sum_dtype":
+            target = draw(st.sampled_from(["np.int32", "np.int8", "np.float32", "np.uint16"]))
+            form = draw(st.sampled_from([f"x.sum(dtype={target})", f"np.sum(x, dtype={target})",
+                                         f"np.cumsum(x.astype(np.uint8), dtype={target})"]))
+            body.append(f"    {y} = {form}")
+        elif kind in ("divide_zero", "divide_zero_ufunc", "divmod_zero"):
+            width = draw(st.sampled_from(["", ".astype(np.int32)", ".astype(np.uint8)", ".astype(np.int16)"]))
+            a, b = f"x{width}", f"z{width}"
+            if "uint8" not in width and draw(st.booleans()):
+                a = f"(-{a})"  # negative operands: floor towards -inf in both
+            if kind == "divide_zero":
+                op = draw(st.sampled_from(["//", "%"]))
+                stmt = f"{y} = {a} {op} {b}"
+            elif kind == "divide_zero_ufunc":
+                fn = draw(st.sampled_from(["np.floor_divide", "np.remainder", "np.fmod", "np.mod"]))
+                stmt = f"{y} = {fn}({a}, {b})"
+            else:
+                names.append(f"{y}b")
+                stmt = f"{y}, {y}b = np.divmod({a}, {b})"
+            if draw(st.booleans()):
+                body += ['    with np.errstate(all="ignore"):', f"        {stmt}"]
+            else:
+                body.append(f"    {stmt}")
+        elif kind == "timestamps":  # milliseconds since 1970: past 2**40
+            expr = draw(st.sampled_from(["np.diff(t)", "t - t[0]", "(t // 1000) % 60", "t", "t + x"]))
+            body += [f"    t = 1_700_000_000_000 + np.arange({n}) * 250", f"    {y} = {expr}"]
+        elif kind == "epoch_diff":  # float64 keeps the milliseconds, float32 would not
+            body += ["    s = 1.7e9 + x * 1e-3", f"    {y} = np.diff(s)"]
+        elif kind == "hash":
+            expr = draw(st.sampled_from(["x * 2654435761 % 2**32", "(x * 2654435761) >> 7",
+                                         "(x.astype(np.uint32) * np.uint32(2654435761)) % 1000"]))
+            body.append(f"    {y} = {expr}")
+        elif kind == "iinfo":
+            expr = draw(st.sampled_from([f"np.iinfo(np.int32).max + np.arange({n})",
+                                         "np.iinfo(np.int32).max + x",
+                                         "np.iinfo(np.int16).min + x * 0",
+                                         "np.iinfo(np.int32).max + x.astype(np.int32)"]))
+            body.append(f"    {y} = {expr}")
+        elif kind == "float16":  # NumPy sums float16 in float16 (NJ406)
+            expr = draw(st.sampled_from(["h.sum()", "h.mean()", "np.sum(h)", "np.mean(h)", "h * 2 + 1",
+                                         "np.max(h)"]))
+            body += [f"    h = (f * {draw(st.sampled_from(['1000.3', '1.0', '33.3']))}).astype(np.float16)",
+                     f"    {y} = {expr}"]
+        elif kind == "float32":  # the result stays float32 in both
+            expr = draw(st.sampled_from(["g.sum()", "np.sum(g)", "g.mean()", "np.mean(g)", "np.cumsum(g)",
+                                         "g * 0.1", "g / 3", "g.std()", "np.dot(g, g)", "g ** 2"]))
+            body += ["    g = (f * 0.1).astype(np.float32)", f"    {y} = {expr}"]
+        elif kind == "mixed_float":  # float32 with float64: float64
+            expr = draw(st.sampled_from(["g + f", "g * f.sum()", "np.float32(0.1) * f",
+                                         "g + np.float64(1e-9)", "g * np.float32(3)"]))
+            body += ["    g = f.astype(np.float32)", f"    {y} = {expr}"]
+        elif kind == "int_float32":  # NumPy: int32 + float32 is float64, int16 + float32 float32
+            width = draw(st.sampled_from(["np.int32", "np.int16", "np.int8", "np.uint8", "np.int64"]))
+            op = draw(st.sampled_from(["+", "*", "-"]))
+            body += ["    g = f.astype(np.float32)", f"    {y} = x.astype({width}) {op} g"]
+        elif kind == "index_error":  # NumPy raises, JAX clamps (NJ404)
+            k = draw(st.sampled_from([n, n + 2, -n - 1, 0]))
+            body += ["    try:", f"        {y} = x[{k}] * 2", "    except IndexError:", f"        {y} = x[0] * 0 - 1"]
+        elif kind == "take_mode":
+            mode = draw(st.sampled_from(["clip", "wrap"]))
+            indices = [draw(st.integers(-2 * n, 2 * n)) for _ in range(draw(st.integers(1, 4)))]
+            body.append(f"    {y} = np.take(x, {indices}, mode={mode!r})")
+        elif kind == "round_halves":  # half to even in both
+            expr = draw(st.sampled_from(["np.round(f)", "np.round(f * 10, -1)", "np.round(f, 1)",
+                                         "np.around(f / 2, 1)", "np.rint(f)", "np.round(x / 2)"]))
+            body.append(f"    {y} = {expr}")
+        elif kind == "narrow_compare":  # NumPy 2 compares with a Python int by value (NJ408)
+            op = draw(st.sampled_from(["<", ">", "==", "!=", ">="]))
+            bound = draw(st.sampled_from(["300", "-1", "255", "-200", "70000", "0"]))
+            body.append(f"    {y} = x.astype({narrow}) {op} {bound}")
+        else:
+            lo, hi = sorted([draw(st.integers(-5, 300)), draw(st.integers(-5, 300))])
+            data = draw(st.sampled_from(["x", "f", "x.astype(np.uint8)", "x.astype(np.int16)"]))
+            body.append(f"    {y} = np.clip({data}, {lo}, {hi})")
+    body.append("    return {" + ", ".join(f'"{k}": {k}' for k in names) + "}")
+    return "import numpy as np\n\n\ndef main():\n" + "\n".join(body) + "\n"
+
+
+@settings(SETTINGS, max_examples=max(EXAMPLES // 2, 1))  # half: keeps the file's CI time near 2.5 min
+@given(integer_programs())
+def test_generated_integer_programs(source):
+    """The same invariants on programs of the integer and dtype edges, with NumPy's dtype
+    kept exactly (a float32 sum stays float32, a uint8 cumsum is uint64)."""
+    _check_equal(source, exact_dtypes=True)
 
 
 def test_zz_print_tallies():
