@@ -97,7 +97,6 @@ class ZeroDAxis(Rule):
         0-d array is then 0-d, atleast_1d's 1-d) the axis becomes None where the data is 0-d
         (`axis=None if jnp.ndim(x) == 0 else -1`), when the data and the axis can be written
         twice; else the call is reported."""
-        jnp = self.analysis.jnp_alias
         for ref in self.analysis.refs:
             if not ref.converted or ref.call is None or ref.qualname not in ZERO_D_AXIS:
                 continue
@@ -158,7 +157,6 @@ class ZeroDAxis(Rule):
         of a receiver that is a JAX array once converted (no parameter trusted: a NumPy
         array made a JAX one would reach NumPy code) and not shown to have a dimension:
         `jnp.atleast_1d(v).sum(axis=-1)`, or with keepdims the axis guarded, as above."""
-        jnp = self.analysis.jnp_alias
         flow = self.analysis.dataflow
         for call in self.analysis.nodes(cst.Call):
             func = call.func
