@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.dtypes import DTYPES, accumulated, promote
+from np2jax.analysis.dtypes import DTYPES, accumulated, int_literal, integer_range, promote
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
@@ -32,6 +32,13 @@ FLOAT_UFUNCS = frozenset({
     "atan", "asinh", "acosh", "atanh", "atan2"})
 METHODS = ACCUMULATING | STATISTICS
 REWRITTEN = "rewritten to compute in {} as NumPy does"
+NARROWER = "NumPy computes it in {}, JAX in a narrower type"
+# the operators whose Python int operand NumPy 2 converts to the array's integer dtype,
+# raising OverflowError where the dtype cannot hold it (JAX wraps it); not `/` (float64)
+CHECKED_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
+                     cst.Power, cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift,
+                     cst.RightShift)
+AUGMENTED = frozenset(operator.__name__ for operator in CHECKED_OPERATORS)
 
 
 def ufunc_float(dtype: str) -> str:
@@ -61,7 +68,7 @@ class NarrowIntegerPromotion(Rule):
                 numpy_dtype, build = fix
                 yield self.report(ref.call, fix=build, requires=(ref.node,),
                                   imports=[("jax.numpy", jnp)], spelled=code_of(ref.node),
-                                  dtype=dtype, numpy_dtype=numpy_dtype,
+                                  dtype=dtype, difference=NARROWER.format(numpy_dtype),
                                   outcome=REWRITTEN.format(numpy_dtype))
         for call in self.analysis.nodes(cst.Call):
             func = call.func
@@ -74,7 +81,7 @@ class NarrowIntegerPromotion(Rule):
             numpy_dtype, build = self._fix(func.attr.value, dtype, jnp, method=True)
             yield self.report(call, fix=build, requires=self.analysis.dataflow.jax_refs(func.value),
                               imports=[("jax.numpy", jnp)], spelled=f".{func.attr.value}()",
-                              dtype=dtype, numpy_dtype=numpy_dtype,
+                              dtype=dtype, difference=NARROWER.format(numpy_dtype),
                                   outcome=REWRITTEN.format(numpy_dtype))
         for operation in self.analysis.nodes(cst.BinaryOperation):
             if not isinstance(operation.operator, cst.Divide):
@@ -86,7 +93,115 @@ class NarrowIntegerPromotion(Rule):
             yield self.report(operation, fix=_cast_left("float64", jnp),
                               requires=self.analysis.dataflow.jax_refs(sides[0]),
                               imports=[("jax.numpy", jnp)], spelled="/", dtype=dtype,
-                              numpy_dtype="float64", outcome=REWRITTEN.format("float64"))
+                              difference=NARROWER.format("float64"),
+                              outcome=REWRITTEN.format("float64"))
+        yield from self._python_ints()
+
+    def _python_ints(self):
+        """A Python int literal the narrow integer dtype of the array beside it cannot hold
+        (`a + 300`, `a * -1`, `a > 300` of uint8): NumPy 2 raises OverflowError for the
+        arithmetic and compares exactly, where JAX wraps the literal into the array's dtype
+        (`a + 300` is `a + 44`, `a > 300` is `a > 44`). The arithmetic's literal becomes
+        `jnp.asarray(300, dtype=jnp.uint8)`, which raises NumPy's OverflowError; the
+        comparison's `jnp.int64(300)`, which JAX compares exactly (int64, as NumPy)."""
+        jnp = self.analysis.jnp_alias
+        flow = self.analysis.dataflow
+        dtype_of = self.analysis.dtypes.dtype_of
+
+        def narrow(side, certain):
+            dtype = dtype_of(side)
+            bounds = integer_range(dtype)
+            if bounds is None or DTYPES[dtype][1] >= 64 or not flow.jax_typed(side, certain=certain):
+                return None
+            return dtype, bounds
+
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            if not isinstance(operation.operator, CHECKED_OPERATORS):
+                continue
+            for literal_side, array_side in (("right", "left"), ("left", "right")):
+                value = int_literal(getattr(operation, literal_side))
+                found = narrow(getattr(operation, array_side), certain=False)
+                if value is None or found is None or found[1][0] <= value <= found[1][1]:
+                    continue
+                dtype = found[0]
+
+                def fix(node, side=literal_side, dtype=dtype):
+                    literal = getattr(node, side)
+                    return node.with_changes(**{side: updates.jnp_call(
+                        jnp, "asarray", literal.with_changes(lpar=[], rpar=[]),
+                        dtype=_dtype_node(dtype, jnp))})
+
+                yield self.report(operation, fix=fix, requires=flow.jax_refs(getattr(operation, array_side)),
+                                  imports=[("jax.numpy", jnp)], spelled=code_of(operation),
+                                  dtype=dtype, difference=(
+                                      f"NumPy 2 raises OverflowError for the Python int {value}, "
+                                      f"which {dtype} cannot hold, JAX wraps it"),
+                                  outcome=f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
+                                          "which raises the same error")
+                break
+        for statement in self.analysis.nodes(cst.AugAssign):  # a += 300 of a whole array
+            if not isinstance(statement.target, cst.Name) \
+                    or type(statement.operator).__name__.removesuffix("Assign") not in AUGMENTED:
+                continue
+            value = int_literal(statement.value)
+            found = narrow(statement.target, certain=False)
+            if value is None or found is None or found[1][0] <= value <= found[1][1]:
+                continue
+            dtype = found[0]
+
+            def fix(node, dtype=dtype):
+                return updates.jnp_call(jnp, "asarray", node.with_changes(lpar=[], rpar=[]),
+                                        dtype=_dtype_node(dtype, jnp))
+
+            yield self.report(statement.value, fix=fix, requires=flow.jax_refs(statement.target),
+                              imports=[("jax.numpy", jnp)], spelled=code_of(statement).strip(),
+                              dtype=dtype, difference=(
+                                  f"NumPy 2 raises OverflowError for the Python int {value}, "
+                                  f"which {dtype} cannot hold, JAX wraps it"),
+                              outcome=f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
+                                      "which raises the same error")
+        for comparison in self.analysis.nodes(cst.Comparison):
+            operands = [comparison.left, *(t.comparator for t in comparison.comparisons)]
+            arrays = [narrow(o, certain=False) for o in operands]
+            found = [a for a in arrays if a is not None]
+            if not found:
+                continue
+            certain = all(flow.jax_typed(o, certain=True)
+                          for o, a in zip(operands, arrays) if a is not None)
+            low = min(a[1][0] for a in found)
+            high = max(a[1][1] for a in found)
+            outside = {i for i, o in enumerate(operands) if (v := int_literal(o)) is not None
+                       and not low <= v <= high}
+            if not outside:
+                continue
+            dtype = found[0][0]
+
+            def fix(node, outside=outside):
+                def wide(value):
+                    return updates.jnp_call(jnp, "int64", value.with_changes(lpar=[], rpar=[]))
+                left = wide(node.left) if 0 in outside else node.left
+                targets = [t.with_changes(comparator=wide(t.comparator)) if i + 1 in outside else t
+                           for i, t in enumerate(node.comparisons)]
+                return node.with_changes(left=left, comparisons=targets)
+
+            array = operands[arrays.index(found[0])]
+            if not certain:  # a NumPy array there compares exactly; jnp.int64 would make
+                # the result a JAX array, which the NumPy code it came from may not handle
+                yield self.report(comparison, spelled=code_of(comparison), dtype=dtype,
+                                  difference=("NumPy compares a Python int the dtype cannot "
+                                              "hold exactly, JAX wraps it into the dtype first"),
+                                  outcome=(f"left as it was: `{code_of(array)}` may be a NumPy "
+                                           "array (compared exactly) or a JAX array (compared "
+                                           f"with the int wrapped); compare with `{jnp}.int64(...)` "
+                                           "where it is a JAX array"))
+                continue
+            yield self.report(comparison, fix=fix, requires=flow.jax_refs(array, certain=True),
+                              imports=[("jax.numpy", jnp)], spelled=code_of(comparison),
+                              dtype=dtype, difference=(
+                                  "NumPy compares a Python int the dtype cannot hold exactly, "
+                                  "JAX wraps it into the dtype first"),
+                              outcome=f"the int rewritten to `{jnp}.int64(...)`, which JAX "
+                                      "compares exactly")
 
     @staticmethod
     def _fix(name: str, dtype: str, jnp: str, method: bool):
