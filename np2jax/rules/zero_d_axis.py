@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.dtypes import int_literal
 from np2jax.analysis.shapes import static_shape
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
@@ -41,13 +42,16 @@ LITERAL, UNKNOWN = "literal", "unknown"
 
 def _axis_kind(value: cst.BaseExpression) -> str | None:
     """LITERAL for an axis written 0 or -1; UNKNOWN for one given by a name, a parameter,
-    an attribute or a call (it may be 0 or -1 at run time); None for every other literal
+    an attribute, a call or arithmetic (it may be 0 or -1 at run time); None for every other literal
     (`None`, `1`, a tuple: NumPy and JAX agree on a 0-d array there, a value or an error)."""
     if _axis_zero_or_last(value):
         return LITERAL
     if isinstance(value, cst.Name):
         return None if value.value in ("None", "True", "False") else UNKNOWN
-    if isinstance(value, (cst.Attribute, cst.Call, cst.Subscript)):
+    if isinstance(value, (cst.Attribute, cst.Call, cst.Subscript, cst.BinaryOperation,
+                          cst.IfExp)):
+        return UNKNOWN  # `x.ndim - 1` is -1 of a 0-d x
+    if isinstance(value, cst.UnaryOperation) and int_literal(value) is None:
         return UNKNOWN
     return None
 
