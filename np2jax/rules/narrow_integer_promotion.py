@@ -39,6 +39,11 @@ CHECKED_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.M
                      cst.Power, cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift,
                      cst.RightShift)
 AUGMENTED = frozenset(operator.__name__ for operator in CHECKED_OPERATORS)
+# the ufuncs of two operands that raise the same OverflowError (NumPy 2.4, checked by running)
+CHECKED_UFUNCS = frozenset(f"numpy.{name}" for name in (
+    "add", "subtract", "multiply", "floor_divide", "remainder", "mod", "power", "maximum",
+    "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+    "right_shift"))
 
 
 def ufunc_float(dtype: str) -> str:
@@ -139,6 +144,47 @@ class NarrowIntegerPromotion(Rule):
                                   outcome=f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
                                           "which raises the same error")
                 break
+        for ref in self.analysis.refs:  # np.add(a, 300), np.clip(a, 0, 300)
+            if not ref.converted or ref.call is None or any(a.star for a in ref.call.args):
+                continue
+            positional = [a for a in ref.call.args if a.keyword is None]
+            if ref.qualname in CHECKED_UFUNCS and len(positional) == 2:
+                data, bounds_args = None, positional
+            elif ref.qualname == "numpy.clip" and len(positional) == 3:
+                data, bounds_args = positional[0], positional[1:]
+            else:
+                continue
+            arrays = [data] if data is not None else positional
+            found = next((f for f in (narrow(a.value, certain=False) for a in arrays) if f), None)
+            if found is None:
+                continue
+            dtype, (low, high) = found
+            for position, arg in enumerate(bounds_args):
+                value = int_literal(arg.value)
+                if value is None or low <= value <= high:
+                    continue
+                if data is not None and (position == 0 and value < low or position == 1 and value > high):
+                    # np.clip drops a bound past the dtype's range on its own side: the
+                    # dtype's end clips alike
+                    kept = low if position == 0 else high
+
+                    def fix(node, kept=kept):
+                        return node.with_changes(value=cst.parse_expression(str(kept)))
+                    outcome = f"the bound rewritten to {kept}, the end of {dtype}'s range, as NumPy clips"
+                    difference = (f"NumPy clips with the Python int {value}, which {dtype} cannot "
+                                  "hold, as with the end of its range, JAX wraps it")
+                else:
+                    def fix(node, dtype=dtype):
+                        return node.with_changes(value=updates.jnp_call(
+                            jnp, "asarray", node.value.with_changes(lpar=[], rpar=[]),
+                            dtype=_dtype_node(dtype, jnp)))
+                    outcome = (f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
+                               "which raises the same error")
+                    difference = (f"NumPy 2 raises OverflowError for the Python int {value}, "
+                                  f"which {dtype} cannot hold, JAX wraps it")
+                yield self.report(arg, fix=fix, requires=(ref.node,), imports=[("jax.numpy", jnp)],
+                                  spelled=code_of(ref.call), dtype=dtype, difference=difference,
+                                  outcome=outcome)
         for statement in self.analysis.nodes(cst.AugAssign):  # a += 300 of a whole array
             if not isinstance(statement.target, cst.Name) \
                     or type(statement.operator).__name__.removesuffix("Assign") not in AUGMENTED:

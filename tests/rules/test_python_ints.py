@@ -99,3 +99,33 @@ def test_comparison_with_an_int_the_dtype_cannot_hold_is_numpys(dtype, operator)
 def test_ints_the_dtype_holds_and_true_division_are_left(expression):
     converted = convert_source(_operation_source("uint8", expression), Config()).converted
     assert "jnp.asarray(" not in converted and "jnp.int64(" not in converted
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16"])
+@pytest.mark.parametrize("ufunc", ["add", "subtract", "multiply", "floor_divide", "remainder",
+                                   "power", "maximum", "minimum", "fmax", "fmin", "bitwise_and",
+                                   "bitwise_or", "bitwise_xor", "left_shift", "right_shift"])
+def test_ufunc_with_an_int_the_dtype_cannot_hold_raises_as_in_numpy(dtype, ufunc):
+    value = _outside(dtype)[0]
+    for expression in (f"np.{ufunc}(a, {value})", f"np.{ufunc}({value}, a)"):
+        source = _operation_source(dtype, expression)
+        with pytest.raises(OverflowError):
+            _run(source)
+        converted = convert_source(source, Config()).converted
+        with pytest.raises(OverflowError):
+            _run(converted)
+
+
+@pytest.mark.parametrize(("bounds", "raises"), [
+    ("0, 300", False), ("-5, 50", False), ("-5, 300", False), ("260, 300", True), ("0, -1", True)])
+def test_clip_bounds_the_dtype_cannot_hold(bounds, raises):
+    source = _operation_source("uint8", f"np.clip(a, {bounds})")
+    converted = convert_source(source, Config()).converted
+    if raises:
+        with pytest.raises(OverflowError):
+            _run(source)
+        with pytest.raises(OverflowError):
+            _run(converted)
+    else:
+        want, got = _run(source), np.asarray(_run(converted))
+        assert want.dtype == got.dtype and (want == got).all(), (bounds, want, got)
