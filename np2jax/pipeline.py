@@ -313,14 +313,14 @@ def coverage(analysis, applied: list[Report], boundaries: int = 0) -> Coverage:
     """The file's NumPy/SciPy call sites, how many of them the applied fixes make JAX code
     (each fix names the call sites it moves: Report.moves), and how many of the others are
     kept on NumPy on purpose, with no finding (I/O, printing, testing, np.errstate: by
-    design; host-side shape arithmetic: static). In check, `applied` is what convert would
+    design; host-side shape arithmetic: static; grids NumPy computes for JAX, NJ101). In check, `applied` is what convert would
     apply."""
     from np2jax.analysis.facts import KEEP_BY_DESIGN, KEEP_STATIC
 
     sites = analysis.numpy_call_sites
     moved = {call for report in applied for call in report.moves if call in sites}
-    on_purpose = sum(1 for call, ref in sites.items()
-                     if call not in moved and ref.keep in (KEEP_BY_DESIGN, KEEP_STATIC))
+    on_purpose = sum(1 for call, ref in sites.items() if call not in moved and (
+        ref.keep in (KEEP_BY_DESIGN, KEEP_STATIC) or ref.computed_by_numpy))
     return Coverage(len(sites), len(moved), on_purpose, boundaries)
 
 

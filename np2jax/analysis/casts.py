@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.dtypes import DTYPES, Dtypes, promote
+from np2jax.analysis.dtypes import DTYPES, Dtypes, integer_range, promote
 from np2jax.syntax import updates
 
 # targets whose NumPy cast `int32_wrap` reproduces
@@ -42,11 +42,6 @@ def is_float(dtype: str | None) -> bool:
 
 def is_integer_target(dtype: str | None) -> bool:
     return dtype in DTYPES and DTYPES[dtype][0] in "ui"
-
-
-def integer_range(dtype: str) -> tuple[int, int]:
-    kind, bits = DTYPES[dtype]
-    return (0, 2**bits - 1) if kind == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
 def int32_wrap(value: cst.BaseExpression, target: cst.BaseExpression, jnp: str,

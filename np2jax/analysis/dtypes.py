@@ -134,6 +134,25 @@ def needs_cast(target: str | None, value: str | None) -> bool:
     return target in DTYPES and value is not None and promote(target, value) != target
 
 
+def integer_range(dtype: str | None) -> tuple[int, int] | None:
+    """The values an integer dtype holds (None for the others and for Python's int)."""
+    if dtype not in DTYPES or DTYPES[dtype][0] not in "ui":
+        return None
+    kind, bits = DTYPES[dtype]
+    return (0, 2**bits - 1) if kind == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def int_literal(node: cst.BaseExpression) -> int | None:
+    """The value of an integer literal, `300` or `-1`; None for anything else."""
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)) \
+            and isinstance(node.expression, cst.Integer):
+        value = node.expression.evaluated_value
+        return -value if isinstance(node.operator, cst.Minus) else value
+    return None
+
+
 def is_integer(dtype: str | None) -> bool:
     return dtype == "int" or (dtype in DTYPES and DTYPES[dtype][0] in "bui" and dtype != "bool")
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from np2jax.analysis.casts import int32_wrap
-from np2jax.analysis.dtypes import is_integer, needs_cast, stored
+from np2jax.analysis.dtypes import int_literal, integer_range, is_integer, needs_cast, stored
 from np2jax.analysis.shapes import same_shape
 from np2jax.syntax import code_of, updates
 
@@ -143,6 +143,31 @@ def _stores_other_dtype(analysis, base, value, operator) -> bool:
         # scatter (JAX warns it cannot cast it safely; NJ403 reports the store)
         return True
     return needs_cast(target, stored(target, operator, operand))
+
+
+# the operators whose Python int operand NumPy converts to the array's dtype first, raising
+# OverflowError where it cannot hold it (NumPy 2: `a[i] += 300` of uint8; not `/=`, which
+# computes in float64)
+_CHECKED_OPERATORS = (None, "+=", "-=", "*=", "//=", "%=", "**=")
+
+
+def python_int_checked(analysis, base, value, operator) -> bool:
+    """Whether a write stores a Python int into an integer array narrower than 64 bits that
+    cannot hold it: NumPy 2 raises OverflowError (`a[0] = 300`, `a[0] = -1` of uint8, and
+    `a[0] += 300`), where JAX's `.at[]` wraps it. The rewrite then hands JAX
+    `jnp.asarray(value, dtype=a.dtype)`, which raises the same OverflowError (and casts a
+    NumPy integer as NumPy stores it, where the facts were wrong). A literal the array holds
+    is left as it is."""
+    if operator not in _CHECKED_OPERATORS:
+        return False
+    bounds = integer_range(analysis.dtypes.dtype_of(base))
+    if bounds is None or bounds[1] >= 2**63 - 1:
+        return False
+    literal = int_literal(value)
+    if literal is not None:
+        return not bounds[0] <= literal <= bounds[1]
+    # a Python int the code does not show the value of (`a[i] = n`, `a[i] = i + 250`)
+    return analysis.dtypes.dtype_of(value) == "int"
 
 
 def _list_names(dataflow, index, jnp: str, updated_index) -> list:
@@ -283,6 +308,7 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
     jnp = analysis.jnp_alias
     depth = len(index) - len(target.slice)
     wraps = _wraps(analysis, statement, form, base, index, statement.value, op)
+    checked = python_int_checked(analysis, base, statement.value, op)
 
     def fix(new_line):
         new_statement = new_line.body[0]
@@ -290,7 +316,11 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
             else new_statement.targets[0].target
         new_base, new_index = _rebuild(new_target, depth)
         new_index = _list_names(dataflow, index, jnp, new_index)
-        value = _new_value(form, new_base, new_index, new_statement.value, op, new_target, jnp, wraps)
+        stored_value = new_statement.value
+        if checked:  # NumPy raises OverflowError: so does jnp.asarray, where .at[] would wrap
+            stored_value = updates.jnp_call(jnp, "asarray", stored_value,
+                                            dtype=updates.attr(new_base, "dtype"))
+        value = _new_value(form, new_base, new_index, stored_value, op, new_target, jnp, wraps)
         after = carried.statements() if carried is not None else []
         return updates.replace_line(new_line, [updates.assign(new_base, value), *after])
 
@@ -299,6 +329,9 @@ def _plan_single(analysis, statement, target: cst.Subscript, line, operator) -> 
     how = _describe(form) + (f", {carried.describe()}" if carried is not None else "")
     if wraps:
         how += ", its float values cast to the integer dtype as NumPy casts them (through int32)"
+    if checked:
+        how += (", the Python int given as `jnp.asarray(v, dtype=...)`, which raises NumPy's "
+                "OverflowError (the array's dtype cannot hold it)")
     requires = carried.requires if carried is not None else dataflow.binding_refs(base)
     if isinstance(base, cst.Name) and dataflow.module_global_written(base):
         requires = dataflow.global_binding_refs(base)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.casts import WRAPPED_TARGETS, int32_wrap, integer_range
+from np2jax.analysis.casts import WRAPPED_TARGETS, int32_wrap
+from np2jax.analysis.dtypes import integer_range
 from np2jax.rules.base import Rule
 from np2jax.syntax import argument_for, code_of
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.dtypes import DTYPES, accumulated, promote, true_division
+from np2jax.analysis.dtypes import DTYPES, accumulated, int_literal, integer_range, promote, true_division
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
@@ -36,6 +36,18 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide,
                cst.Power)
 _INTEGER_FLOAT = frozenset(a + b for a in "bui" for b in "fc") | frozenset(b + a for a in "bui" for b in "fc")
 REWRITTEN = "rewritten to compute in {} as NumPy does"
+NARROWER = "NumPy computes it in {}, JAX in a narrower type"
+# the operators whose Python int operand NumPy 2 converts to the array's integer dtype,
+# raising OverflowError where the dtype cannot hold it (JAX wraps it); not `/` (float64)
+CHECKED_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
+                     cst.Power, cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift,
+                     cst.RightShift)
+AUGMENTED = frozenset(operator.__name__ for operator in CHECKED_OPERATORS)
+# the ufuncs of two operands that raise the same OverflowError (NumPy 2.4, checked by running)
+CHECKED_UFUNCS = frozenset(f"numpy.{name}" for name in (
+    "add", "subtract", "multiply", "floor_divide", "remainder", "mod", "power", "maximum",
+    "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+    "right_shift"))
 
 
 def ufunc_float(dtype: str) -> str:
@@ -65,7 +77,7 @@ class NarrowIntegerPromotion(Rule):
                 numpy_dtype, build = fix
                 yield self.report(ref.call, fix=build, requires=(ref.node,),
                                   imports=[("jax.numpy", jnp)], spelled=code_of(ref.node),
-                                  dtype=dtype, numpy_dtype=numpy_dtype,
+                                  dtype=dtype, difference=NARROWER.format(numpy_dtype),
                                   outcome=REWRITTEN.format(numpy_dtype))
         for call in self.analysis.nodes(cst.Call):
             func = call.func
@@ -78,7 +90,7 @@ class NarrowIntegerPromotion(Rule):
             numpy_dtype, build = self._fix(func.attr.value, dtype, jnp, method=True)
             yield self.report(call, fix=build, requires=self.analysis.dataflow.jax_refs(func.value),
                               imports=[("jax.numpy", jnp)], spelled=f".{func.attr.value}()",
-                              dtype=dtype, numpy_dtype=numpy_dtype,
+                              dtype=dtype, difference=NARROWER.format(numpy_dtype),
                                   outcome=REWRITTEN.format(numpy_dtype))
         for operation in self.analysis.nodes(cst.BinaryOperation):
             yield from self._integer_with_float(operation, jnp)
@@ -91,7 +103,98 @@ class NarrowIntegerPromotion(Rule):
             yield self.report(operation, fix=_cast_left("float64", jnp),
                               requires=self.analysis.dataflow.jax_refs(sides[0]),
                               imports=[("jax.numpy", jnp)], spelled="/", dtype=dtype,
-                              numpy_dtype="float64", outcome=REWRITTEN.format("float64"))
+                              difference=NARROWER.format("float64"),
+                              outcome=REWRITTEN.format("float64"))
+        yield from self._python_ints()
+
+    def _python_ints(self):
+        """A Python int literal the narrow integer dtype of the array beside it cannot hold
+        (`a + 300`, `a * -1`, `np.add(a, 300)` of uint8): NumPy 2 raises OverflowError, where
+        JAX wraps the literal into the array's dtype (`a + 300` is `a + 44`). The literal
+        becomes `jnp.asarray(300, dtype=jnp.uint8)`, which raises NumPy's OverflowError.
+        Comparisons and np.clip's bounds, which NumPy computes by value: NJ408."""
+        jnp = self.analysis.jnp_alias
+        flow = self.analysis.dataflow
+        dtype_of = self.analysis.dtypes.dtype_of
+
+        def narrow(side, certain):
+            dtype = dtype_of(side)
+            bounds = integer_range(dtype)
+            if bounds is None or DTYPES[dtype][1] >= 64 or not flow.jax_typed(side, certain=certain):
+                return None
+            return dtype, bounds
+
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            if not isinstance(operation.operator, CHECKED_OPERATORS):
+                continue
+            for literal_side, array_side in (("right", "left"), ("left", "right")):
+                value = int_literal(getattr(operation, literal_side))
+                found = narrow(getattr(operation, array_side), certain=False)
+                if value is None or found is None or found[1][0] <= value <= found[1][1]:
+                    continue
+                dtype = found[0]
+
+                def fix(node, side=literal_side, dtype=dtype):
+                    literal = getattr(node, side)
+                    return node.with_changes(**{side: updates.jnp_call(
+                        jnp, "asarray", literal.with_changes(lpar=[], rpar=[]),
+                        dtype=_dtype_node(dtype, jnp))})
+
+                yield self.report(operation, fix=fix, requires=flow.jax_refs(getattr(operation, array_side)),
+                                  imports=[("jax.numpy", jnp)], spelled=code_of(operation),
+                                  dtype=dtype, difference=(
+                                      f"NumPy 2 raises OverflowError for the Python int {value}, "
+                                      f"which {dtype} cannot hold, JAX wraps it"),
+                                  outcome=f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
+                                          "which raises the same error")
+                break
+        for ref in self.analysis.refs:  # np.add(a, 300)
+            if not ref.converted or ref.call is None or any(a.star for a in ref.call.args):
+                continue
+            positional = [a for a in ref.call.args if a.keyword is None]
+            if ref.qualname not in CHECKED_UFUNCS or len(positional) != 2:
+                continue  # np.clip's bounds: NJ408
+            found = next((f for f in (narrow(a.value, certain=False) for a in positional) if f), None)
+            if found is None:
+                continue
+            dtype, (low, high) = found
+            for arg in positional:
+                value = int_literal(arg.value)
+                if value is None or low <= value <= high:
+                    continue
+
+                def fix(node, dtype=dtype):
+                    return node.with_changes(value=updates.jnp_call(
+                        jnp, "asarray", node.value.with_changes(lpar=[], rpar=[]),
+                        dtype=_dtype_node(dtype, jnp)))
+
+                yield self.report(arg, fix=fix, requires=(ref.node,), imports=[("jax.numpy", jnp)],
+                                  spelled=code_of(ref.call), dtype=dtype, difference=(
+                                      f"NumPy 2 raises OverflowError for the Python int {value}, "
+                                      f"which {dtype} cannot hold, JAX wraps it"),
+                                  outcome=f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
+                                          "which raises the same error")
+        for statement in self.analysis.nodes(cst.AugAssign):  # a += 300 of a whole array
+            if not isinstance(statement.target, cst.Name) \
+                    or type(statement.operator).__name__.removesuffix("Assign") not in AUGMENTED:
+                continue
+            value = int_literal(statement.value)
+            found = narrow(statement.target, certain=False)
+            if value is None or found is None or found[1][0] <= value <= found[1][1]:
+                continue
+            dtype = found[0]
+
+            def fix(node, dtype=dtype):
+                return updates.jnp_call(jnp, "asarray", node.with_changes(lpar=[], rpar=[]),
+                                        dtype=_dtype_node(dtype, jnp))
+
+            yield self.report(statement.value, fix=fix, requires=flow.jax_refs(statement.target),
+                              imports=[("jax.numpy", jnp)], spelled=code_of(statement).strip(),
+                              dtype=dtype, difference=(
+                                  f"NumPy 2 raises OverflowError for the Python int {value}, "
+                                  f"which {dtype} cannot hold, JAX wraps it"),
+                              outcome=f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
+                                      "which raises the same error")
 
     def _integer_with_float(self, operation: cst.BinaryOperation, jnp: str):
         """`counts + weights` of an int32 (int64, uint32, uint64) array and a float32 (float16)

@@ -69,7 +69,7 @@ class NumpyReference(Rule):
         wrapper = cst.parse_expression(f"{jnp}.asarray")
         yield self.report(ref.node, old=code_of(ref.call), new=f"{jnp}.asarray({code_of(ref.call)})",
                           fix=lambda node: node, imports=[("jax.numpy", jnp)],
-                          report_if_unfixed=False, moves=(ref.call,))
+                          report_if_unfixed=False)  # NumPy computes it: kept on purpose
         yield self.report(ref.call, old=code_of(ref.call), new=f"{jnp}.asarray({code_of(ref.call)})",
                           fix=lambda node: cst.Call(func=wrapper, args=[cst.Arg(node.with_changes(lpar=[], rpar=[]))]),
                           requires=ref.node, report_if_unfixed=False, listed=False)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.casts import integer_range
-from np2jax.analysis.dtypes import DTYPES
+from np2jax.analysis.dtypes import DTYPES, int_literal, integer_range
 from np2jax.rules.base import Rule
 from np2jax.syntax import argument_for, code_of, updates
 
@@ -19,18 +18,6 @@ _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterTha
 # integer dtypes whose range a Python integer can leave while int64 still holds both
 NARROW_INTEGERS = frozenset(name for name, (kind, bits) in DTYPES.items()
                             if kind in "ui" and bits < 64)
-
-
-def literal_int(node: cst.BaseExpression) -> int | None:
-    """The value of an integer literal (`300`, `-1`, `(2**0)` not), else None."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-        inner = literal_int(node.expression)
-        if inner is None:
-            return None
-        return -inner if isinstance(node.operator, cst.Minus) else inner
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    return None
 
 
 def _integer(value: int) -> cst.BaseExpression:
@@ -54,7 +41,7 @@ class OutOfRangeIntegerBound(Rule):
                 continue
             left, right = comparison.left, comparison.comparisons[0].comparator
             for array, number, array_left in ((left, right, True), (right, left, False)):
-                dtype, value = dtype_of(array), literal_int(number)
+                dtype, value = dtype_of(array), int_literal(number)
                 if dtype not in NARROW_INTEGERS or value is None or not flow.jax_typed(array):
                     continue
                 low, high = integer_range(dtype)
@@ -83,7 +70,7 @@ class OutOfRangeIntegerBound(Rule):
             for offset, keywords, end in ((0, ("a_min", "min"), low), (1, ("a_max", "max"), high)):
                 arg = next((a for a in (argument_for(call, position + offset, k) for k in keywords)
                             if a is not None), None)
-                value = literal_int(arg) if arg is not None else None
+                value = int_literal(arg) if arg is not None else None
                 if value is not None and (value < low if offset == 0 else value > high):
                     ends[next(i for i, item in enumerate(call.args) if item.value is arg)] = end
                     values.append(value)

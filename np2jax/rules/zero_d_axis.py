@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.dtypes import int_literal
 from np2jax.analysis.shapes import static_shape
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
@@ -36,16 +37,70 @@ def _axis_zero_or_last(value: cst.BaseExpression) -> bool:
         and isinstance(value.expression, cst.Integer) and value.expression.evaluated_value == 1
 
 
+LITERAL, UNKNOWN = "literal", "unknown"
+
+
+def _axis_kind(value: cst.BaseExpression) -> str | None:
+    """LITERAL for an axis written 0 or -1; UNKNOWN for one given by a name, a parameter,
+    an attribute, a call or arithmetic (it may be 0 or -1 at run time); None for every other literal
+    (`None`, `1`, a tuple: NumPy and JAX agree on a 0-d array there, a value or an error)."""
+    if _axis_zero_or_last(value):
+        return LITERAL
+    if isinstance(value, cst.Name):
+        return None if value.value in ("None", "True", "False") else UNKNOWN
+    if isinstance(value, (cst.Attribute, cst.Call, cst.Subscript, cst.BinaryOperation,
+                          cst.IfExp)):
+        return UNKNOWN  # `x.ndim - 1` is -1 of a 0-d x
+    if isinstance(value, cst.UnaryOperation) and int_literal(value) is None:
+        return UNKNOWN
+    return None
+
+
+def _keepdims_false(value: cst.BaseExpression | None) -> bool:
+    return value is None or isinstance(value, cst.Name) and value.value == "False"
+
+
+def _repeatable(value: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether `value` can be written a second time for its dimension count: names,
+    attributes, numbers and arithmetic of them (no call: it may cost or change state)."""
+    if depth > 8:
+        return False
+    if isinstance(value, (cst.Name, cst.Integer, cst.Float)):
+        return True
+    if isinstance(value, cst.Attribute):
+        return _repeatable(value.value, depth + 1)
+    if isinstance(value, cst.UnaryOperation):
+        return _repeatable(value.expression, depth + 1)
+    if isinstance(value, cst.BinaryOperation):
+        return _repeatable(value.left, depth + 1) and _repeatable(value.right, depth + 1)
+    return False
+
+
+def _guarded_axis(jnp: str, data: cst.BaseExpression, axis: cst.BaseExpression,
+                  kind: str, array: bool) -> cst.BaseExpression:
+    """The axis NumPy reduces a 0-d `data` over: None (the whole value, which JAX takes of
+    a 0-d array, keepdims or not) where it is 0-d and the axis 0 or -1, else the axis.
+    `array`: whether `data` is known to be an array or number (else jnp.asarray first:
+    jnp.ndim of a list is deprecated)."""
+    data_code = code_of(data) if array else f"{jnp}.asarray({code_of(data)})"
+    zero_d = f"{jnp}.ndim({data_code}) == 0"
+    if kind == UNKNOWN:
+        zero_d += f" and {code_of(axis)} in (0, -1)"
+    return cst.parse_expression(f"None if {zero_d} else {code_of(axis)}")
+
+
 class ZeroDAxis(Rule):
     code = "NJ407"
 
     def run(self):
-        """`np.sum(x, axis=-1)` (and the functions of ZERO_D_AXIS) converted, with axis 0 or
-        -1 written as a literal, of data the analysis does not show to have a dimension:
-        `jnp.sum(jnp.atleast_1d(x), axis=-1)`, which is the same array for a 1-d or larger
-        `x` and NumPy's result for a 0-d one. `keepdims=` other than False is left (NumPy
-        gives a 0-d result there, atleast_1d a 1-d one)."""
-        jnp = self.analysis.jnp_alias
+        """`np.sum(x, axis=-1)` (and the functions of ZERO_D_AXIS) converted, with an axis
+        that is or may be 0 or -1 (the literal, or a name, a parameter, a call), of data the
+        analysis does not show to have a dimension: `jnp.sum(jnp.atleast_1d(x), axis=-1)`,
+        which is the same array for a 1-d or larger `x`, and NumPy's result for a 0-d one
+        and an axis of 0, -1 or None. With `keepdims=` other than False (NumPy's result of a
+        0-d array is then 0-d, atleast_1d's 1-d) the axis becomes None where the data is 0-d
+        (`axis=None if jnp.ndim(x) == 0 else -1`), when the data and the axis can be written
+        twice; else the call is reported."""
         for ref in self.analysis.refs:
             if not ref.converted or ref.call is None or ref.qualname not in ZERO_D_AXIS:
                 continue
@@ -54,30 +109,58 @@ class ZeroDAxis(Rule):
             if axis is None or data is None or data is axis or data.arg.star \
                     or (data.arg.keyword is not None and data.arg.keyword.value != "a"):
                 continue
-            if not _axis_zero_or_last(axis.arg.value):
+            kind = _axis_kind(axis.arg.value)
+            if kind is None or self._has_a_dimension(data.arg.value):
                 continue
             keepdims = by_name.get("keepdims")
-            if keepdims is not None and not (isinstance(keepdims.arg.value, cst.Name)
-                                             and keepdims.arg.value.value == "False"):
-                continue
-            if self._has_a_dimension(data.arg.value):
-                continue
-
-            def fix(arg: cst.Arg) -> cst.Arg:
-                return arg.with_changes(value=updates.jnp_call(jnp, "atleast_1d", arg.value))
-
-            yield self.report(data.arg, fix=fix, requires=(ref.node,),
-                              imports=[("jax.numpy", jnp)], report_if_unfixed=False,
-                              call=code_of(ref.node), data=code_of(data.arg.value),
-                              axis=code_of(axis.arg.value))
+            fields = dict(call=code_of(ref.node), data=code_of(data.arg.value),
+                          axis=code_of(axis.arg.value))
+            yield from self._fixed(data.arg, axis.arg, kind,
+                                   keepdims.arg.value if keepdims is not None else None,
+                                   requires=(ref.node,), fields=fields)
         yield from self._methods()
 
+    def _fixed(self, data_node, axis_node, kind, keepdims, *, requires, fields):
+        """The one finding of a reduction: `data_node` (an Arg, or the receiver's Attribute)
+        read through atleast_1d, or `axis_node` (an Arg) guarded, or nothing rewritten."""
+        jnp = self.analysis.jnp_alias
+        data = data_node.value if isinstance(data_node, (cst.Arg, cst.Attribute)) else data_node
+        axis = axis_node.value
+        if _keepdims_false(keepdims):
+            if isinstance(data_node, cst.Arg):
+                def fix(arg: cst.Arg) -> cst.Arg:
+                    return arg.with_changes(value=updates.jnp_call(jnp, "atleast_1d", arg.value))
+            else:
+                def fix(node: cst.Attribute) -> cst.Attribute:
+                    inner = node.value.with_changes(lpar=[], rpar=[]) if isinstance(
+                        node.value, (cst.Comparison, cst.BinaryOperation)) else node.value
+                    return node.with_changes(value=updates.jnp_call(jnp, "atleast_1d", inner))
+            yield self.report(data_node, fix=fix, requires=requires,
+                              imports=[("jax.numpy", jnp)], report_if_unfixed=False,
+                              outcome=f"rewritten to `{jnp}.atleast_1d({fields['data']})`",
+                              **fields)
+        elif _repeatable(data) and _repeatable(axis):
+            array = isinstance(data, (cst.BinaryOperation, cst.UnaryOperation)) \
+                or self.analysis.dataflow.jax_typed(data, certain=True)
+            guarded = _guarded_axis(jnp, data, axis, kind, array)
+
+            def fix(arg: cst.Arg) -> cst.Arg:
+                return arg.with_changes(value=guarded)
+
+            yield self.report(axis_node, fix=fix, requires=requires,
+                              imports=[("jax.numpy", jnp)], report_if_unfixed=False,
+                              outcome=f"with keepdims, the axis rewritten to `{code_of(guarded)}`",
+                              **fields)
+        else:
+            yield self.report(axis_node, outcome=(
+                "with keepdims, and data or an axis that cannot be written twice, left as it "
+                "was: a 0-d value raises in JAX here"), **fields)
+
     def _methods(self):
-        """`v.sum(axis=-1)` (the methods of METHODS) with axis 0 or -1 written as a literal,
+        """`v.sum(axis=-1)` (the methods of METHODS) with an axis that is or may be 0 or -1,
         of a receiver that is a JAX array once converted (no parameter trusted: a NumPy
         array made a JAX one would reach NumPy code) and not shown to have a dimension:
-        `jnp.atleast_1d(v).sum(axis=-1)`."""
-        jnp = self.analysis.jnp_alias
+        `jnp.atleast_1d(v).sum(axis=-1)`, or with keepdims the axis guarded, as above."""
         flow = self.analysis.dataflow
         for call in self.analysis.nodes(cst.Call):
             func = call.func
@@ -87,11 +170,8 @@ class ZeroDAxis(Rule):
             keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
             positional = [a.value for a in call.args if a.keyword is None]
             axis = keywords.get("axis", positional[0] if positional else None)
-            if axis is None or not _axis_zero_or_last(axis):
-                continue
-            keepdims = keywords.get("keepdims")
-            if keepdims is not None and not (isinstance(keepdims, cst.Name)
-                                             and keepdims.value == "False"):
+            kind = _axis_kind(axis) if axis is not None else None
+            if kind is None:
                 continue
             if len(positional) > (1 if func.attr.value in ("argmax", "argmin", "squeeze",
                                                           "argsort") else 3):
@@ -99,16 +179,11 @@ class ZeroDAxis(Rule):
             receiver = func.value
             if not flow.jax_typed(receiver, certain=True) or self._has_a_dimension(receiver):
                 continue
-
-            def fix(node: cst.Attribute) -> cst.Attribute:
-                inner = node.value.with_changes(lpar=[], rpar=[]) \
-                    if isinstance(node.value, (cst.Comparison, cst.BinaryOperation)) else node.value
-                return node.with_changes(value=updates.jnp_call(jnp, "atleast_1d", inner))
-
-            yield self.report(func, fix=fix, requires=flow.jax_refs(receiver, certain=True),
-                              imports=[("jax.numpy", jnp)], report_if_unfixed=False,
-                              call=code_of(func), data=code_of(receiver),
-                              axis=code_of(axis))
+            axis_arg = next(a for a in call.args if a.value is axis)
+            yield from self._fixed(func, axis_arg, kind, keywords.get("keepdims"),
+                                   requires=flow.jax_refs(receiver, certain=True),
+                                   fields=dict(call=code_of(func), data=code_of(receiver),
+                                               axis=code_of(axis)))
 
     def _has_a_dimension(self, value: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether the code shows `value` has at least one dimension: a list or tuple
