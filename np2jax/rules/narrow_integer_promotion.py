@@ -223,7 +223,7 @@ class NarrowIntegerPromotion(Rule):
         yield self.report(operation, fix=_cast_side(float_left, numpy_dtype, jnp),
                           requires=self.analysis.dataflow.jax_refs(sides[0]),
                           imports=[("jax.numpy", jnp)], spelled=code_of(operation.operator).strip(),
-                          dtype=f"{integer} and {floating}", numpy_dtype=numpy_dtype,
+                          dtype=f"{integer} and {floating}", difference=NARROWER.format(numpy_dtype),
                           outcome=REWRITTEN.format(numpy_dtype))
 
     @staticmethod

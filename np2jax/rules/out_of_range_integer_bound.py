@@ -33,33 +33,9 @@ class OutOfRangeIntegerBound(Rule):
         300)` of uint8 data (JAX clips to 251..44): the bound is replaced by the end of the
         dtype's range it passes (`jnp.clip(x, 0, 255)`), which NumPy's clip by value gives."""
         jnp = self.analysis.jnp_alias
-        flow = self.analysis.dataflow
         dtype_of = self.analysis.dtypes.dtype_of
         for comparison in self.analysis.nodes(cst.Comparison):
-            if len(comparison.comparisons) != 1 \
-                    or not isinstance(comparison.comparisons[0].operator, _COMPARISONS):
-                continue
-            left, right = comparison.left, comparison.comparisons[0].comparator
-            for array, number, array_left in ((left, right, True), (right, left, False)):
-                dtype, value = dtype_of(array), int_literal(number)
-                if dtype not in NARROW_INTEGERS or value is None or not flow.jax_typed(array):
-                    continue
-                low, high = integer_range(dtype)
-                if low <= value <= high:
-                    continue
-                # the 32-bit mode has no int64: int32 holds 8- and 16-bit data, not always the literal
-                wide = "int64" if self.config.x64 else "int32"
-                if not self.config.x64 and (DTYPES[dtype][1] >= 32
-                                            or not -2**31 <= value < 2**31):
-                    yield self.report(comparison, requires=flow.jax_refs(array),
-                                      spelled=code_of(comparison), value=value, dtype=dtype,
-                                      outcome="left as it was: in the 32-bit mode no integer "
-                                              "type holds both")
-                    continue
-                yield self.report(comparison, fix=_cast_side(array_left, jnp, wide),
-                                  requires=flow.jax_refs(array), imports=[("jax.numpy", jnp)],
-                                  spelled=code_of(comparison), value=value, dtype=dtype,
-                                  outcome=f"rewritten to compare in {wide}, as NumPy does by value")
+            yield from self._comparison(comparison, jnp)
         for call, data, requires in self._clips():
             dtype = dtype_of(data)
             if dtype not in NARROW_INTEGERS:
@@ -71,21 +47,64 @@ class OutOfRangeIntegerBound(Rule):
                 arg = next((a for a in (argument_for(call, position + offset, k) for k in keywords)
                             if a is not None), None)
                 value = int_literal(arg) if arg is not None else None
-                if value is not None and (value < low if offset == 0 else value > high):
-                    ends[next(i for i, item in enumerate(call.args) if item.value is arg)] = end
-                    values.append(value)
+                if value is None or low <= value <= high:
+                    continue
+                index = next(i for i, item in enumerate(call.args) if item.value is arg)
+                if value < low if offset == 0 else value > high:
+                    ends[index] = _integer(end)  # past its own side: the end clips alike
+                else:  # `np.clip(x, 260, 300)` of uint8: NumPy 2 raises OverflowError
+                    ends[index] = cst.parse_expression(f"{jnp}.asarray({value}, dtype={jnp}.{dtype})")
+                values.append(value)
             if not ends:
                 continue
             value = values[0]
 
             def fix(node: cst.Call, ends=ends) -> cst.Call:
                 return node.with_changes(args=[
-                    item.with_changes(value=_integer(ends[i])) if i in ends else item
+                    item.with_changes(value=ends[i]) if i in ends else item
                     for i, item in enumerate(node.args)])
 
             yield self.report(call, fix=fix, requires=requires, imports=[("jax.numpy", jnp)],
                               spelled=code_of(call), value=value, dtype=dtype,
-                              outcome="rewritten with the end of the range it passes, NumPy's result")
+                              outcome="rewritten with the end of the range it passes, NumPy's "
+                                      "result (or, past the other end, to raise as NumPy does)")
+
+    def _comparison(self, comparison: cst.Comparison, jnp: str):
+        """Each operand of a (chained) comparison that is narrow integer data beside an
+        integer literal its dtype cannot hold (`0 <= a[0] < 300`) is cast to a type that
+        holds both."""
+        flow = self.analysis.dataflow
+        dtype_of = self.analysis.dtypes.dtype_of
+        operands = [comparison.left, *(t.comparator for t in comparison.comparisons)]
+        cast, found = set(), None  # operand indices to widen; (dtype, value) for the message
+        for index, target in enumerate(comparison.comparisons):
+            if not isinstance(target.operator, _COMPARISONS):
+                continue
+            for array, number in ((index, index + 1), (index + 1, index)):
+                dtype, value = dtype_of(operands[array]), int_literal(operands[number])
+                if dtype not in NARROW_INTEGERS or value is None \
+                        or not flow.jax_typed(operands[array]):
+                    continue
+                low, high = integer_range(dtype)
+                if not low <= value <= high:
+                    cast.add(array)
+                    found = found or (dtype, value)
+        if not cast:
+            return
+        dtype, value = found
+        requires = tuple(r for i in sorted(cast) for r in flow.jax_refs(operands[i]))
+        # the 32-bit mode has no int64: int32 holds 8- and 16-bit data, not always the literal
+        wide = "int64" if self.config.x64 else "int32"
+        if not self.config.x64 and any(
+                DTYPES[dtype_of(operands[i])][1] >= 32 for i in cast) or not self.config.x64 and any(
+                (v := int_literal(o)) is not None and not -2**31 <= v < 2**31 for o in operands):
+            yield self.report(comparison, requires=requires, spelled=code_of(comparison),
+                              value=value, dtype=dtype,
+                              outcome="left as it was: in the 32-bit mode no integer type holds both")
+            return
+        yield self.report(comparison, fix=_cast_operands(cast, jnp, wide), requires=requires,
+                          imports=[("jax.numpy", jnp)], spelled=code_of(comparison), value=value,
+                          dtype=dtype, outcome=f"rewritten to compare in {wide}, as NumPy does by value")
 
     def _clips(self):
         """(call, its data, the refs the finding requires) of np.clip and `.clip()` calls."""
@@ -101,13 +120,14 @@ class OutOfRangeIntegerBound(Rule):
                 yield call, func.value, flow.jax_refs(func.value)
 
 
-def _cast_side(left: bool, jnp: str, wide: str):
+def _cast_operands(indices: set, jnp: str, wide: str):
+    """`a.astype(jnp.int64)` for each operand of the comparison at `indices` (0: the left)."""
     def fix(comparison: cst.Comparison) -> cst.Comparison:
         def cast(value):
             return updates.call(updates.attr(updates.parenthesized(value), "astype"),
                                 updates.attr(cst.Name(jnp), wide))
-        if left:
-            return comparison.with_changes(left=cast(comparison.left))
-        target = comparison.comparisons[0]
-        return comparison.with_changes(comparisons=[target.with_changes(comparator=cast(target.comparator))])
+        left = cast(comparison.left) if 0 in indices else comparison.left
+        targets = [t.with_changes(comparator=cast(t.comparator)) if i + 1 in indices else t
+                   for i, t in enumerate(comparison.comparisons)]
+        return comparison.with_changes(left=left, comparisons=targets)
     return fix
