@@ -44,6 +44,7 @@ from np2jax.analysis.kept import find_kept
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
+from np2jax.analysis.sequences import Sequences
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.catalog import api_policy
@@ -95,6 +96,11 @@ class ModuleAnalysis:
     def ref_of_call(self, call: cst.Call) -> ApiRef | None:
         """The NumPy/SciPy reference a call calls, if it calls one."""
         return self.dataflow.collector.ref_by_call.get(call)
+
+    @cached_property
+    def sequences(self) -> Sequences:
+        """Which values may be Python lists or tuples (np2jax.analysis.sequences)."""
+        return Sequences(self.dataflow)
 
     @cached_property
     def numpy_call_sites(self) -> dict[cst.Call, ApiRef]:
