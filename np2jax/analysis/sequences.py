@@ -32,6 +32,13 @@ _DEPTH = 8
 # attributes of an array that are arrays (or static numbers) themselves
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "shape", "ndim", "size", "dtype",
                                "flat", "nbytes", "itemsize", "at"})
+# ndarray methods whose result is an array or a number (`x.reshape(2, 4)`, `x.sum()`)
+_ARRAY_METHODS = frozenset({
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "byteswap",
+    "choose", "clip", "compress", "conj", "conjugate", "cumprod", "cumsum", "diagonal", "dot",
+    "flatten", "getfield", "item", "max", "mean", "min", "partition", "prod", "ptp", "ravel",
+    "repeat", "reshape", "round", "searchsorted", "squeeze", "std", "sum", "swapaxes", "take",
+    "trace", "transpose", "var", "view"})
 # modules whose attributes are numbers or functions, never lists
 _NUMBER_MODULES = ("math.", "cmath.", "numpy.", "scipy.", "jax.")
 
@@ -158,6 +165,13 @@ class Sequences:
             if isinstance(statement.value, cst.Call) \
                     and self.flow.value_kind(statement.value) == ARRAY:
                 return NOT_SEQUENCE
+            if position is not None and isinstance(statement.value, cst.Call):
+                function = self.flow.module_function(statement.value) \
+                    if isinstance(statement.value.func, cst.Name) else self._method(statement.value)
+                if function is not None:  # `x, y = make(n)`: the parts every return gives
+                    parts = self.flow.returned_values(function, (position, len(target.elements)))
+                    return OPAQUE if parts is None else self._combine(
+                        self._k(part, depth) for part in parts)
             return self._part(statement.value, position, depth) if position is not None \
                 else self._k(statement.value, depth)
         return OPAQUE
@@ -167,6 +181,8 @@ class Sequences:
         that item's part at `position` (`for k, v in d.items()`: 1 is a value of d)."""
         if position is None:
             return self._i(source, depth, True)
+        if isinstance(source, cst.Call) and self.collector.ref_by_call.get(source) is not None:
+            return NOT_SEQUENCE  # `w, v = np.linalg.eig(a)`: arrays
         if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute) \
                 and source.func.attr.value == "items" and not source.args and position in (0, 1):
             return NOT_SEQUENCE if position == 0 else self._i(source.func.value, depth, False)
@@ -208,7 +224,13 @@ class Sequences:
             return NOT_SEQUENCE
         bindings = self.attribute_bindings(attribute)
         if not bindings:
-            return OPAQUE
+            method = self._class_function(attribute)
+            if method is None:
+                return OPAQUE
+            if any(isinstance(d.decorator, cst.Name) and d.decorator.value == "property"
+                   for d in method.decorators):
+                return self._returns(method, depth)
+            return NOT_SEQUENCE if not method.decorators else OPAQUE  # a bound method
         return self._combine(self._attribute_binding(value, statement, depth)
                        for value, statement in bindings)
 
@@ -255,7 +277,11 @@ class Sequences:
             return self._k(base, depth)  # a list's slice is a list
         if len(subscript.slice) != 1:
             return NOT_SEQUENCE  # x[i, j]: an array's element
-        return self._i(base, depth, False)
+        items = self._i(base, depth, False)
+        if items in (SEQUENCE, ARGUMENT, _NONE):
+            return items
+        # an array's element or part (`v[order]`, v no list), else what the items may be
+        return NOT_SEQUENCE if self._k(base, depth) == NOT_SEQUENCE else items
 
     def _call(self, call: cst.Call, depth: int) -> str:
         func = call.func
@@ -277,7 +303,7 @@ class Sequences:
             return OPAQUE
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if method == "tolist":
+            if method in ("tolist", "nonzero"):
                 return SEQUENCE
             if method == "copy" and not call.args:
                 return self._k(func.value, depth)
@@ -287,22 +313,39 @@ class Sequences:
             function = self._method(call)
             if function is not None:
                 return self._returns(function, depth)
+            receiver = func.value
+            if self._own_instance(receiver):
+                return OPAQUE
+            if method in _ARRAY_METHODS or self._k(receiver, depth) == NOT_SEQUENCE:
+                # an array's method, or a method of a value that is no list (a NumPy
+                # generator's draws: `rng.normal(size=3)`)
+                return NOT_SEQUENCE
         return OPAQUE
+
+    def _own_instance(self, receiver) -> bool:
+        """`self`, or an instance of a class of this module: its methods are the module's."""
+        return (isinstance(receiver, cst.Name) and receiver.value == "self") \
+            or self.flow.module_class_instance(receiver)
 
     def _method(self, call: cst.Call) -> cst.FunctionDef | None:
         """The method `self.m(...)` calls: a plain method of the class the call is in."""
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-                and func.value.value == "self"):
+        if not isinstance(call.func, cst.Attribute):
             return None
-        owner = self.flow.class_of(call)
+        found = self._class_function(call.func)
+        if found is None or found.decorators or found.asynchronous:
+            return None
+        return found
+
+    def _class_function(self, attribute: cst.Attribute) -> cst.FunctionDef | None:
+        """The function `self.m` names: defined once in the body of the class it is read in."""
+        if not (isinstance(attribute.value, cst.Name) and attribute.value.value == "self"):
+            return None
+        owner = self.flow.class_of(attribute)
         if owner is None or not isinstance(owner.body, cst.IndentedBlock):
             return None
         found = [s for s in owner.body.body
-                 if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value]
-        if len(found) != 1 or found[0].decorators or found[0].asynchronous:
-            return None
-        return found[0]
+                 if isinstance(s, cst.FunctionDef) and s.name.value == attribute.attr.value]
+        return found[0] if len(found) == 1 else None
 
     def _returns(self, function: cst.FunctionDef, depth: int) -> str:
         returns = self.flow.function_returns(function)
