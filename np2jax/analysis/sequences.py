@@ -249,11 +249,10 @@ class Sequences:
 
     def attribute_bindings(self, attribute: cst.Attribute) -> list:
         """[(value, statement)] of every binding of `self.X` in the class the attribute is
-        read in (its methods' `self.X = ...`, the class body's `X = ...`); [] for
-        attributes of other objects or where the class binds none."""
-        if not (isinstance(attribute.value, cst.Name) and attribute.value.value == "self"):
-            return []
-        owner = self.flow.class_of(attribute)
+        read in, or of `obj.X` where obj is an instance of a class of this module (the
+        class's methods' `self.X = ...`, its body's `X = ...`); [] for attributes of other
+        objects or where the class binds none."""
+        owner = self._owner(attribute)
         if owner is None:
             return []
         name = attribute.attr.value
@@ -314,13 +313,30 @@ class Sequences:
             if function is not None:
                 return self._returns(function, depth)
             receiver = func.value
-            if self._own_instance(receiver):
-                return OPAQUE
+            if self._owner(func) is not None or self._own_instance(receiver):
+                return OPAQUE  # a method of the module's own class we cannot follow
             if method in _ARRAY_METHODS or self._k(receiver, depth) == NOT_SEQUENCE:
                 # an array's method, or a method of a value that is no list (a NumPy
                 # generator's draws: `rng.normal(size=3)`)
                 return NOT_SEQUENCE
         return OPAQUE
+
+    def _owner(self, attribute: cst.Attribute) -> cst.ClassDef | None:
+        """The class of this module `self.X` is read in, or whose instance `obj` of `obj.X`
+        is (every binding of obj a call of that class, module_class)."""
+        receiver = attribute.value
+        if isinstance(receiver, cst.Call):  # `Model().weights()`
+            return self.flow.module_class(receiver.func)
+        if not isinstance(receiver, cst.Name):
+            return None
+        if receiver.value == "self":
+            return self.flow.class_of(attribute)
+        if not self.flow.module_class_instance(receiver):
+            return None
+        values, _ = self.flow.name_values(receiver)
+        classes = {self.flow.module_class(value.func) for value, _ in values
+                   if isinstance(value, cst.Call)}
+        return classes.pop() if len(classes) == 1 else None
 
     def _own_instance(self, receiver) -> bool:
         """`self`, or an instance of a class of this module: its methods are the module's."""
@@ -337,10 +353,8 @@ class Sequences:
         return found
 
     def _class_function(self, attribute: cst.Attribute) -> cst.FunctionDef | None:
-        """The function `self.m` names: defined once in the body of the class it is read in."""
-        if not (isinstance(attribute.value, cst.Name) and attribute.value.value == "self"):
-            return None
-        owner = self.flow.class_of(attribute)
+        """The function `self.m` (`obj.m`) names: defined once in the body of its class."""
+        owner = self._owner(attribute)
         if owner is None or not isinstance(owner.body, cst.IndentedBlock):
             return None
         found = [s for s in owner.body.body
@@ -474,7 +488,7 @@ class Sequences:
     def _attribute_additions(self, attribute: cst.Attribute) -> list:
         """(many, value) of what `self.X.append(v)` (extend, insert) and `self.X[k] = v` add
         to `self.X`, in the class the attribute is read in."""
-        owner = self.flow.class_of(attribute)
+        owner = self._owner(attribute)
         name = attribute.attr.value
         added = []
         for use in self.collector.attribute_loads.get(name, ()):
