@@ -432,16 +432,12 @@ class Sequences:
         if not values:
             return OPAQUE
         kinds = []
-        for value, statement in values:
-            if isinstance(value, cst.CSTNode):
-                if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) \
-                        and value.value.value == name.value:
-                    continue
+        for value, _statement in values:
+            if not isinstance(value, cst.CSTNode):
+                kinds.append(OPAQUE)  # a parameter, a loop variable: items of any kind
+            elif not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name)
+                      and value.value.value == name.value):  # `rows = rows[1:]` adds none
                 kinds.append(self._i(value, depth, iterate))
-            elif value == "param":
-                kinds.append(OPAQUE)
-            else:
-                kinds.append(OPAQUE)
         if scope is not None:
             kinds += [self._added(added, depth) for added in self._name_additions(scope, name.value)]
             if not (iterate and flow.container_type(name) == "builtins.dict"):
