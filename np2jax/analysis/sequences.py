@@ -43,6 +43,32 @@ _ARRAY_METHODS = frozenset({
 _NUMBER_MODULES = ("math.", "cmath.", "numpy.", "scipy.", "jax.")
 
 
+# libraries whose objects NumPy's functions hand to their own methods (`np.sum(frame)` is
+# `frame.sum(axis=None)`), which jnp.asarray would convert to an array instead
+ARRAY_LIBRARIES = frozenset({"pandas", "torch", "xarray", "polars", "tensorflow", "dask",
+                             "cupy", "sparse", "scipy.sparse", "astropy", "pint", "numpy.ma"})
+
+
+def imports_array_libraries(module: cst.Module) -> bool:
+    """Whether the module imports a library of ARRAY_LIBRARIES (or a module of one)."""
+    found = []
+
+    class Imports(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> None:
+            found.extend(alias.evaluated_name for alias in node.names)
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            if node.module is not None and not node.relative:
+                base = cst.Module([]).code_for_node(node.module)
+                found.append(base)
+                if not isinstance(node.names, cst.ImportStar):
+                    found.extend(f"{base}.{alias.evaluated_name}" for alias in node.names)
+
+    module.visit(Imports())
+    return any(name == library or name.startswith(library + ".")
+               for name in found for library in ARRAY_LIBRARIES)
+
+
 def _combine(kinds, none_blocks: bool) -> str:
     kinds = set(kinds)
     if _NONE in kinds and none_blocks:
@@ -56,11 +82,22 @@ def _combine(kinds, none_blocks: bool) -> str:
 class Sequences:
     """Facts about list and tuple values, read from a Values (np2jax.analysis.values)."""
 
-    def __init__(self, flow) -> None:
+    def __init__(self, flow, module: cst.Module | None = None) -> None:
         self.flow = flow
+        self._module = module
         self.collector = flow.collector
         self._active: set = set()
         self._none_blocks = True
+        self._array_libraries = None
+
+    @property
+    def array_libraries(self) -> bool:
+        """Whether the module imports a library of ARRAY_LIBRARIES: an OPAQUE value may then
+        be one of its objects, which NumPy's functions treat otherwise than an array."""
+        if self._array_libraries is None:
+            self._array_libraries = imports_array_libraries(self._module) \
+                if self._module is not None else True
+        return self._array_libraries
 
     # what an expression may be
     def kind(self, expr: cst.BaseExpression, none_blocks: bool = True) -> str:

@@ -54,9 +54,12 @@ class ListAsArrayArgument(Rule):
                         # The data argument (`np.sum(x)`) takes a value nothing shows the
                         # kind of through jnp.asarray too: free on an array, NumPy's
                         # conversion of a list; None there is an error in NumPy as well.
+                        # Not in a module importing pandas or torch: np.sum(frame) is the
+                        # frame's own sum, which an array of it would not give.
                         first = argument.name == data
                         kind = sequences.kind(value, none_blocks=not first)
-                        if kind in _MAY_BE_LIST or (kind == OPAQUE and first):
+                        if kind in _MAY_BE_LIST or (kind == OPAQUE and first
+                                                    and not sequences.array_libraries):
                             yield self._wrap(value, ref, "asarray")
                 elif argument.role == "arrays" and ref.qualname not in structural:
                     if isinstance(value, (cst.List, cst.Tuple)):

@@ -105,3 +105,13 @@ def test_an_attribute_that_may_be_none_is_not_wrapped():
              "    def f(self, x):\n        return np.clip(x, 0.0, self.hi)\n")
     converted = convert_source(f"import numpy as np\n{setup}").converted
     assert "jnp.clip(jnp.asarray(x), 0.0, self.hi)" in converted
+
+
+def test_a_value_of_unknown_kind_is_left_in_a_module_importing_pandas():
+    # np.sum(frame) is frame.sum(): an array of the frame would not give it
+    setup = "import json\nimport pandas as pd"
+    assert _converted_line(setup, "np.sum(json.loads('[1.0]'))") == \
+        "result = jnp.sum(json.loads('[1.0]'))"
+    # what the module shows to be a list is still wrapped
+    assert _converted_line(setup + "\nv = [1.0, 2.0]", "np.sum(v)") == \
+        "result = jnp.sum(jnp.asarray(v))"
