@@ -316,8 +316,11 @@ class Sequences:
         items = self._i(base, depth, False)
         if items in (SEQUENCE, ARGUMENT, _NONE):
             return items
+        base_kind = self._k(base, depth)
+        if items == OPAQUE and base_kind == ARGUMENT:
+            return ARGUMENT  # `cfg["w"]`: an item of what the caller passed
         # an array's element or part (`v[order]`, v no list), else what the items may be
-        return NOT_SEQUENCE if self._k(base, depth) == NOT_SEQUENCE else items
+        return NOT_SEQUENCE if base_kind == NOT_SEQUENCE else items
 
     def _call(self, call: cst.Call, depth: int) -> str:
         func = call.func

@@ -115,3 +115,10 @@ def test_a_value_of_unknown_kind_is_left_in_a_module_importing_pandas():
     # what the module shows to be a list is still wrapped
     assert _converted_line(setup + "\nv = [1.0, 2.0]", "np.sum(v)") == \
         "result = jnp.sum(jnp.asarray(v))"
+
+
+def test_an_item_of_what_the_caller_passed_may_be_a_list():
+    setup = ("class Model:\n    def __init__(self, cfg):\n        self.w = cfg['w']\n"
+             "    def f(self, x):\n        return np.dot(x, self.w)\n")
+    converted = convert_source(f"import numpy as np\n{setup}").converted
+    assert "jnp.dot(jnp.asarray(x), jnp.asarray(self.w))" in converted
