@@ -329,10 +329,10 @@ class Sequences:
         if ref is not None:
             return SEQUENCE if ref.qualname in flow.sequence_results else NOT_SEQUENCE
         if isinstance(func, cst.Name):
-            if func.value in ("list", "tuple", "sorted"):
-                return SEQUENCE
+            if func.value in ("list", "tuple", "sorted", "range"):
+                return SEQUENCE  # jnp.asarray(range(n)) is NumPy's array of it too
             if func.value in SCALAR_CALLS or func.value in PURE_BUILTINS \
-                    or func.value in ("dict", "set", "frozenset", "str", "range", "iter", "next"):
+                    or func.value in ("dict", "set", "frozenset", "str", "iter", "next"):
                 return NOT_SEQUENCE if func.value not in ("min", "max") else OPAQUE
             if flow.module_class(func) is not None:
                 return NOT_SEQUENCE  # an instance of the module's own class
@@ -432,6 +432,8 @@ class Sequences:
             if isinstance(func, cst.Name) and func.value in ("list", "tuple", "sorted", "reversed") \
                     and len(arguments) == 1 and not expr.args[0].star:
                 return self._i(arguments[0], depth, True)
+            if isinstance(func, cst.Name) and func.value == "range":
+                return NOT_SEQUENCE  # numbers
             if isinstance(func, cst.Attribute) and func.attr.value == "values" and not arguments:
                 return self._i(func.value, depth, False)
             if isinstance(func, cst.Attribute) and func.attr.value == "items" and not arguments:

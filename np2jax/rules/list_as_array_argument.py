@@ -35,12 +35,16 @@ class ListAsArrayArgument(Rule):
         lists = api_policy()["lists"]
         structural = set(lists["nested_lists_are_structure"])
         writers = set(api_policy()["in_place_functions"])
+        # np.shape, np.ndim, np.isscalar...: JAX's take what NumPy's take (lists too), and
+        # read the value's Python type: a value that is no literal is given as it is
+        inspecting = set(api_policy()["non_array_results"])
         sequences = self.analysis.sequences
         for ref in self.analysis.refs:
             if not ref.converted:
                 continue
             static = set(lists["static_parameters"].get(ref.qualname, ()))
-            writes = ref.qualname in writers or ref.out_arg is not None
+            writes = ref.qualname in writers or ref.out_arg is not None \
+                or ref.qualname in inspecting
             data = _data_parameter(ref)
             for argument in ref.arguments:
                 value = argument.arg.value

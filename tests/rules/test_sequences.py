@@ -122,3 +122,10 @@ def test_an_item_of_what_the_caller_passed_may_be_a_list():
              "    def f(self, x):\n        return np.dot(x, self.w)\n")
     converted = convert_source(f"import numpy as np\n{setup}").converted
     assert "jnp.dot(jnp.asarray(x), jnp.asarray(self.w))" in converted
+
+
+def test_a_range_is_converted_as_numpy_converts_it_and_inspections_are_left():
+    assert _converted_line("n = 4", "np.cumsum(range(n))") == \
+        "result = jnp.cumsum(jnp.asarray(range(n)))"
+    # jnp.shape and jnp.ndim take lists as NumPy's do
+    assert _converted_line("v = [1.0, 2.0]", "np.shape(v)") == "result = jnp.shape(v)"
