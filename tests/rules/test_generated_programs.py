@@ -413,7 +413,8 @@ def list_source_programs(draw):
         """(setup lines for main, an expression of main giving a list or tuple of n numbers)."""
         kind = draw(st.sampled_from(["return_literal", "return_comprehension", "return_loop",
                                      "method", "class_tuple", "stored_argument", "init_list",
-                                     "appended_attribute", "dict_item", "dict_get", "local"]))
+                                     "appended_attribute", "dict_item", "dict_get", "local",
+                                     "sorted", "tolist", "range", "config_item", "row"]))
         values = literal(tuple_=draw(st.booleans()))
         if kind == "return_literal":
             helpers.append(f"def src{k}():\n    return {values}\n")
@@ -448,6 +449,19 @@ def list_source_programs(draw):
             return [f"    d{k} = {{'a': {values}, 'b': {literal()}}}"], f"d{k}['a']"
         if kind == "dict_get":
             return [f"    d{k} = {{'a': {values}}}"], f"d{k}.get('a')"
+        if kind == "sorted":
+            return [f"    v{k} = {{'x': 1.0, 'y': -2.0, 'z': 0.5, 'w': 3.0}}"], \
+                f"sorted(v{k}.values())[:{n}]"
+        if kind == "tolist":
+            return [f"    v{k} = np.linspace(-1.0, 2.0, {n}).tolist()"], f"v{k}"
+        if kind == "range":
+            return [], f"range({n})"
+        if kind == "config_item":
+            helpers.append(f"class Src{k}:\n    def __init__(self, cfg):\n        self.w = cfg['w']\n")
+            return [f"    obj{k} = Src{k}({{'w': {values}}})"], f"obj{k}.w"
+        if kind == "row":
+            return [f"    rows{k} = []", "    for i in range(2):",
+                    f"        rows{k}.append([i + 0.5] * {n})"], f"rows{k}[1]"
         return [f"    v{k} = {values}"], f"v{k}"
 
     for k in range(draw(st.integers(1, 3))):
