@@ -11,12 +11,16 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis import facts
+from np2jax.analysis.facts import UNKNOWN
 from np2jax.analysis.sequences import ARGUMENT, OPAQUE, SEQUENCE
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
 _MAY_BE_LIST = (SEQUENCE, ARGUMENT)
+# operators Python lacks for lists: with one, the other operand was an array
+_ARRAY_ONLY_OPERATORS = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power,
+                         cst.MatrixMultiply)
 
 _SEQUENCE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
 
@@ -79,7 +83,52 @@ class ListAsArrayArgument(Rule):
                     elif not writes and sequences.items_kind(value) in _MAY_BE_LIST:
                         yield self._wrap_items(value, ref)
 
+        yield from self._operands()
         yield from self._list_indices()
+
+    def _operands(self):
+        """`self.w * x`, `x - [1.0, 2.0]`, `x == w`: a list or tuple meeting a JAX array
+        through an operator. NumPy's operator converts the list; JAX's raises TypeError (or,
+        for `==`, compares identities). Wrapped when the other operand is known to be a JAX
+        array, or the operator is one Python lacks for lists (`-`, `/`, `**`, `@`); with a
+        number or another list, Python's own operators apply in both programs (`w * 2`
+        repeats the list), so `w * x` with `x` of unknown kind is reported and left. Only a
+        value the module shows to be a list counts; a parameter is NJ112's
+        (parameter-as-array-operand)."""
+        dataflow = self.analysis.dataflow
+        sequences = self.analysis.sequences
+        for node, left, right in self.analysis.operations:
+            if isinstance(node, cst.AugAssign) and not isinstance(node.target, cst.Name):
+                continue  # `a[i] += v`, `self.w += v`: the in-place rules rewrite them whole
+            for operand, other in ((left, right), (right, left)):
+                if isinstance(node, cst.AugAssign) and operand is node.target:
+                    continue  # `rows += x` extends the list, in both programs
+                literal = isinstance(operand, _SEQUENCE_LITERALS)
+                # only what the module shows to be a list: a value stored from a parameter
+                # (`self.lr * g`) is most often a number, which an operator takes as it is
+                if not literal and (self._parameter_read(operand)
+                                    or sequences.kind(operand) != SEQUENCE):
+                    continue
+                constructor = "array" if literal else "asarray"
+                if dataflow.jax_typed(other):
+                    yield self._wrap(operand, None, constructor,
+                                     where=f"meeting a JAX array in `{code_of(node)}`",
+                                     requires=dataflow.jax_refs(other))
+                elif isinstance(node, cst.BinaryOperation) \
+                        and isinstance(node.operator, _ARRAY_ONLY_OPERATORS):
+                    # Python has no `-`, `/`, `**`, `@` for lists: the original ran only
+                    # with an array (or a NumPy number) on the other side
+                    yield self._wrap(operand, None, constructor,
+                                     where=f"in `{code_of(node)}`, which only an array computes")
+                elif not literal and dataflow.kind_of(other) == UNKNOWN \
+                        and isinstance(other, (cst.Name, cst.Attribute, cst.Subscript)) \
+                        and sequences.kind(other) != SEQUENCE:
+                    yield self.report(
+                        operand, argument=code_of(operand),
+                        where=f"meeting `{code_of(other)}` in `{code_of(node)}`, left as it was: "
+                              f"if `{code_of(other)}` is an array, wrap the list in "
+                              "jnp.asarray(...); if it is a number or a list, Python's own "
+                              "operator applies")
 
     def _parameter_read(self, value: cst.BaseExpression) -> bool:
         """What NJ111 (parameter-as-array-argument) wraps: a parameter, or a subscript of
@@ -120,14 +169,17 @@ class ListAsArrayArgument(Rule):
                            argument=code_of(value), fix=fix, imports=[("jax.numpy", jnp)],
                            requires=(ref.node,), report_if_unfixed=False)
 
-    def _wrap(self, value: cst.BaseExpression, ref, constructor: str = "array"):
+    def _wrap(self, value: cst.BaseExpression, ref, constructor: str = "array",
+              where: str | None = None, requires: tuple = ()):
         jnp = self.analysis.jnp_alias
+        if where is None:
+            where = f"passed to `{code_of(ref.node)}`" if ref is not None else "used as an index"
         return self.report(
-            value, where=f"passed to `{code_of(ref.node)}`" if ref is not None else "used as an index",
-            argument=code_of(value),
+            value, where=where, argument=code_of(value),
             fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name(constructor)),
                                       args=[cst.Arg(node)]),
-            imports=[("jax.numpy", jnp)], requires=(ref.node,) if ref is not None else (),
+            imports=[("jax.numpy", jnp)],
+            requires=(ref.node,) if ref is not None else tuple(requires),
             report_if_unfixed=False)
 
 

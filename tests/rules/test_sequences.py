@@ -129,3 +129,20 @@ def test_a_range_is_converted_as_numpy_converts_it_and_inspections_are_left():
         "result = jnp.cumsum(jnp.asarray(range(n)))"
     # jnp.shape and jnp.ndim take lists as NumPy's do
     assert _converted_line("v = [1.0, 2.0]", "np.shape(v)") == "result = jnp.shape(v)"
+
+
+def test_a_list_meeting_an_operand_of_unknown_kind_is_reported_and_left():
+    source = ("import numpy as np\n\n\nclass M:\n    def __init__(self):\n"
+              "        self.w = [0.5, 1.5]\n\n    def f(self, x):\n        return self.w * x\n")
+    result = convert_source(source)
+    assert "return self.w * x" in result.converted
+    (finding,) = [f for f in result.findings if f.code == "NJ110"]
+    assert "`self.w` meeting `x` in `self.w * x`, left as it was" in finding.message
+
+
+def test_a_number_stored_from_a_parameter_meets_an_array_as_it_is():
+    source = ("import numpy as np\n\n\nclass SGD:\n    def __init__(self, lr):\n"
+              "        self.lr = lr\n\n    def step(self, g):\n        return self.lr * g\n")
+    result = convert_source(source)
+    assert not [f for f in result.findings if f.code == "NJ110"]
+    assert "return self.lr * g" in result.converted
