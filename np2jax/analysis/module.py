@@ -44,6 +44,7 @@ from np2jax.analysis.kept import find_kept
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
+from np2jax.analysis.sequences import Sequences
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
 from np2jax.catalog import api_policy
@@ -62,7 +63,6 @@ class ModuleAnalysis:
     method_writes: list[MethodWrite]
     out_method_calls: list[MethodWrite]
     star_imports: list[cst.ImportFrom]
-    sequence_names: set  # Name arguments that hold lists where JAX wants an array
     random_shuffles: list[cst.Call]  # rng.shuffle(x): in place, on a Generator kept on NumPy
     list_indices: list[cst.List]  # x[[0, 2]]: a list literal used as an index
     # `a - b`, `a < b`, `a -= b` with a name or a subscript as one operand: (node, left, right)
@@ -95,6 +95,11 @@ class ModuleAnalysis:
     def ref_of_call(self, call: cst.Call) -> ApiRef | None:
         """The NumPy/SciPy reference a call calls, if it calls one."""
         return self.dataflow.collector.ref_by_call.get(call)
+
+    @cached_property
+    def sequences(self) -> Sequences:
+        """Which values may be Python lists or tuples (np2jax.analysis.sequences)."""
+        return Sequences(self.dataflow, self.module)
 
     @cached_property
     def numpy_call_sites(self) -> dict[cst.Call, ApiRef]:
@@ -384,7 +389,6 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
         list_indices=collector.list_indices,
         operations=collector.operations,
         star_imports=collector.star_imports,
-        sequence_names=dataflow.sequence_arguments(collector.refs),
         random_shuffles=dataflow.generator_shuffles(collector.shuffle_calls),
         jnp_alias=_choose_jnp_alias(collector),
         dataflow=dataflow,

@@ -447,31 +447,6 @@ class Values:
             return parent
         return None
 
-    def sequence_arguments(self, refs) -> set:
-        """Arguments passed where JAX wants an array that may hold a Python list or tuple:
-        names of which some binding may be one (a list/tuple literal, a comprehension,
-        list()/tuple(), or a branch of a conditional expression or of `or`/`and` that is one:
-        `valid = obs if ok else []`), and conditional expressions or `or`/`and` written in
-        the argument itself (`np.unique(x if ok else [])`). JAX refuses a list wherever
-        NumPy converts it; jnp.asarray converts it as NumPy does and returns an array
-        unchanged, so a name that holds an array on another path keeps its value."""
-        found = set()
-        for ref in refs:
-            for argument in ref.arguments if ref.converted else ():
-                value = argument.arg.value
-                if argument.role != "array":
-                    continue
-                if isinstance(value, (cst.IfExp, cst.BooleanOperation)):
-                    if _may_be_sequence(value, self):
-                        found.add(value)
-                    continue
-                if not isinstance(value, cst.Name):
-                    continue
-                values, _ = self.name_values(value)
-                if any(_may_be_sequence(v, self) for v, _ in values):
-                    found.add(value)
-        return found
-
     def generator_shuffles(self, calls) -> list:
         """rng.shuffle(x) with rng from np.random: shuffles x in place."""
         shuffles = []
@@ -1047,30 +1022,6 @@ def _part_of(value, name: str) -> bool:
     """`name[...]`: a part of what the name holds (a list's slice is a list)."""
     return isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) \
         and value.value.value == name
-
-
-def _is_sequence_value(value) -> bool:
-    if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
-        return True
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
-        and value.func.value in ("list", "tuple")
-
-
-def _may_be_sequence(value, values: Values, depth: int = 0) -> bool:
-    """A list or tuple, or an expression one of whose results may be: a branch of
-    `a if c else b`, an operand of `a or b` / `a and b`, or a name bound to one of those
-    (followed a few names deep)."""
-    if _is_sequence_value(value):
-        return True
-    if isinstance(value, cst.IfExp):
-        return _may_be_sequence(value.body, values, depth) or _may_be_sequence(value.orelse, values, depth)
-    if isinstance(value, cst.BooleanOperation):
-        return _may_be_sequence(value.left, values, depth) or _may_be_sequence(value.right, values, depth)
-    if isinstance(value, cst.Name) and depth < 3 and value.value not in ("True", "False", "None"):
-        bound, _ = values.name_values(value)
-        return any(_may_be_sequence(v, values, depth + 1) for v, _ in bound
-                   if isinstance(v, cst.CSTNode))
-    return False
 
 
 class ReturnsFinder(cst.CSTVisitor):

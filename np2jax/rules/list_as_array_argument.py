@@ -1,6 +1,9 @@
 """NJ110 list-as-array-argument.
 
-A list or tuple literal where JAX wants an array is wrapped in jnp.array(...).
+A list or tuple literal where JAX wants an array is wrapped in jnp.array(...); any other
+value that may be a list or tuple (np2jax.analysis.sequences: a name, an attribute, a
+function's result, an item of a list or dict) in jnp.asarray(...), and a sequence of arrays
+whose items may be lists has each item converted.
 """
 
 from __future__ import annotations
@@ -8,9 +11,16 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis import facts
+from np2jax.analysis.facts import UNKNOWN
+from np2jax.analysis.sequences import ARGUMENT, OPAQUE, SEQUENCE
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
+
+_MAY_BE_LIST = (SEQUENCE, ARGUMENT)
+# operators Python lacks for lists: with one, the other operand was an array
+_ARRAY_ONLY_OPERATORS = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power,
+                         cst.MatrixMultiply)
 
 _SEQUENCE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
 
@@ -28,29 +38,104 @@ class ListAsArrayArgument(Rule):
     def run(self):
         lists = api_policy()["lists"]
         structural = set(lists["nested_lists_are_structure"])
+        writers = set(api_policy()["in_place_functions"])
+        # np.shape, np.ndim, np.isscalar...: JAX's take what NumPy's take (lists too), and
+        # read the value's Python type: a value that is no literal is given as it is
+        inspecting = set(api_policy()["non_array_results"])
+        sequences = self.analysis.sequences
         for ref in self.analysis.refs:
             if not ref.jax_takes_arguments:
                 continue
             static = set(lists["static_parameters"].get(ref.qualname, ()))
+            writes = ref.qualname in writers or ref.out_arg is not None \
+                or ref.qualname in inspecting
+            data = _data_parameter(ref)
             for argument in ref.arguments:
                 value = argument.arg.value
                 if argument.name in static:
                     continue  # jnp.pad(x, (1, 2)): JAX wants the Python sequence itself
-                if value in self.analysis.sequence_names:
-                    yield self._wrap(value, ref, "asarray")
-                    continue
-                if not isinstance(value, _SEQUENCE_LITERALS) and not self._built_list(value):
-                    continue
+                literal = isinstance(value, _SEQUENCE_LITERALS) or self._built_list(value)
                 if argument.role == "array":
-                    yield self._wrap(value, ref)
-                elif argument.role == "arrays" and ref.qualname not in structural \
-                        and isinstance(value, (cst.List, cst.Tuple)):
-                    # A sequence of arrays: JAX wants each member to be an array.
-                    for element in value.elements:
-                        if isinstance(element.value, _SEQUENCE_LITERALS):
-                            yield self._wrap(element.value, ref)
+                    if literal:
+                        yield self._wrap(value, ref)
+                    elif not writes and not self._parameter_read(value):
+                        # The data argument (`np.sum(x)`) takes a value nothing shows the
+                        # kind of through jnp.asarray too: free on an array, NumPy's
+                        # conversion of a list; None there is an error in NumPy as well.
+                        # Not in a module importing pandas or torch: np.sum(frame) is the
+                        # frame's own sum, which an array of it would not give.
+                        first = argument.name == data
+                        kind = sequences.kind(value, none_blocks=not first)
+                        if kind in _MAY_BE_LIST or (kind == OPAQUE and first
+                                                    and not sequences.array_libraries):
+                            yield self._wrap(value, ref, "asarray")
+                elif argument.role == "arrays" and ref.qualname not in structural:
+                    if isinstance(value, (cst.List, cst.Tuple)):
+                        # A sequence of arrays: JAX wants each member to be an array.
+                        for element in value.elements:
+                            member = element.value
+                            if isinstance(element, cst.StarredElement):
+                                continue
+                            if isinstance(member, _SEQUENCE_LITERALS):
+                                yield self._wrap(member, ref)
+                            elif sequences.kind(member) in _MAY_BE_LIST:
+                                yield self._wrap(member, ref, "asarray")
+                    elif not writes and sequences.items_kind(value) in _MAY_BE_LIST:
+                        yield self._wrap_items(value, ref)
 
+        yield from self._operands()
         yield from self._list_indices()
+
+    def _operands(self):
+        """`self.w * x`, `x - [1.0, 2.0]`, `x == w`: a list or tuple meeting a JAX array
+        through an operator. NumPy's operator converts the list; JAX's raises TypeError (or,
+        for `==`, compares identities). Wrapped when the other operand is known to be a JAX
+        array, or the operator is one Python lacks for lists (`-`, `/`, `**`, `@`); with a
+        number or another list, Python's own operators apply in both programs (`w * 2`
+        repeats the list), so `w * x` with `x` of unknown kind is reported and left. Only a
+        value the module shows to be a list counts; a parameter is NJ112's
+        (parameter-as-array-operand)."""
+        dataflow = self.analysis.dataflow
+        sequences = self.analysis.sequences
+        for node, left, right in self.analysis.operations:
+            if isinstance(node, cst.AugAssign) and not isinstance(node.target, cst.Name):
+                continue  # `a[i] += v`, `self.w += v`: the in-place rules rewrite them whole
+            for operand, other in ((left, right), (right, left)):
+                if isinstance(node, cst.AugAssign) and operand is node.target:
+                    continue  # `rows += x` extends the list, in both programs
+                literal = isinstance(operand, _SEQUENCE_LITERALS)
+                # only what the module shows to be a list: a value stored from a parameter
+                # (`self.lr * g`) is most often a number, which an operator takes as it is
+                if not literal and (self._parameter_read(operand)
+                                    or sequences.kind(operand) != SEQUENCE):
+                    continue
+                constructor = "array" if literal else "asarray"
+                if dataflow.jax_typed(other):
+                    yield self._wrap(operand, None, constructor,
+                                     where=f"meeting a JAX array in `{code_of(node)}`",
+                                     requires=dataflow.jax_refs(other))
+                elif isinstance(node, cst.BinaryOperation) \
+                        and isinstance(node.operator, _ARRAY_ONLY_OPERATORS):
+                    # Python has no `-`, `/`, `**`, `@` for lists: the original ran only
+                    # with an array (or a NumPy number) on the other side
+                    yield self._wrap(operand, None, constructor,
+                                     where=f"in `{code_of(node)}`, which only an array computes")
+                elif not literal and dataflow.kind_of(other) == UNKNOWN \
+                        and isinstance(other, (cst.Name, cst.Attribute, cst.Subscript)) \
+                        and sequences.kind(other) != SEQUENCE:
+                    yield self.report(
+                        operand, argument=code_of(operand),
+                        where=f"meeting `{code_of(other)}` in `{code_of(node)}`, left as it was: "
+                              f"if `{code_of(other)}` is an array, wrap the list in "
+                              "jnp.asarray(...); if it is a number or a list, Python's own "
+                              "operator applies")
+
+    def _parameter_read(self, value: cst.BaseExpression) -> bool:
+        """What NJ111 (parameter-as-array-argument) wraps: a parameter, or a subscript of
+        one, that may hold what the caller passed."""
+        while isinstance(value, cst.Subscript):
+            value = value.value
+        return isinstance(value, cst.Name) and self.analysis.dataflow.may_hold_argument(value)
 
     def _built_list(self, value: cst.BaseExpression) -> bool:
         """`[factor] * 3`, `[a, b] + [c]`, `list(...)`, `tuple(...)`: a list or tuple built in place."""
@@ -68,12 +153,39 @@ class ListAsArrayArgument(Rule):
             else:
                 yield self.report(index, where="used as an index", argument=code_of(index))
 
-    def _wrap(self, value: cst.BaseExpression, ref, constructor: str = "array"):
+    def _wrap_items(self, value: cst.BaseExpression, ref):
+        """`np.concatenate(rows)`, rows a list of lists: `[jnp.asarray(part) for part in
+        rows]`, each item converted as NumPy converts it (ragged rows too, which one array
+        of the whole could not hold)."""
         jnp = self.analysis.jnp_alias
+
+        def fix(node):
+            part = cst.Name("part")
+            return cst.ListComp(
+                elt=cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("asarray")),
+                             args=[cst.Arg(part)]),
+                for_in=cst.CompFor(target=part, iter=node))
+        return self.report(value, where=f"passed to `{code_of(ref.node)}`",
+                           argument=code_of(value), fix=fix, imports=[("jax.numpy", jnp)],
+                           requires=(ref.node,), report_if_unfixed=False)
+
+    def _wrap(self, value: cst.BaseExpression, ref, constructor: str = "array",
+              where: str | None = None, requires: tuple = ()):
+        jnp = self.analysis.jnp_alias
+        if where is None:
+            where = f"passed to `{code_of(ref.node)}`" if ref is not None else "used as an index"
         return self.report(
-            value, where=f"passed to `{code_of(ref.node)}`" if ref is not None else "used as an index",
-            argument=code_of(value),
+            value, where=where, argument=code_of(value),
             fix=lambda node: cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name(constructor)),
                                       args=[cst.Arg(node)]),
-            imports=[("jax.numpy", jnp)], requires=(ref.node,) if ref is not None else (),
+            imports=[("jax.numpy", jnp)],
+            requires=(ref.node,) if ref is not None else tuple(requires),
             report_if_unfixed=False)
+
+
+def _data_parameter(ref) -> str | None:
+    """The name of the call's first array parameter (`a` of np.sum): its data."""
+    for param in (ref.entry or {}).get("params", ()):
+        if param.get("role") in ("array", "arrays"):
+            return param.get("name")
+    return None

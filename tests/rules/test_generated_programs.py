@@ -526,3 +526,126 @@ def test_generated_integer_programs(source):
 def test_zz_print_tallies():
     """Prints the tallies of the two equal-results tests (seen with -s)."""
     print("\ngenerated programs:", dict(sorted(TALLY.items())))
+
+
+LIST_VALUES = ["1.0", "2.5", "-3.0", "0.5", "4", "-2", "0"]
+# NumPy functions given one list (or tuple) where they want an array
+LIST_CONSUMERS = ["np.sum({a})", "np.mean({a})", "np.cumsum({a})", "np.max({a})", "np.prod({a})",
+                  "np.atleast_1d({a})", "np.sort({a})", "np.diff({a})", "np.abs({a})",
+                  "np.zeros_like({a})", "np.polyval({a}, 2.0)", "np.maximum({a}, {b})",
+                  "np.subtract({a}, {b})", "np.dot({a}, {b})", "np.exp({a})",
+                  "np.clip({a}, -1.0, 1.0)", "np.where(np.asarray({a}) > 0, {a}, {b})"]
+# NumPy functions given a sequence of arrays (here: a list of lists)
+ROWS_CONSUMERS = ["np.concatenate({r})", "np.vstack({r})", "np.hstack({r})", "np.stack({r})",
+                  "np.column_stack({r})", "np.sum({r}, axis=0)", "np.mean({r})",
+                  "np.zeros_like({r})", "np.max({r}, axis=1)"]
+
+
+@st.composite
+def list_source_programs(draw):
+    """Lists and tuples reaching NumPy functions from everywhere (issue 16): a function
+    returning a literal, a comprehension or a list built in a loop, a method returning one,
+    a class attribute tuple, a constructor argument stored in self, a list set in __init__
+    or appended to by a method, the values of a dict, an item of a dict, a loop variable
+    over a dict's items, rows appended to a list (of lists). Every one must be converted
+    to NumPy's result or reported: no silent difference."""
+    n = draw(st.integers(2, 4))
+    helpers: list[str] = []
+    body: list[str] = []
+    results: list[str] = []
+
+    def literal(length=n, tuple_=False):
+        items = ", ".join(draw(st.sampled_from(LIST_VALUES)) for _ in range(length))
+        return f"({items},)" if tuple_ else f"[{items}]"
+
+    def source(k):
+        """(setup lines for main, an expression of main giving a list or tuple of n numbers)."""
+        kind = draw(st.sampled_from(["return_literal", "return_comprehension", "return_loop",
+                                     "method", "class_tuple", "stored_argument", "init_list",
+                                     "appended_attribute", "dict_item", "dict_get", "local",
+                                     "sorted", "tolist", "range", "config_item", "row"]))
+        values = literal(tuple_=draw(st.booleans()))
+        if kind == "return_literal":
+            helpers.append(f"def src{k}():\n    return {values}\n")
+            return [], f"src{k}()"
+        if kind == "return_comprehension":
+            helpers.append(f"def src{k}(m):\n    return [i * {draw(st.sampled_from(LIST_VALUES))} for i in range(m)]\n")
+            return [], f"src{k}({n})"
+        if kind == "return_loop":
+            helpers.append(f"def src{k}(m):\n    out = []\n    for i in range(m):\n"
+                           f"        out.append(i + {draw(st.sampled_from(LIST_VALUES))})\n    return out\n")
+            return [f"    got{k} = src{k}({n})"], f"got{k}"
+        if kind == "method":
+            helpers.append(f"class Src{k}:\n    def values(self):\n        return {values}\n")
+            return [f"    obj{k} = Src{k}()"], f"obj{k}.values()"
+        if kind == "class_tuple":
+            helpers.append(f"class Src{k}:\n    data = {literal(tuple_=True)}\n\n"
+                           f"    def get(self):\n        return self.data\n")
+            return [], f"Src{k}().get()"
+        if kind == "stored_argument":
+            helpers.append(f"class Src{k}:\n    def __init__(self, data):\n        self.data = data\n")
+            return [f"    obj{k} = Src{k}({values})"], f"obj{k}.data"
+        if kind == "init_list":
+            helpers.append(f"class Src{k}:\n    def __init__(self):\n        self._w = {values}\n")
+            return [f"    obj{k} = Src{k}()"], f"obj{k}._w"
+        if kind == "appended_attribute":
+            helpers.append(f"class Src{k}:\n    def __init__(self):\n        self.sizes = []\n\n"
+                           f"    def add(self, s):\n        self.sizes.append(s)\n")
+            lines = [f"    obj{k} = Src{k}()"]
+            lines += [f"    obj{k}.add({draw(st.sampled_from(LIST_VALUES))})" for _ in range(n)]
+            return lines, f"obj{k}.sizes"
+        if kind == "dict_item":
+            return [f"    d{k} = {{'a': {values}, 'b': {literal()}}}"], f"d{k}['a']"
+        if kind == "dict_get":
+            return [f"    d{k} = {{'a': {values}}}"], f"d{k}.get('a')"
+        if kind == "sorted":
+            return [f"    v{k} = {{'x': 1.0, 'y': -2.0, 'z': 0.5, 'w': 3.0}}"], \
+                f"sorted(v{k}.values())[:{n}]"
+        if kind == "tolist":
+            return [f"    v{k} = np.linspace(-1.0, 2.0, {n}).tolist()"], f"v{k}"
+        if kind == "range":
+            return [], f"range({n})"
+        if kind == "config_item":
+            helpers.append(f"class Src{k}:\n    def __init__(self, cfg):\n        self.w = cfg['w']\n")
+            return [f"    obj{k} = Src{k}({{'w': {values}}})"], f"obj{k}.w"
+        if kind == "row":
+            return [f"    rows{k} = []", "    for i in range(2):",
+                    f"        rows{k}.append([i + 0.5] * {n})"], f"rows{k}[1]"
+        return [f"    v{k} = {values}"], f"v{k}"
+
+    for k in range(draw(st.integers(1, 3))):
+        setup_a, a = source(2 * k)
+        setup_b, b = source(2 * k + 1)
+        body += setup_a + setup_b
+        consumer = draw(st.sampled_from(LIST_CONSUMERS))
+        # a method of the class that holds the list uses it through self too
+        body.append(f"    r{k} = {consumer.format(a=a, b=b)}")
+        results.append(f"r{k}")
+    for k in range(draw(st.integers(0, 2))):
+        rows = f"rows{k}"
+        kind = draw(st.sampled_from(["appended", "dict_values", "dict_loop"]))
+        if kind == "appended":
+            body += [f"    {rows} = []", f"    for i in range({draw(st.integers(1, 3))}):",
+                     f"        {rows}.append([i * 1.5] * {n})"]
+        elif kind == "dict_values":
+            body += [f"    table{k} = {{'x': {literal()}, 'y': {literal()}}}",
+                     f"    {rows} = list(table{k}.values())"]
+        else:
+            body += [f"    table{k} = {{'x': {literal()}, 'y': {literal()}}}",
+                     f"    sums{k} = {{key: np.sum(v) for key, v in table{k}.items()}}",
+                     f"    {rows} = [table{k}['x'], table{k}['y']]"]
+            results.append(f"sums{k}['x'] + sums{k}['y']")
+        consumer = draw(st.sampled_from(ROWS_CONSUMERS))
+        body.append(f"    s{k} = {consumer.format(r=rows)}")
+        results.append(f"s{k}")
+    returned = ", ".join(f'"out{i}": {expr}' for i, expr in enumerate(results))
+    return ("import numpy as np\n\n\n" + "\n\n".join(helpers) + "\n\ndef main():\n"
+            + "\n".join(body) + "\n    return {" + returned + "}\n")
+
+
+@SETTINGS
+@given(list_source_programs())
+def test_generated_list_sources(source):
+    """Lists and tuples from function returns, attributes, dict values and appended lists
+    given to NumPy functions: each converts to NumPy's result or is reported."""
+    _check_equal(source)
