@@ -59,7 +59,7 @@ class IntegerDivisionByZero(Rule):
     code = "NJ405"
 
     def run(self):
-        """`a // b` and `np.floor_divide(a, b)` of integers, one of them a JAX array once
+        """`a // b`, `a //= b` and `np.floor_divide(a, b)` of integers, one of them a JAX array once
         converted, with a divisor that is not a non-zero literal: `jnp.where(b == 0, 0, a //
         jnp.where(b == 0, 1, b))`, NumPy's 0 where `b` is 0 (with or without np.errstate:
         outside it NumPy warns and goes on with the 0). A divisor that cannot be read twice (a
@@ -89,6 +89,28 @@ class IntegerDivisionByZero(Rule):
 
             yield self.report(operation, fix=fix, requires=requires, imports=[("jax.numpy", jnp)],
                               division=code_of(operation),
+                              outcome="rewritten to give NumPy's 0 where the divisor is 0")
+        for statement in self.analysis.nodes(cst.AugAssign):  # x //= z of a whole array
+            target, divisor = statement.target, statement.value
+            if not isinstance(statement.operator, cst.FloorDivideAssign) \
+                    or not isinstance(target, cst.Name) or not flow.jax_typed(target) \
+                    or not self._may_divide_by_zero(target, divisor):
+                continue
+            requires = flow.jax_refs(target)
+            spelled = code_of(statement).strip()
+            if not _plain(divisor):
+                yield self.report(statement, requires=requires, division=spelled,
+                                  outcome="left as it was: the divisor is computed, and the "
+                                          "rewrite reads it twice; name it first")
+                continue
+
+            def fix_augmented(node: cst.AugAssign) -> cst.Assign:
+                divided = _guarded(jnp, node.value, lambda safe: cst.BinaryOperation(
+                    node.target, cst.FloorDivide(), safe))
+                return cst.Assign([cst.AssignTarget(node.target)], divided, node.semicolon)
+
+            yield self.report(statement, fix=fix_augmented, requires=requires,
+                              imports=[("jax.numpy", jnp)], division=spelled,
                               outcome="rewritten to give NumPy's 0 where the divisor is 0")
         for ref in self.analysis.refs:
             if ref.call is None or not ref.converted \

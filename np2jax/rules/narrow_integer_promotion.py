@@ -34,6 +34,10 @@ METHODS = ACCUMULATING | STATISTICS
 # arithmetic between an integer (or bool) array and a float (or complex) one
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
                cst.Power)
+# the ufuncs of those operators, whose operands NumPy and JAX promote as theirs
+ARITHMETIC_UFUNCS = frozenset(f"numpy.{name}" for name in (
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
+    "power"))
 _INTEGER_FLOAT = frozenset(a + b for a in "bui" for b in "fc") | frozenset(b + a for a in "bui" for b in "fc")
 REWRITTEN = "rewritten to compute in {} as NumPy does"
 NARROWER = "NumPy computes it in {}, JAX in a narrower type"
@@ -105,6 +109,7 @@ class NarrowIntegerPromotion(Rule):
                               imports=[("jax.numpy", jnp)], spelled="/", dtype=dtype,
                               difference=NARROWER.format("float64"),
                               outcome=REWRITTEN.format("float64"))
+        yield from self._integer_with_float_ufuncs(jnp)
         yield from self._python_ints()
 
     def _python_ints(self):
@@ -196,6 +201,46 @@ class NarrowIntegerPromotion(Rule):
                               outcome=f"rewritten to `{jnp}.asarray({value}, dtype={jnp}.{dtype})`, "
                                       "which raises the same error")
 
+    def _integer_with_float_ufuncs(self, jnp: str):
+        """`np.add(counts, weights)` and the other arithmetic ufuncs: as the operators."""
+        for ref in self.analysis.refs:
+            if not ref.converted or ref.call is None or ref.qualname not in ARITHMETIC_UFUNCS:
+                continue
+            args = ref.call.args
+            if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+                continue
+            divide = ref.qualname in ("numpy.divide", "numpy.true_divide")
+            found = self._numpy_float(args[0].value, args[1].value, divide)
+            if found is None:
+                continue
+            float_first, numpy_dtype, spelled_dtypes = found
+
+            def fix(call: cst.Call, index=0 if float_first else 1, dtype=numpy_dtype) -> cst.Call:
+                arg = call.args[index]
+                new = arg.with_changes(value=_astype(arg.value, dtype, jnp))
+                return call.with_changes(args=[new if i == index else a for i, a in enumerate(call.args)])
+
+            yield self.report(ref.call, fix=fix, requires=(ref.node,), imports=[("jax.numpy", jnp)],
+                              spelled=code_of(ref.node), dtype=spelled_dtypes,
+                              difference=NARROWER.format(numpy_dtype), outcome=REWRITTEN.format(numpy_dtype))
+
+    def _numpy_float(self, first, second, divide: bool):
+        """(the float operand is the first, NumPy's dtype, "int32 and float32") where an
+        integer and a float array compute in a wider float in NumPy than in JAX, else None."""
+        dtype_of = self.analysis.dtypes.dtype_of
+        left, right = dtype_of(first), dtype_of(second)
+        if left not in DTYPES or right not in DTYPES:
+            return None  # a Python number is weak: the array's dtype wins in both
+        kinds = DTYPES[left][0] + DTYPES[right][0]
+        if kinds not in _INTEGER_FLOAT:
+            return None
+        float_first = kinds[0] in "fc"
+        floating, integer = (left, right) if float_first else (right, left)
+        numpy_dtype = true_division(left, right) if divide else promote(left, right)
+        if numpy_dtype == floating:
+            return None
+        return float_first, numpy_dtype, f"{integer} and {floating}"
+
     def _integer_with_float(self, operation: cst.BinaryOperation, jnp: str):
         """`counts + weights` of an int32 (int64, uint32, uint64) array and a float32 (float16)
         one: NumPy computes in the float wide enough for the integers (float64; float32 for a
@@ -203,27 +248,18 @@ class NarrowIntegerPromotion(Rule):
         is cast to NumPy's dtype."""
         if not isinstance(operation.operator, _ARITHMETIC):
             return
-        dtype_of = self.analysis.dtypes.dtype_of
-        left, right = dtype_of(operation.left), dtype_of(operation.right)
-        if left not in DTYPES or right not in DTYPES:
-            return  # a Python number is weak: the array's dtype wins in both
-        kinds = DTYPES[left][0] + DTYPES[right][0]
-        if kinds not in _INTEGER_FLOAT:
+        found = self._numpy_float(operation.left, operation.right,
+                                  isinstance(operation.operator, cst.Divide))
+        if found is None:
             return
-        float_left = kinds[0] in "fc"
-        floating = left if float_left else right
-        numpy_dtype = (true_division(left, right) if isinstance(operation.operator, cst.Divide)
-                       else promote(left, right))
-        if numpy_dtype == floating:
-            return
+        float_left, numpy_dtype, spelled_dtypes = found
         sides = [s for s in (operation.left, operation.right) if self.analysis.dataflow.jax_typed(s)]
         if not sides:
             return
-        integer = right if float_left else left
         yield self.report(operation, fix=_cast_side(float_left, numpy_dtype, jnp),
                           requires=self.analysis.dataflow.jax_refs(sides[0]),
                           imports=[("jax.numpy", jnp)], spelled=code_of(operation.operator).strip(),
-                          dtype=f"{integer} and {floating}", difference=NARROWER.format(numpy_dtype),
+                          dtype=spelled_dtypes, difference=NARROWER.format(numpy_dtype),
                           outcome=REWRITTEN.format(numpy_dtype))
 
     @staticmethod
