@@ -97,7 +97,13 @@ class ListAsArrayArgument(Rule):
         (parameter-as-array-operand)."""
         dataflow = self.analysis.dataflow
         sequences = self.analysis.sequences
-        for node, left, right in self.analysis.operations:
+        operations = list(self.analysis.operations)
+        recorded = {node for node, _, _ in operations}
+        # the collector keeps operations with a name or subscript on a side; a list is also
+        # met as an attribute of a call (`Model().w * x`)
+        operations += [(node, node.left, node.right) for node in self.analysis.nodes(cst.BinaryOperation)
+                       if node not in recorded]
+        for node, left, right in operations:
             if isinstance(node, cst.AugAssign) and not isinstance(node.target, cst.Name):
                 continue  # `a[i] += v`, `self.w += v`: the in-place rules rewrite them whole
             for operand, other in ((left, right), (right, left)):
