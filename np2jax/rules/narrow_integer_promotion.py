@@ -122,10 +122,10 @@ class NarrowIntegerPromotion(Rule):
         flow = self.analysis.dataflow
         dtype_of = self.analysis.dtypes.dtype_of
 
-        def narrow(side, certain):
+        def narrow(side):
             dtype = dtype_of(side)
             bounds = integer_range(dtype)
-            if bounds is None or DTYPES[dtype][1] >= 64 or not flow.jax_typed(side, certain=certain):
+            if bounds is None or DTYPES[dtype][1] >= 64 or not flow.jax_typed(side):
                 return None
             return dtype, bounds
 
@@ -134,7 +134,7 @@ class NarrowIntegerPromotion(Rule):
                 continue
             for literal_side, array_side in (("right", "left"), ("left", "right")):
                 value = int_literal(getattr(operation, literal_side))
-                found = narrow(getattr(operation, array_side), certain=False)
+                found = narrow(getattr(operation, array_side))
                 if value is None or found is None or found[1][0] <= value <= found[1][1]:
                     continue
                 dtype = found[0]
@@ -159,7 +159,7 @@ class NarrowIntegerPromotion(Rule):
             positional = [a for a in ref.call.args if a.keyword is None]
             if ref.qualname not in CHECKED_UFUNCS or len(positional) != 2:
                 continue  # np.clip's bounds: NJ408
-            found = next((f for f in (narrow(a.value, certain=False) for a in positional) if f), None)
+            found = next((f for f in (narrow(a.value) for a in positional) if f), None)
             if found is None:
                 continue
             dtype, (low, high) = found
@@ -184,7 +184,7 @@ class NarrowIntegerPromotion(Rule):
                     or type(statement.operator).__name__.removesuffix("Assign") not in AUGMENTED:
                 continue
             value = int_literal(statement.value)
-            found = narrow(statement.target, certain=False)
+            found = narrow(statement.target)
             if value is None or found is None or found[1][0] <= value <= found[1][1]:
                 continue
             dtype = found[0]

@@ -95,9 +95,9 @@ class OutOfRangeIntegerBound(Rule):
         requires = tuple(r for i in sorted(cast) for r in flow.jax_refs(operands[i]))
         # the 32-bit mode has no int64: int32 holds 8- and 16-bit data, not always the literal
         wide = "int64" if self.config.x64 else "int32"
-        if not self.config.x64 and any(
-                DTYPES[dtype_of(operands[i])][1] >= 32 for i in cast) or not self.config.x64 and any(
-                (v := int_literal(o)) is not None and not -2**31 <= v < 2**31 for o in operands):
+        literals = [v for v in map(int_literal, operands) if v is not None]
+        if not self.config.x64 and (any(DTYPES[dtype_of(operands[i])][1] >= 32 for i in cast)
+                                    or any(not -2**31 <= v < 2**31 for v in literals)):
             yield self.report(comparison, requires=requires, spelled=code_of(comparison),
                               value=value, dtype=dtype,
                               outcome="left as it was: in the 32-bit mode no integer type holds both")
