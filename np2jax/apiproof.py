@@ -3,7 +3,7 @@ does, proven by running both side by side.
 
 Developer tool, never imported by the converter at run time:
 
-    python -m np2jax.apiproof [--out PATH] [--jobs N] [--only PATTERN ...]
+    python -m np2jax.apiproof [--out PATH] [--jobs N] [--only PATTERN ...] [--python-numbers]
 
 For every callable of rules/api/numpy_jax.json with a JAX counterpart, a base call is made
 from the signatures (and rules/api/proof_grid.toml where they cannot say what an argument
@@ -13,6 +13,9 @@ given each value of the grid, the signatures' defaults included. Each variant ru
 NumPy/SciPy and under JAX (64-bit on: the converted code keeps NumPy's dtypes), and gets a
 verdict: `same` (same values within a dtype-aware tolerance, same dtype, shape and
 structure, and NumPy left its arguments alone), `raises` (both raise), or `differs: why`.
+Each data argument is also given as a Python number beside narrow data (`python_numbers`:
+NumPy makes np.append's 300 an int64 array where JAX wraps it into uint8); `--python-numbers`
+runs that part alone and merges it into the table.
 
 The table is committed; the converter reads it (np2jax.analysis.references) and converts a
 call only within what was proven the same. Regenerate it after upgrading NumPy, SciPy or JAX.
@@ -57,6 +60,14 @@ CALLABLE_TIMEOUT_S = 900  # all the runs of one callable, enforced by killing it
 TASKS_PER_WORKER = 40
 # (rtol, atol) by the precision of NumPy's result; atol scales with the result's magnitude.
 TOLERANCES = {"float64": (1e-9, 1e-12), "float32": (2e-5, 1e-6), "float16": (2e-3, 1e-3)}
+# A Python number given for a data argument, and the narrow dtype of the data beside it
+# (Prover.prove_python_numbers). AS_ARRAY: the verdict where JAX gives NumPy's result once
+# the number is the 64-bit array NumPy makes of it (jnp.asarray(300, dtype=int));
+# AS_FLOAT_ARRAY: once an integer is a float64 array (beside float32 data NumPy's int64
+# array promotes the result to float64, JAX's int64 to float32).
+PYTHON_NUMBERS = ((300, "uint8"), (5, "int32"), (5, "float32"), (0.1, "float32"))
+AS_ARRAY = "same as a 64-bit array"
+AS_FLOAT_ARRAY = "same as a float64 array"
 UFUNC_METHODS = ("reduce", "accumulate", "outer", "reduceat")
 _NO_VALUE_REPRS = ("<no value>",)
 _MISSING = object()
@@ -608,14 +619,15 @@ class Prover:
                     out.append(p.name)
         return out
 
-    def run(self, args: list, kwargs: dict, dtype=None, edge=None) -> str:
+    def run(self, args: list, kwargs: dict, dtype=None, edge=None, jax_args=None) -> str:
+        """One verdict; `jax_args`: what JAX is given instead of `args` (made alike)."""
         ctx_np = Context(self.samples, dtype, edge)
         np_args = [ctx_np.value(a) for a in args]
         np_kwargs = {self.renames.get(k, k): ctx_np.value(v) for k, v in kwargs.items()}
         if ctx_np.failed:
             return "n/a"
         ctx_jax = Context(self.samples, dtype, edge)
-        jax_args = [ctx_jax.value(a) for a in args]
+        jax_args = [ctx_jax.value(a) for a in (args if jax_args is None else jax_args)]
         jax_kwargs = {k: ctx_jax.value(v) for k, v in kwargs.items()}
         then = None
         if "then" in self.spec:
@@ -639,13 +651,37 @@ class Prover:
 
     def prove(self) -> dict:
         out: dict[str, Any] = {"jax": self.entry["jax"]}
+        base = self._base(out)
+        if base is None:
+            return out
+        args, kwargs, required_by_jax = base
+        out["call"] = self._describe(args, kwargs)
+        if self.alternates:
+            out["data_alternates"] = [self._describe(self._with(args, index, value), kwargs)
+                                      for index, value in self.alternates]
+        out["verdict"] = self.run_all(args, kwargs)
+        if any(isinstance(a, str) and a.startswith("@") and a[1:] in self.samples.data
+               for a in _flat(args)):
+            out["dtypes"] = {dtype: self.run(args, kwargs, dtype=dtype) for dtype in self.grid["dtypes"]}
+            out["edges"] = {edge: self.run(args, kwargs, edge=edge) for edge in self.grid["edges"]}
+        out["params"] = self.prove_params(args, kwargs, required_by_jax)
+        numbers = self.prove_python_numbers(args, kwargs)
+        if numbers:
+            out["python_numbers"] = numbers
+        out["positional"] = [p.name for p in self._jax_params()
+                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return out
+
+    def _base(self, out: dict) -> tuple[list, dict, list] | None:
+        """The base call (args, kwargs, the parameters JAX requires), or None with the
+        reason in `out` (skipped, or a verdict for a callable JAX takes from NumPy)."""
         if "skip" in self.spec:
             out["skipped"] = self.spec["skip"]
-            return out
+            return None
         if self.np_fn is self.jax_fn:
             out["verdict"] = SAME
             out["identical"] = True
-            return out
+            return None
         errors = []
         base = None
         for args, kwargs in self.base_candidates():
@@ -656,7 +692,7 @@ class Prover:
             errors.append(problem)
         if base is None:
             out["skipped"] = f"no base call: NumPy raises {errors[-1] if errors else '?'}"
-            return out
+            return None
         args, kwargs = base
         required_by_jax = []
         for name in self.jax_requires():
@@ -670,18 +706,55 @@ class Prover:
         self.alternates = self._alternates(args)
         if not _fine(self.run_all(args, kwargs)):
             kwargs = self._same_base(args, kwargs)
-        out["call"] = self._describe(args, kwargs)
-        if self.alternates:
-            out["data_alternates"] = [self._describe(self._with(args, index, value), kwargs)
-                                      for index, value in self.alternates]
-        out["verdict"] = self.run_all(args, kwargs)
-        if any(isinstance(a, str) and a.startswith("@") and a[1:] in self.samples.data
-               for a in _flat(args)):
-            out["dtypes"] = {dtype: self.run(args, kwargs, dtype=dtype) for dtype in self.grid["dtypes"]}
-            out["edges"] = {edge: self.run(args, kwargs, edge=edge) for edge in self.grid["edges"]}
-        out["params"] = self.prove_params(args, kwargs, required_by_jax)
-        out["positional"] = [p.name for p in self._jax_params()
-                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return args, kwargs, required_by_jax
+
+    def prove_python_numbers_only(self) -> dict:
+        """{"python_numbers": ...} of the base call alone (--python-numbers)."""
+        out: dict[str, Any] = {}
+        base = self._base(out)
+        if base is None:
+            return {"skipped": out["skipped"]} if "skipped" in out else {}
+        args, kwargs, _ = base
+        numbers = self.prove_python_numbers(args, kwargs)
+        return {"python_numbers": numbers} if numbers else {}
+
+    def prove_python_numbers(self, args: list, kwargs: dict) -> dict:
+        """{parameter: {case: verdict}}: each positional data argument given as a Python
+        number, and for a sequence of arrays one of its items (beside a 1-D and a 0-d
+        array), the other data cast to a narrow dtype (PYTHON_NUMBERS). NumPy converts
+        some of them to a 64-bit array (np.append's `values`: uint8 with 300 is int64, float32
+        with 0.1 float64) where JAX keeps the number weakly typed (uint8, wrapping 300;
+        float32); others it takes as weak too (np.add, np.where). Where the number as given
+        differs, JAX is run again with the number as NumPy's 64-bit array: AS_ARRAY when that
+        gives NumPy's result."""
+        positional = [p.name for p in self._jax_params()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        np = self.samples.np
+        out: dict[str, dict] = {}
+        for index, spec in enumerate(args[:len(positional)]):
+            if self._is_data(spec) and spec[1:] in self.samples.data:
+                def places(number, index=index):
+                    return [self._with(args, index, number)]
+            elif isinstance(spec, (list, tuple)) and spec and all(
+                    self._is_data(item) and item[1:] in self.samples.data for item in spec):
+                def places(number, index=index):
+                    return [self._with(args, index, [item, number]) for item in ("@v", "@s")]
+            else:
+                continue
+            cases = {}
+            for number, dtype in PYTHON_NUMBERS:
+                verdict = worst([self.run(given, kwargs, dtype=dtype) for given in places(number)])
+                if not _fine(verdict) and verdict != RAISES:
+                    wraps = [(AS_ARRAY, np.asarray(number))]
+                    if isinstance(number, int):
+                        wraps.append((AS_FLOAT_ARRAY, np.asarray(float(number))))
+                    for name, array in wraps:
+                        if worst([self.run(given, kwargs, dtype=dtype, jax_args=jax_given)
+                                  for given, jax_given in zip(places(number), places(array))]) == SAME:
+                            verdict = name
+                            break
+                cases[f"{number!r} beside {dtype}"] = verdict
+            out[positional[index]] = cases
         return out
 
     def _same_base(self, args: list, kwargs: dict) -> dict:
@@ -885,7 +958,9 @@ def prove_one(name: str, entry: dict) -> tuple[str, dict, float]:
     if entry.get("kind") == "method":
         grid = dict(grid, functions={**grid["functions"], name: _method_spec(entry["method"])})
     try:
-        result = Prover(name, entry, grid, samples, env).prove()
+        prover = Prover(name, entry, grid, samples, env)
+        result = prover.prove_python_numbers_only() if grid.get("python_numbers_only") \
+            else prover.prove()
     except Exception as exc:  # noqa: BLE001 - a bug of the grid for one callable
         result = {"jax": entry["jax"], "skipped": f"the generator failed: {_short(exc)}"}
     return name, result, time.perf_counter() - start
@@ -906,7 +981,7 @@ def callables(table: dict) -> dict[str, dict]:
 
 def _bucket(verdict: str) -> str | None:
     """same, differs, raises (both) or numpy raises (JAX returns where NumPy raises)."""
-    if verdict in (SAME, RAISES):
+    if verdict in (SAME, RAISES, AS_ARRAY, AS_FLOAT_ARRAY):
         return verdict
     if verdict.startswith(NUMPY_RAISES):
         return NUMPY_RAISES
@@ -923,13 +998,18 @@ def summarize(results: dict) -> dict:
     counts = {"callables": len(results), "proven": 0, "skipped": 0,
               "verdicts": buckets(),
               "parameters": {SAME: 0, DIFFERS: 0, "partly": 0},
-              "parameter_values": buckets(), "dtypes": buckets(), "edges": buckets()}
+              "parameter_values": buckets(), "dtypes": buckets(), "edges": buckets(),
+              "python_numbers": dict(buckets(), **{AS_ARRAY: 0, AS_FLOAT_ARRAY: 0})}
     for result in results.values():
         if "skipped" in result:
             counts["skipped"] += 1
             continue
         counts["proven"] += 1
         counts["verdicts"][_bucket(result["verdict"]) or DIFFERS] += 1
+        for cases in result.get("python_numbers", {}).values():
+            for verdict in cases.values():
+                if _bucket(verdict):
+                    counts["python_numbers"][_bucket(verdict)] += 1
         for part in ("dtypes", "edges"):
             for verdict in result.get(part, {}).values():
                 if _bucket(verdict):
@@ -968,14 +1048,20 @@ def describe(provenance: dict) -> str:
         line("option values:", summary["parameter_values"]),
         line("dtypes:", summary["dtypes"]),
         line("edge values:", summary["edges"]),
-    ])
+        line("Python numbers:", summary["python_numbers"])
+        + f", same as a 64-bit array {summary['python_numbers'][AS_ARRAY]}, as a float64 "
+          f"array {summary['python_numbers'][AS_FLOAT_ARRAY]}",
+    ] + ([f"  (Python numbers run apart in {provenance['python_numbers']['run_seconds']} s, "
+          f"{provenance['python_numbers']['date']}: --python-numbers)"]
+         if "python_numbers" in provenance else []))
 
 
 def build(jobs: int, only: list[str] | None = None, log=print, cache: str | None = None,
-          partial: Path | None = None) -> dict:
+          partial: Path | None = None, python_numbers_only: bool = False) -> dict:
     start = time.perf_counter()
     grid_text = GRID_PATH.read_text(encoding="utf-8")
     grid = tomllib.loads(grid_text)
+    grid["python_numbers_only"] = python_numbers_only
     policy = tomllib.loads((ROOT / "rules" / "api" / "policy.toml").read_text(encoding="utf-8"))
     grid["keyword_renames"] = policy.get("keyword_renames", {})
     table = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
@@ -1019,16 +1105,38 @@ def build(jobs: int, only: list[str] | None = None, log=print, cache: str | None
             "slowest": {name: round(s, 1) for name, s in slowest},
             "grid": {"file": "rules/api/proof_grid.toml",
                      "sha256": hashlib.sha256(grid_text.encode()).hexdigest(),
-                     "dtypes": grid["dtypes"], "edges": grid["edges"]},
+                     "dtypes": grid["dtypes"], "edges": grid["edges"],
+                     "python_numbers": [f"{n!r} beside {d}" for n, d in PYTHON_NUMBERS]},
             "tolerances": {k: {"rtol": r, "atol": a} for k, (r, a) in TOLERANCES.items()},
             "verdicts": "same: equal values, dtype, shape and structure; raises: both raise; "
                         "differs: why. Parameter values are keyed by their repr ('wrap', 2, None, "
                         "(0, 1)); <omitted>: the call without it.",
             "only": only or None,
-            "summary": summarize(results),
+            "summary": None if python_numbers_only else summarize(results),
         },
         "callables": dict(sorted(results.items())),
     }
+
+
+def merge_python_numbers(table: dict, run: dict) -> dict:
+    """`table` with the Python-number verdicts of `run` (a --python-numbers build) in place
+    of its own, the run's time and versions recorded beside the table's provenance."""
+    callables_ = table["callables"]
+    for name, result in run["callables"].items():
+        entry = callables_.get(name)
+        if entry is None or "skipped" in entry:
+            continue
+        entry.pop("python_numbers", None)
+        if result.get("python_numbers"):
+            entry["python_numbers"] = result["python_numbers"]
+    provenance = table["provenance"]
+    provenance["python_numbers"] = {
+        key: run["provenance"][key] for key in ("date", "versions", "run_seconds", "cpu_seconds",
+                                                "jobs", "only")}
+    provenance["python_numbers"]["generated_by"] = "python -m np2jax.apiproof --python-numbers"
+    provenance["grid"]["python_numbers"] = run["provenance"]["grid"]["python_numbers"]
+    provenance["summary"] = summarize(callables_)
+    return table
 
 
 class _NoFile:
@@ -1153,12 +1261,18 @@ def main(argv: list[str] | None = None) -> None:
                              "is XLA compiling, which a second run reads from there")
     parser.add_argument("--resume", action="store_true",
                         help="keep what the interrupted run into the same --out proved")
+    parser.add_argument("--python-numbers", action="store_true",
+                        help="prove only Python numbers given for data arguments, and merge the "
+                             "verdicts into the table at --out (a fraction of a full run)")
     args = parser.parse_args(argv)
     partial = args.out.with_name(args.out.name + ".partial")
     if not args.resume and partial.exists():
         partial.unlink()
     table = build(args.jobs, args.only, log=lambda m: print(m, file=sys.stderr, flush=True),
-                  cache=args.cache or None, partial=partial)
+                  cache=args.cache or None, partial=partial,
+                  python_numbers_only=args.python_numbers)
+    if args.python_numbers:
+        table = merge_python_numbers(json.loads(args.out.read_text(encoding="utf-8")), table)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(dump(table))
     partial.unlink(missing_ok=True)

@@ -218,6 +218,10 @@ class Dtypes:
             return promote(left, right)
         if isinstance(node, cst.Comparison):
             return "bool" if isinstance(node.comparisons[0].operator, _COMPARISONS) else None
+        if isinstance(node, (cst.List, cst.Tuple)):  # as NumPy makes an array of it
+            return self.literal_array(node, depth)
+        if isinstance(node, cst.ListComp):
+            return self._strong(self.dtype_of(node.elt, depth + 1))
         if isinstance(node, cst.Subscript):
             return self.dtype_of(node.value, depth + 1)
         if isinstance(node, cst.IfExp):  # one branch's value: known when both agree
@@ -358,7 +362,12 @@ class Dtypes:
                 found.add(self.dtype_of(value, depth + 1))
         if not found or None in found:
             return None
-        for kind, dtype in (("complex", "complex128"), ("float", "float64"), ("int", "int64")):
-            if kind in found or dtype in found:
-                return dtype
-        return "bool" if found == {"bool"} else None
+        # NumPy makes each Python number an array of its default type (0.1 beside a float32
+        # scalar gives float64): the items' dtypes, so made strong, promoted together
+        strong = {self._strong(dtype) for dtype in found}
+        if not strong <= DTYPES.keys():
+            return None
+        result = None
+        for dtype in sorted(strong):
+            result = dtype if result is None else promote(result, dtype)
+        return result

@@ -410,6 +410,11 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: CallIndex) -> bool:
 
 SAME, RAISES, NUMPY_RAISES, DIFFERS = "same", "raises", "numpy raises", "differs"
 OMITTED = "<omitted>"
+# a Python number given for a data argument: NumPy's result once it is NumPy's 64-bit
+# array, or (an integer) a float64 array (np2jax.apiproof.AS_ARRAY, AS_FLOAT_ARRAY)
+AS_ARRAY, AS_FLOAT_ARRAY = "same as a 64-bit array", "same as a float64 array"
+# the proof's Python numbers by the kind of number each stands for (np2jax.apiproof.PYTHON_NUMBERS)
+_NUMBER_CASES = {"int": ("300 ", "5 "), "float": ("0.1 ",)}
 _NOT_LITERAL = object()
 # dtype spellings -> the name the proven table tries (`dtype='float32'`)
 _DTYPE_ALIASES = {
@@ -482,6 +487,10 @@ def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str
         if name is None:
             continue  # a positional argument of a function without a signature: its data
         given.add(name)
+        if argument.role in ("array", "arrays"):
+            problem = _check_python_numbers(qualname, name, argument)
+            if problem is not None:
+                return problem
         param = params.get(name)
         if param is None:
             if argument.role in ("array", "arrays"):
@@ -507,6 +516,44 @@ def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str
         default = param.get("numpy_default")
         shown = f"`{name}` left to its default `{default}`" if default else f"`{name}` left out"
         return KEEP_PROVEN_DIFFERENT, f"{shown}, for which JAX's version differs: {_why(omitted)}"
+    return None
+
+
+def python_number_cases(qualname: str, parameter: str | None, kind: str) -> dict[str, str]:
+    """What running both showed for a Python number of `kind` ("int" or "float") given as
+    the data argument `parameter` (as an item of it, for a sequence of arrays): {the dtype of
+    the data beside it: verdict}, a verdict being fine (JAX takes the number as NumPy does,
+    or both raise), AS_ARRAY or AS_FLOAT_ARRAY (JAX gives NumPy's result once the number is
+    that array), or a difference; empty where it was not run."""
+    cases = (api_proof().get(qualname) or {}).get("python_numbers", {}).get(parameter) or {}
+    prefixes = _NUMBER_CASES.get(kind, ())
+    return {case.rsplit(" beside ", 1)[1]: verdict for case, verdict in cases.items()
+            if prefixes and case.startswith(prefixes)}
+
+
+def number_differs(verdict: str) -> bool:
+    """A verdict of python_number_cases that no wrapping of the number mends."""
+    return not fine(verdict) and verdict not in (AS_ARRAY, AS_FLOAT_ARRAY)
+
+
+def _check_python_numbers(qualname: str, name: str, argument: Argument) -> tuple[str, str] | None:
+    """A Python number literal given for a data argument (an item of a sequence of arrays)
+    for which JAX's version differs however it is given and whatever data is beside it
+    (np.searchsorted(a, 300): JAX's index is int32; np.argsort(0.5) raises). Differences
+    beside one narrow dtype only are NJ116's (python-number-as-array-argument)."""
+    value = argument.arg.value
+    members = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)] \
+        if argument.role == "arrays" and isinstance(value, (cst.List, cst.Tuple)) else [value]
+    for member in members:
+        number = _literal(member)
+        if type(number) not in (int, float):
+            continue
+        verdicts = list(python_number_cases(qualname, name, type(number).__name__).values())
+        if verdicts and all(number_differs(v) for v in verdicts):
+            verdict = verdicts[0]
+            place = "in" if argument.role == "arrays" else "as"
+            return KEEP_PROVEN_DIFFERENT, f"JAX's version differs for the Python number " \
+                                          f"`{code_of(member)}` given {place} `{name}`: {_why(verdict)}"
     return None
 
 

@@ -450,6 +450,8 @@ def _multiple_cast(analysis, statement: cst.Assign, target, position: int, unpac
         value = value.elements[position].value
     dtypes, casts = analysis.dtypes, analysis.casts
     base = _flatten(target, analysis.dataflow)[0]
+    if python_int_checked(analysis, base, value, None):
+        return "cast"  # `a[0], a[1] = 300, 1` of uint8: NumPy raises OverflowError, as jnp.asarray does
     array, source = dtypes.dtype_of(base), dtypes.dtype_of(value)
     if not needs_cast(array, source):
         return None

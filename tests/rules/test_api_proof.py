@@ -41,7 +41,10 @@ def test_provenance_is_recorded(proof):
     assert set(provenance["versions"]) >= {"numpy", "scipy", "jax"}
     assert provenance["date"] and provenance["run_seconds"] > 0
     assert provenance["grid"]["dtypes"] and provenance["grid"]["edges"]
+    assert provenance["grid"]["python_numbers"] == [
+        f"{number!r} beside {dtype}" for number, dtype in apiproof.PYTHON_NUMBERS]
     assert provenance["summary"]["callables"] == len(proof["callables"])
+    assert provenance["summary"] == apiproof.summarize(proof["callables"])
 
 
 def test_every_callable_with_a_jax_counterpart_is_in_it(proof):
@@ -98,6 +101,24 @@ def test_known_differences_are_in_the_table(proof, name, part, key, expected):
     assert verdict.split(":")[0] == expected, verdict
 
 
+@pytest.mark.parametrize("name, parameter, case, expected", [
+    # np.append converts its values with np.asarray: 300 beside uint8 is an int64 array
+    ("numpy.append", "values", "300 beside uint8", apiproof.AS_ARRAY),
+    ("numpy.append", "values", "0.1 beside float32", apiproof.AS_ARRAY),
+    # beside float32 only a float64 array promotes as NumPy's int64 does (JAX: int64 + float32 is float32)
+    ("numpy.hstack", "tup", "5 beside float32", apiproof.AS_FLOAT_ARRAY),
+    ("numpy.stack", "arrays", "5 beside int32", apiproof.AS_ARRAY),
+    # np.where takes a Python number as weak, as JAX does
+    ("numpy.where", "x", "300 beside uint8", "same"),
+    ("numpy.where", "y", "0.1 beside float32", "same"),
+    # JAX's index of a 0-d query is int32 however the number is given
+    ("numpy.searchsorted", "v", "5 beside int32", "differs"),
+])
+def test_python_numbers_are_in_the_table(proof, name, parameter, case, expected):
+    verdict = proof["callables"][name]["python_numbers"][parameter][case]
+    assert verdict == expected or verdict.split(":")[0] == expected, verdict
+
+
 def test_eig_is_proven_different_for_real_input(proof):
     record = proof["callables"]["numpy.linalg.eig"]
     assert record["verdict"].startswith("differs") and "complex128" in record["verdict"]
@@ -109,7 +130,8 @@ def test_eig_is_proven_different_for_real_input(proof):
 SAMPLE = ["numpy.sum", "numpy.cumsum", "numpy.percentile", "numpy.gradient", "numpy.take",
           "numpy.linalg.eig", "numpy.linalg.norm", "scipy.signal.convolve2d",
           "scipy.ndimage.map_coordinates", "scipy.special.gammaln", "numpy.nan_to_num",
-          "numpy.add.reduce", "numpy.clip", "numpy.sort"]
+          "numpy.add.reduce", "numpy.clip", "numpy.sort", "numpy.append", "numpy.hstack",
+          "numpy.searchsorted"]
 
 _RECHECK = r"""
 import json, sys, tomllib
@@ -144,6 +166,10 @@ def test_a_sample_of_the_claims_holds_with_the_installed_versions(proof):
             for key, verdict in record.get("values", {}).items():
                 assert _bucket(now["params"][param]["values"][key]) == _bucket(verdict), \
                     (name, param, key, now["params"][param]["values"][key], verdict)
+        for param, cases in committed.get("python_numbers", {}).items():
+            for case, verdict in cases.items():
+                assert _bucket(now["python_numbers"][param][case]) == _bucket(verdict), \
+                    (name, param, case, now["python_numbers"][param][case], verdict)
 
 
 def _bucket(verdict: str) -> str:
@@ -224,6 +250,32 @@ def test_the_generator_proves_what_the_libraries_do(tiny_run):
     assert take["params"]["mode"]["values"]["'clip'"] == "same"
     boundary = table["callables"]["scipy.signal.convolve2d"]["params"]["boundary"]["values"]
     assert boundary["'wrap'"].startswith("differs") and boundary["'fill'"] == "same"
+    # each data argument given as a Python number beside narrow data
+    assert sorted(take["python_numbers"]["a"]) == sorted(
+        f"{number!r} beside {dtype}" for number, dtype in apiproof.PYTHON_NUMBERS)
+
+
+def test_the_python_numbers_alone_merge_into_a_table(tiny_run, tmp_path):
+    """--python-numbers runs that part alone and merges it into the table at --out: the
+    other verdicts stay, the run is recorded beside the table's provenance."""
+    table, _, text = tiny_run
+    stale = json.loads(text)
+    del stale["callables"]["numpy.take"]["python_numbers"]
+    out = tmp_path / "proven.json"
+    out.write_text(apiproof.dump(stale))
+    script = ("from np2jax import apiproof\n"
+              f"apiproof.main(['--out', {str(out)!r}, '--jobs', '1', '--cache', '', "
+              "'--only', 'numpy.take', '--python-numbers'])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    merged = json.loads(out.read_text())
+    take = merged["callables"]["numpy.take"]
+    assert take["python_numbers"] == table["callables"]["numpy.take"]["python_numbers"]
+    assert take["params"] == table["callables"]["numpy.take"]["params"]
+    assert merged["provenance"]["python_numbers"]["only"] == ["numpy.take"]
+    assert merged["provenance"]["summary"] == apiproof.summarize(merged["callables"])
+    assert "Python numbers run apart in" in done.stdout
 
 
 def test_the_generator_records_its_provenance_and_prints_its_counts(tiny_run):
@@ -250,7 +302,10 @@ def test_summarize_counts_each_kind_of_verdict():
                          "axis": {"values": {"0": "same", "5": "raises"}},
                          "order": {"values": {"3": "differs: values differ"}},
                          "k": {"values": {"9": "numpy raises: IndexError: ..."}}}},
-        "g": {"verdict": "numpy raises: ValueError: ..."},
+        "g": {"verdict": "numpy raises: ValueError: ...",
+              "python_numbers": {"x": {"300 beside uint8": apiproof.AS_ARRAY,
+                                       "5 beside float32": apiproof.AS_FLOAT_ARRAY,
+                                       "0.1 beside float32": "same"}}},
         "h": {"jax": "jax.numpy.h", "skipped": "the generator failed: ..."},
     }
     summary = apiproof.summarize(results)
@@ -259,3 +314,5 @@ def test_summarize_counts_each_kind_of_verdict():
     assert summary["parameters"] == {"same": 2, "partly": 1, "differs": 1}
     assert summary["parameter_values"] == {"same": 3, "differs": 2, "raises": 1, "numpy raises": 1}
     assert summary["dtypes"]["raises"] == 1 and summary["edges"]["differs"] == 1
+    assert summary["python_numbers"] == {"same": 1, "differs": 0, "raises": 0, "numpy raises": 0,
+                                         apiproof.AS_ARRAY: 1, apiproof.AS_FLOAT_ARRAY: 1}

@@ -2,8 +2,8 @@
 
 Each pair is checked three ways: the conversion gives exactly the .out.py text and the
 findings its `# expect:` header lists; converting the .out.py again changes nothing; and
-both run: the .in.py under NumPy and the .out.py under JAX give equal results when the
-header says `# verdict: equal` (the default), and do not when it says `# verdict: fails`
+both run: the .in.py under NumPy and the .out.py under JAX give equal results, with NumPy's
+dtypes (64-bit types, the default), when the header says `# verdict: equal` (the default), and do not when it says `# verdict: fails`
 (which is only allowed for a case that expects a finding: never silently wrong).
 
 The converted side must also run clean: a FutureWarning or DeprecationWarning (JAX's notice that
@@ -83,6 +83,8 @@ def test_both_versions_run_and_agree(case):
             assert not problems, problems
             return
         assert compare_values("main()", reference, converted) is None
+        if _config(text).x64:
+            assert not _dtype_changes(reference, converted)
         return
     reference = run_main(case)
     assert _expected_codes(text), "a case whose conversion fails must expect a finding"
@@ -92,6 +94,19 @@ def test_both_versions_run_and_agree(case):
         return
     assert compare_values("main()", reference, converted) is not None, \
         "verdict says fails, but the converted program gives the same results"
+
+
+# a Python number and NumPy's scalar of its default type are alike
+_ALIKE = ({"float", "float64"}, {"int", "int64"}, {"complex", "complex128"})
+
+
+def _dtype_changes(reference, converted) -> list[str]:
+    """Outputs whose dtype the conversion changed: with 64-bit types (the default) the
+    converted program keeps NumPy's dtypes, not only values within a tolerance."""
+    return [f"{o.name}: {o.dtype_original} -> {o.dtype_converted}"
+            for o in compare_trees(reference, converted, root="main()")
+            if o.dtype_original and o.dtype_converted and o.dtype_original != o.dtype_converted
+            and not any({o.dtype_original, o.dtype_converted} <= alike for alike in _ALIKE)]
 
 
 def _stochastic(text: str) -> dict:
