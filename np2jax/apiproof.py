@@ -720,19 +720,24 @@ class Prover:
 
     def prove_python_numbers(self, args: list, kwargs: dict) -> dict:
         """{parameter: {case: verdict}}: each positional data argument given as a Python
-        number, and for a sequence of arrays one of its items (beside a 1-D and a 0-d
-        array), the other data cast to a narrow dtype (PYTHON_NUMBERS). NumPy converts
-        some of them to a 64-bit array (np.append's `values`: uint8 with 300 is int64, float32
+        number (an item of it, for a sequence of arrays, beside a 1-D and a 0-d array, and
+        for the constructors whose grid entry says `python_numbers = "items"`, beside a 0-d
+        array), the other data cast to a narrow dtype (PYTHON_NUMBERS). NumPy converts some
+        of them to a 64-bit array (np.append's `values`: uint8 with 300 is int64, float32
         with 0.1 float64) where JAX keeps the number weakly typed (uint8, wrapping 300;
         float32); others it takes as weak too (np.add, np.where). Where the number as given
-        differs, JAX is run again with the number as NumPy's 64-bit array: AS_ARRAY when that
-        gives NumPy's result."""
+        differs, JAX is run again with the number as NumPy's 64-bit array (AS_ARRAY when
+        that gives NumPy's result) and, for an integer, as a float64 one (AS_FLOAT_ARRAY)."""
         positional = [p.name for p in self._jax_params()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         np = self.samples.np
         out: dict[str, dict] = {}
+        items = self.spec.get("python_numbers") == "items"  # np.array([x32[0], 0.1])
         for index, spec in enumerate(args[:len(positional)]):
-            if self._is_data(spec) and spec[1:] in self.samples.data:
+            if self._is_data(spec) and spec[1:] in self.samples.data and items:
+                def places(number, index=index):
+                    return [self._with(args, index, ["@s", number])]
+            elif self._is_data(spec) and spec[1:] in self.samples.data:
                 def places(number, index=index):
                     return [self._with(args, index, number)]
             elif isinstance(spec, (list, tuple)) and spec and all(
@@ -1134,6 +1139,7 @@ def merge_python_numbers(table: dict, run: dict) -> dict:
         key: run["provenance"][key] for key in ("date", "versions", "run_seconds", "cpu_seconds",
                                                 "jobs", "only")}
     provenance["python_numbers"]["generated_by"] = "python -m np2jax.apiproof --python-numbers"
+    provenance["python_numbers"]["grid_sha256"] = run["provenance"]["grid"]["sha256"]
     provenance["grid"]["python_numbers"] = run["provenance"]["grid"]["python_numbers"]
     provenance["summary"] = summarize(callables_)
     return table
