@@ -410,6 +410,11 @@ def _feeds_shape(call: cst.Call, parents: dict, collector: CallIndex) -> bool:
 
 SAME, RAISES, NUMPY_RAISES, DIFFERS = "same", "raises", "numpy raises", "differs"
 OMITTED = "<omitted>"
+# The proof's edge values that data may hold whatever its shape (np2jax.apiproof.variant):
+# a call whose JAX version differs for one stays on NumPy. The shape edges (0-d, empty,
+# another ndim) do not keep a call: planning sees no shapes, and most of those raise in JAX.
+VALUE_EDGES = {"nan": "NaN", "inf": "infinities", "ties": "ties (equal values)",
+               "negative-zero": "-0.0"}
 # a Python number given for a data argument: NumPy's result once it is NumPy's 64-bit
 # array, or (an integer) a float64 array (np2jax.apiproof.AS_ARRAY, AS_FLOAT_ARRAY)
 AS_ARRAY, AS_FLOAT_ARRAY = "same as a 64-bit array", "same as a float64 array"
@@ -501,6 +506,11 @@ def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str
             return problem
     if not fine(record["verdict"]):
         return KEEP_PROVEN_DIFFERENT, f"run side by side, JAX's version differs: {_why(record['verdict'])}"
+    for edge, data in VALUE_EDGES.items():
+        verdict = record.get("edges", {}).get(edge, SAME)
+        if not fine(verdict):
+            return KEEP_PROVEN_DIFFERENT, f"for data holding {data}, which nothing here rules " \
+                                          f"out, JAX's version differs: {_why(verdict)}"
     # parameters left to NumPy's default, those JAX requires first (the more telling reason)
     for name, param in sorted(params.items(), key=lambda item: not item[1].get("required_by_jax")):
         omitted = param.get("values", {}).get(OMITTED)

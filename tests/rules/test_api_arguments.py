@@ -150,3 +150,27 @@ def test_nan_to_num_that_may_write_keeps_its_call():
     result = convert_source(source, Config())
     assert "y = np.nan_to_num(x, copy=copy)" in result.converted
     assert [f.code for f in result.findings] == ["NJ206"]
+
+
+def test_a_call_that_differs_for_an_edge_value_the_data_may_hold_stays():
+    """The proof gives every data argument NaN, infinities, ties and -0.0: a call whose JAX
+    version differs for one stays on NumPy (nothing here shows the data free of them); a
+    difference only for a shape edge (0-d, empty) does not keep it."""
+    proof = api_proof()
+    edges = ("nan", "inf", "ties", "negative-zero")
+    differing = [name for name, record in proof.items() if name.startswith("scipy.special.")
+                 and record.get("verdict") == "same"
+                 and any(record.get("edges", {}).get(e, "same").startswith("differs") for e in edges)]
+    alike = [name for name, record in proof.items() if name.startswith("scipy.special.")
+             and record.get("verdict") == "same" and record.get("edges")
+             and all(v == "same" for v in record["edges"].values())]
+    assert "scipy.special.gammaln" in differing and "scipy.special.erf" in alike
+    source = ("import numpy as np\nfrom scipy.special import gammaln, erf\n"
+              "x = np.array([-np.inf, 1.0])\ng = gammaln(x)\ne = erf(x)\n")
+    result = convert_source(source, Config())
+    kept = [f.message for f in result.findings if f.code == "NJ103"]
+    assert len(kept) == 1 and "for data holding infinities" in kept[0], kept
+    assert "g = gammaln(x)" in result.converted and "jax.scipy.special.erf(" in result.converted
+    # matrix_rank differs for 0-d data only (JAX's int32): converted
+    assert proof["numpy.linalg.matrix_rank"]["edges"]["0-d"].startswith("differs")
+    assert not _kept("import numpy as np\nr = np.linalg.matrix_rank(np.eye(3))\n")
