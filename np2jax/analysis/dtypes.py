@@ -238,6 +238,7 @@ class Dtypes:
 
     def _name(self, node: cst.Name, depth: int) -> str | None:
         values, aug_values = self.flow.name_values(node)
+        values = self.flow.reaching_bindings(node, values)
         bound = []
         for value, statement in values:
             if value == "param":  # what every call in the module passes, if it says

@@ -308,6 +308,49 @@ class Values:
             kept.append((value, statement))
         return kept if kept else values
 
+    def reaching_bindings(self, read: cst.Name, values: list) -> list:
+        """The bindings of a name that may reach `read`, in straight-line code: where a
+        statement at the top level of the function (or module) body holding the read binds
+        the name unconditionally (`w = w.astype(np.int32)`) before the statement holding the
+        read, the earlier bindings cannot reach it (`w = np.arange(3)` does not decide what
+        a later `w + x` holds). Bindings inside the read's own statement count when it is
+        compound (a loop may carry them back); `global` names are left as they are."""
+        if any(value == "global" for value, _ in values):
+            return values
+        node, child = self.parents.get(read), read
+        while node is not None and not isinstance(node, (cst.IndentedBlock, cst.Module)):
+            node, child = self.parents.get(node), node
+        block = node
+        if block is None or not isinstance(block, cst.Module) and not isinstance(
+                self.parents.get(block), cst.FunctionDef):
+            return values  # inside a loop, a branch, a with: bindings may come round again
+        statements = list(block.body)
+        if child not in statements:
+            return values
+        here = statements.index(child)
+
+        def index_of(statement):
+            node, child = statement, None
+            while node is not None and node is not block:
+                node, child = self.parents.get(node), node
+            return statements.index(child) if node is block and child in statements else None
+
+        last = None
+        for value, statement in values:
+            at = index_of(statement)
+            if at is not None and at < here and isinstance(statement, cst.Assign) \
+                    and self.parents.get(statement) is statements[at] \
+                    and any(isinstance(t.target, cst.Name) and t.target.value == read.value
+                            for t in statement.targets):
+                last = at if last is None else max(last, at)
+        if last is None:
+            return values
+        compound = not isinstance(statements[here], cst.SimpleStatementLine)
+        kept = [(value, statement) for value, statement in values
+                if (at := index_of(statement)) is not None
+                and (last <= at < here or (at == here and compound))]
+        return kept or values
+
     def _rebound_before(self, param, read: cst.Name) -> bool:
         function = self.parents.get(self.parents.get(param))
         if not isinstance(function, cst.FunctionDef) \
@@ -1162,7 +1205,7 @@ class _JaxTyping:
             return self.of(value.value)
         if isinstance(value, cst.Name):
             values, _ = flow.name_values(value)
-            return self._all_bindings(value.value, flow.live_bindings(value, values))
+            return self._all_bindings(value.value, flow.live_bindings(value, flow.reaching_bindings(value, values)))
         return no
 
     def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:
