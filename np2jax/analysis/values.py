@@ -336,7 +336,7 @@ class Values:
             return statements.index(child) if node is block and child in statements else None
 
         last = None
-        for value, statement in values:
+        for _, statement in values:
             at = index_of(statement)
             if at is not None and at < here and isinstance(statement, cst.Assign) \
                     and self.parents.get(statement) is statements[at] \
