@@ -68,6 +68,8 @@ TOLERANCES = {"float64": (1e-9, 1e-12), "float32": (2e-5, 1e-6), "float16": (2e-
 PYTHON_NUMBERS = ((300, "uint8"), (5, "int32"), (5, "float32"), (0.1, "float32"))
 AS_ARRAY = "same as a 64-bit array"
 AS_FLOAT_ARRAY = "same as a float64 array"
+# and an int64 array given for a data argument beside float32 data (NumPy: float64)
+INT_ARRAY_CASE = "int64 array beside float32"
 UFUNC_METHODS = ("reduce", "accumulate", "outer", "reduceat")
 _NO_VALUE_REPRS = ("<no value>",)
 _MISSING = object()
@@ -708,6 +710,11 @@ class Prover:
             kwargs = self._same_base(args, kwargs)
         return args, kwargs, required_by_jax
 
+    def _int64(self, spec: str):
+        """The data sample `spec` ("@v") as an int64 array, made as the dtype grid makes it."""
+        np = self.samples.np
+        return np.asarray(variant(self.samples.arrays[spec[1:]], "int64", None, np))
+
     def prove_python_numbers_only(self) -> dict:
         """{"python_numbers": ...} of the base call alone (--python-numbers)."""
         out: dict[str, Any] = {}
@@ -734,19 +741,33 @@ class Prover:
         out: dict[str, dict] = {}
         items = self.spec.get("python_numbers") == "items"  # np.array([x32[0], 0.1])
         for index, spec in enumerate(args[:len(positional)]):
+            integers = None  # the int64 arrays given in its place (INT_ARRAY_CASE)
             if self._is_data(spec) and spec[1:] in self.samples.data and items:
                 def places(number, index=index):
                     return [self._with(args, index, ["@s", number])]
             elif self._is_data(spec) and spec[1:] in self.samples.data:
                 def places(number, index=index):
                     return [self._with(args, index, number)]
+                integers = [self._with(args, index, self._int64(spec))]
             elif isinstance(spec, (list, tuple)) and spec and all(
                     self._is_data(item) and item[1:] in self.samples.data for item in spec):
                 def places(number, index=index):
                     return [self._with(args, index, [item, number]) for item in ("@v", "@s")]
+                integers = [self._with(args, index, [item, self._int64(item)]) for item in ("@v", "@s")]
             else:
                 continue
             cases = {}
+            if integers is not None:
+                # an int64 array beside float32 data: NumPy computes in float64, JAX in float32
+                verdict = worst([self.run(given, kwargs, dtype="float32") for given in integers])
+                if not _fine(verdict) and verdict != RAISES:
+                    as_float = [[a.astype(np.float64) if isinstance(a, np.ndarray) else
+                                 [i.astype(np.float64) if isinstance(i, np.ndarray) else i for i in a]
+                                 if isinstance(a, list) else a for a in given] for given in integers]
+                    if worst([self.run(given, kwargs, dtype="float32", jax_args=jax_given)
+                              for given, jax_given in zip(integers, as_float)]) == SAME:
+                        verdict = AS_FLOAT_ARRAY
+                cases[INT_ARRAY_CASE] = verdict
             for number, dtype in PYTHON_NUMBERS:
                 verdict = worst([self.run(given, kwargs, dtype=dtype) for given in places(number)])
                 if not _fine(verdict) and verdict != RAISES:
@@ -1111,7 +1132,8 @@ def build(jobs: int, only: list[str] | None = None, log=print, cache: str | None
             "grid": {"file": "rules/api/proof_grid.toml",
                      "sha256": hashlib.sha256(grid_text.encode()).hexdigest(),
                      "dtypes": grid["dtypes"], "edges": grid["edges"],
-                     "python_numbers": [f"{n!r} beside {d}" for n, d in PYTHON_NUMBERS]},
+                     "python_numbers": [f"{n!r} beside {d}" for n, d in PYTHON_NUMBERS]
+                     + [INT_ARRAY_CASE]},
             "tolerances": {k: {"rtol": r, "atol": a} for k, (r, a) in TOLERANCES.items()},
             "verdicts": "same: equal values, dtype, shape and structure; raises: both raise; "
                         "differs: why. Parameter values are keyed by their repr ('wrap', 2, None, "

@@ -541,6 +541,15 @@ def python_number_cases(qualname: str, parameter: str | None, kind: str) -> dict
             if prefixes and case.startswith(prefixes)}
 
 
+def int_array_verdict(qualname: str, parameter: str | None) -> str | None:
+    """What running both showed for an int64 array given as the data argument `parameter`
+    (an item of it, for a sequence of arrays) beside float32 data: fine, AS_FLOAT_ARRAY
+    (NumPy computes in float64, JAX in float32 unless the integers are float64), a
+    difference, or None where it was not run (np2jax.apiproof.INT_ARRAY_CASE)."""
+    cases = (api_proof().get(qualname) or {}).get("python_numbers", {}).get(parameter) or {}
+    return cases.get("int64 array beside float32")
+
+
 def number_differs(verdict: str) -> bool:
     """A verdict of python_number_cases that no wrapping of the number mends."""
     return not fine(verdict) and verdict not in (AS_ARRAY, AS_FLOAT_ARRAY)

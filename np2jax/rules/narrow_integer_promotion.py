@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis.dtypes import DTYPES, accumulated, int_literal, integer_range, promote, true_division
+from np2jax.analysis.references import AS_FLOAT_ARRAY, int_array_verdict
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
@@ -110,6 +111,7 @@ class NarrowIntegerPromotion(Rule):
                               difference=NARROWER.format("float64"),
                               outcome=REWRITTEN.format("float64"))
         yield from self._integer_with_float_ufuncs(jnp)
+        yield from self._integer_with_float_calls(jnp)
         yield from self._python_ints()
 
     def _python_ints(self):
@@ -224,6 +226,46 @@ class NarrowIntegerPromotion(Rule):
                               spelled=code_of(ref.node), dtype=spelled_dtypes,
                               difference=NARROWER.format(numpy_dtype), outcome=REWRITTEN.format(numpy_dtype))
 
+    def _integer_with_float_calls(self, jnp: str):
+        """`np.dot(weights32, counts)`, `np.where(m, x32, counts)`, `np.concatenate([x32,
+        counts])`: an integer array given beside float32 (float16) data to a call that NumPy
+        computes in the float wide enough for the integers (float64) and JAX in the float
+        data's own dtype, as the API proof shows for that argument (an int64 array beside
+        float32: AS_FLOAT_ARRAY). The integer argument is cast to NumPy's float, as the proof
+        ran it."""
+        for ref in self.analysis.refs:
+            if not ref.converted or ref.call is None or ref.qualname in ARITHMETIC_UFUNCS:
+                continue
+            data = [a for a in ref.arguments if a.name and a.role in ("array", "arrays")]
+            for argument in data:
+                if int_array_verdict(ref.qualname, argument.name) != AS_FLOAT_ARRAY:
+                    continue
+                value = argument.arg.value
+                if argument.role == "arrays":
+                    if not isinstance(value, (cst.List, cst.Tuple)):
+                        continue
+                    members = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
+                    pairs = [(m, [o for o in members if o is not m]) for m in members]
+                elif isinstance(value, (cst.List, cst.Tuple)):
+                    continue  # a list literal: NJ110's jnp.array(...), not followed here
+                else:
+                    pairs = [(value, [a.arg.value for a in data if a is not argument])]
+                for integer, beside in pairs:
+                    found = next((f for f in (self._numpy_float(other, integer, False)
+                                              for other in beside) if f is not None and f[0]), None)
+                    if found is None:
+                        continue
+                    _, numpy_dtype, spelled_dtypes = found
+                    item = None if integer is value else [
+                        e.value for e in value.elements].index(integer)
+                    fix = _cast_argument(ref.call.args.index(argument.arg), item, numpy_dtype, jnp)
+                    yield self.report(ref.call, fix=fix,
+                                      requires=(ref.node,), imports=[("jax.numpy", jnp)],
+                                      spelled=code_of(ref.node), dtype=spelled_dtypes,
+                                      difference=NARROWER.format(numpy_dtype),
+                                      outcome=REWRITTEN.format(numpy_dtype))
+                    break
+
     def _numpy_float(self, first, second, divide: bool):
         """(the float operand is the first, NumPy's dtype, "int32 and float32") where an
         integer and a float array compute in a wider float in NumPy than in JAX, else None."""
@@ -309,6 +351,22 @@ def _cast_first(dtype: str, jnp: str):
     def fix(call: cst.Call) -> cst.Call:
         first, *rest = call.args
         return call.with_changes(args=[first.with_changes(value=_astype(first.value, dtype, jnp)), *rest])
+    return fix
+
+
+def _cast_argument(position: int, item: int | None, dtype: str, jnp: str):
+    """The call with its argument at `position` (the item at `item` of its list) cast."""
+    def fix(call: cst.Call) -> cst.Call:
+        args = list(call.args)
+        new = args[position]
+        if item is None:
+            new = new.with_changes(value=_astype(new.value, dtype, jnp))
+        else:
+            elements = list(new.value.elements)
+            elements[item] = elements[item].with_changes(value=_astype(elements[item].value, dtype, jnp))
+            new = new.with_changes(value=new.value.with_changes(elements=elements))
+        args[position] = new
+        return call.with_changes(args=args)
     return fix
 
 

@@ -42,7 +42,8 @@ def test_provenance_is_recorded(proof):
     assert provenance["date"] and provenance["run_seconds"] > 0
     assert provenance["grid"]["dtypes"] and provenance["grid"]["edges"]
     assert provenance["grid"]["python_numbers"] == [
-        f"{number!r} beside {dtype}" for number, dtype in apiproof.PYTHON_NUMBERS]
+        f"{number!r} beside {dtype}" for number, dtype in apiproof.PYTHON_NUMBERS] + [
+        apiproof.INT_ARRAY_CASE]
     assert provenance["summary"]["callables"] == len(proof["callables"])
     assert provenance["summary"] == apiproof.summarize(proof["callables"])
 
@@ -113,6 +114,10 @@ def test_known_differences_are_in_the_table(proof, name, part, key, expected):
     ("numpy.where", "y", "0.1 beside float32", "same"),
     # JAX's index of a 0-d query is int32 however the number is given
     ("numpy.searchsorted", "v", "5 beside int32", "differs"),
+    # an int64 array beside float32: NumPy computes in float64, JAX in float32
+    ("numpy.dot", "b", "int64 array beside float32", apiproof.AS_FLOAT_ARRAY),
+    ("numpy.where", "y", "int64 array beside float32", apiproof.AS_FLOAT_ARRAY),
+    ("numpy.take", "a", "int64 array beside float32", "same"),
 ])
 def test_python_numbers_are_in_the_table(proof, name, parameter, case, expected):
     verdict = proof["callables"][name]["python_numbers"][parameter][case]
@@ -252,7 +257,8 @@ def test_the_generator_proves_what_the_libraries_do(tiny_run):
     assert boundary["'wrap'"].startswith("differs") and boundary["'fill'"] == "same"
     # each data argument given as a Python number beside narrow data
     assert sorted(take["python_numbers"]["a"]) == sorted(
-        f"{number!r} beside {dtype}" for number, dtype in apiproof.PYTHON_NUMBERS)
+        [f"{number!r} beside {dtype}" for number, dtype in apiproof.PYTHON_NUMBERS]
+        + [apiproof.INT_ARRAY_CASE])
 
 
 def test_the_python_numbers_alone_merge_into_a_table(tiny_run, tmp_path):

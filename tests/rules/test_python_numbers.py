@@ -137,3 +137,19 @@ def test_a_number_alone_given_to_a_constructor_keeps_numpy_s_dtype(setup, expres
     result = convert_source(source, Config())
     assert converted in result.converted, result.converted
     _same(_run(source), _run(result.converted))
+
+
+@pytest.mark.parametrize(("expression", "converted"), [
+    ("np.dot(w, counts)", "jnp.dot(w, counts.astype(jnp.float64))"),
+    ("np.where(counts > 1, w, counts)", "jnp.where(counts > 1, w, counts.astype(jnp.float64))"),
+    ("np.concatenate([w, counts])", "jnp.concatenate([w, counts.astype(jnp.float64)])"),
+    ("np.take(w, counts - counts)", "jnp.take(w, counts - counts)"),  # indices: not promoted
+])
+def test_an_integer_array_beside_float32_data_is_computed_in_float64(expression, converted):
+    """NJ402, from the proof's `int64 array beside float32` case: NumPy promotes int32 (and
+    int64) with float32 to float64, JAX to float32."""
+    source = _program("w = np.array([0.5, 1.5], dtype=np.float32)\n"
+                      "    counts = np.array([16_777_217, 1], dtype=np.int32)", expression)
+    result = convert_source(source, Config())
+    assert converted in result.converted, result.converted
+    _same(_run(source), _run(result.converted))
