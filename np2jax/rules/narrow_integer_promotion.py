@@ -246,9 +246,7 @@ class NarrowIntegerPromotion(Rule):
                         continue
                     members = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
                     pairs = [(m, [o for o in members if o is not m]) for m in members]
-                elif isinstance(value, (cst.List, cst.Tuple)):
-                    continue  # a list literal: NJ110's jnp.array(...), not followed here
-                else:
+                else:  # a list literal too (`[1, 2]`: NumPy's int64 array, NJ110's jnp.array)
                     pairs = [(value, [a.arg.value for a in data if a is not argument])]
                 for integer, beside in pairs:
                     found = next((f for f in (self._numpy_float(other, integer, False)
