@@ -331,13 +331,7 @@ def _dtype_node(dtype: str, jnp: str) -> cst.Attribute:
 
 def _keyword_dtype(dtype: str, jnp: str):
     def fix(call: cst.Call) -> cst.Call:
-        args = list(call.args)
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        return call.with_changes(args=[*args, cst.Arg(_dtype_node(dtype, jnp), keyword=cst.Name("dtype"),
-                                                      equal=cst.AssignEqual(
-                                                          whitespace_before=cst.SimpleWhitespace(""),
-                                                          whitespace_after=cst.SimpleWhitespace("")))])
+        return updates.with_keyword(call, "dtype", _dtype_node(dtype, jnp))
     return fix
 
 

@@ -25,12 +25,24 @@ def attr(value: cst.BaseExpression, name: str) -> cst.Attribute:
     return cst.Attribute(value=value, attr=cst.Name(name))
 
 
+def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """`name=value`, spelled without spaces."""
+    return cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+
+
 def call(func: cst.BaseExpression, *args: cst.BaseExpression, **keywords) -> cst.Call:
     arguments = [cst.Arg(a) for a in args]
-    arguments += [cst.Arg(v, keyword=cst.Name(k), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-        for k, v in keywords.items()]
+    arguments += [keyword(k, v) for k, v in keywords.items()]
     return cst.Call(func=func, args=arguments)
+
+
+def with_keyword(node: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """`f(a)` -> `f(a, name=value)`."""
+    args = list(node.args)
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return node.with_changes(args=[*args, keyword(name, value)])
 
 
 def jnp_call(jnp: str, name: str, *args, **keywords) -> cst.Call:
