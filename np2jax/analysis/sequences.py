@@ -9,9 +9,10 @@ wraps what this module finds. A value is one of:
 
 - SEQUENCE: some path shows a list or tuple (`self.w = [0.5, 1.5]`, `return [c for c in cs]`);
 - ARGUMENT: it may hold what a caller passed (a parameter stored in `self.hi`, appended to a
-  list), which may be a list;
+  list), or what another module of the package holds (`from .consts import XP`), which may
+  be a list;
 - OPAQUE: nothing the module shows tells what it is (an attribute of another object, the
-  result of a function of another module, a name imported);
+  result of a function of another module, a name imported from outside the package);
 - NOT_SEQUENCE: every path shows an array, a scalar or another value that is no list (or
   None, which jnp.asarray would refuse where NumPy takes it: `np.clip(x, lo, None)`).
 
@@ -172,9 +173,21 @@ class Sequences:
         values, _ = self.flow.name_values(name)
         values = self.flow.live_bindings(name, values)
         if not values:
+            if self._from_the_tree(name):
+                return ARGUMENT  # `from .consts import XP`: another module's value, maybe a list
             return OPAQUE  # imported, a builtin, bound where the analysis does not see
         return self._combine(self._binding(name.value, value, statement, depth)
                        for value, statement in values)
+
+    def _from_the_tree(self, name: cst.Name) -> bool:
+        """Whether `name` is imported from another module of this module's package (a
+        relative import, or an absolute one of the same top-level package), whose value
+        this module cannot see (a list there reaches JAX here). Top-level modules importing
+        each other are not told apart from libraries."""
+        collector = self.flow.collector
+        package = collector.context.name.split(".")[0]  # "" for a lone file
+        return bool(package) and any(qualname.split(".")[0] == package
+                                     for qualname in collector.imported_names(name))
 
     def _binding(self, name: str, value, statement, depth: int) -> str:
         if value == "param":

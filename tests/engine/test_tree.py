@@ -750,3 +750,27 @@ def test_imported_names_every_import_binding_or_only_a_sole_one():
                      "np.linalg.norm": ({"numpy.linalg.norm"}, {"numpy.linalg.norm"}),
                      "(lambda v: v)": (set(), set()),
                      "make(6).copy": (set(), set())}
+
+
+def test_a_list_imported_from_another_module_of_the_package_is_given_to_jax_as_an_array(tmp_path):
+    """`from .consts import XP`: a module-level list of another module reaches JAX functions
+    here; JAX refuses lists (TypeError), so it is wrapped in jnp.asarray(...) (NJ110)."""
+    consts = """
+    XP = [0.0, 1.0, 2.0]
+    FP = (0.0, 10.0, 40.0)
+    """
+    app = """
+    import numpy as np
+    from .consts import XP, FP
+    from pkg.consts import FP as LEVELS
+
+
+    def main():
+        x = np.array([0.5, 1.5])
+        return {"at": np.interp(x, XP, FP), "dot": np.dot(x[:1], XP[:1]), "max": np.max(LEVELS)}
+    """
+    source, out, _ = _convert(tmp_path, consts=consts, app=app)
+    converted = (out / "pkg" / "app.py").read_text()
+    assert "jnp.interp(x, jnp.asarray(XP), jnp.asarray(FP))" in converted, converted
+    assert "jnp.max(jnp.asarray(LEVELS))" in converted, converted
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
