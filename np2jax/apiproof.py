@@ -745,6 +745,7 @@ class Prover:
             if self._is_data(spec) and spec[1:] in self.samples.data and items:
                 def places(number, index=index):
                     return [self._with(args, index, ["@s", number])]
+                integers = [self._with(args, index, ["@s", self._int64("@s")])]
             elif self._is_data(spec) and spec[1:] in self.samples.data:
                 def places(number, index=index):
                     return [self._with(args, index, number)]

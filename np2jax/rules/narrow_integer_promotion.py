@@ -236,12 +236,14 @@ class NarrowIntegerPromotion(Rule):
         for ref in self.analysis.refs:
             if not ref.converted or ref.call is None or ref.qualname in ARITHMETIC_UFUNCS:
                 continue
-            data = [a for a in ref.arguments if a.name and a.role in ("array", "arrays")]
+            constructor = ref.qualname in ("numpy.array", "numpy.asarray")
+            data = [a for a in ref.arguments if a.name and (
+                a.role in ("array", "arrays") or (constructor and a.name in ("object", "a")))]
             for argument in data:
                 if int_array_verdict(ref.qualname, argument.name) != AS_FLOAT_ARRAY:
                     continue
                 value = argument.arg.value
-                if argument.role == "arrays":
+                if argument.role != "array":  # a sequence of arrays, or np.array([x32[0], n32])
                     if not isinstance(value, (cst.List, cst.Tuple)):
                         continue
                     members = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]

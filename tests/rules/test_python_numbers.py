@@ -146,6 +146,8 @@ def test_a_number_alone_given_to_a_constructor_keeps_numpy_s_dtype(setup, expres
     ("np.take(w, counts - counts)", "jnp.take(w, counts - counts)"),  # indices: not promoted
     ("np.dot(w, [16_777_217, 1])", "jnp.dot(w, jnp.array([16_777_217, 1]).astype(jnp.float64))"),
     ("np.dot(w, [0.5, 1.5])", "jnp.dot(w, jnp.array([0.5, 1.5]))"),  # float64 either way
+    # items of np.array: NumPy's array of a float32 and an int32 scalar is float64
+    ("np.array([w[0], counts[0]])", "jnp.array([w[0], counts[0].astype(jnp.float64)])"),
 ])
 def test_an_integer_array_beside_float32_data_is_computed_in_float64(expression, converted):
     """NJ402, from the proof's `int64 array beside float32` case: NumPy promotes int32 (and
