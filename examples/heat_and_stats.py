@@ -10,7 +10,9 @@ What np2jax does with it today:
 - list literals passed where JAX wants an array are wrapped in jnp.array(...) (NJ110);
 - `np.sqrt(n)` computes a shape, so it stays on NumPy (host-side work, no finding);
 - the measurement noise uses np.random, which JAX replaces with explicit keys: it stays on
-  NumPy and is reported (NJ301), and so is the write into `noise[0]` (NJ201).
+  NumPy and is reported (NJ301), and so is the write into `noise[0]` (NJ201);
+- `np.trapezoid` stays on NumPy and is reported (NJ103): run beside NumPy, JAX's version
+  gives NaN where NumPy gives inf for data holding infinities, which nothing here rules out.
 The converted program still runs, and gives the same results within float32 tolerance.
 """
 
