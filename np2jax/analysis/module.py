@@ -331,6 +331,26 @@ class ModuleAnalysis:
         """The module's NumPy random states, each with its draws and why it is refused."""
         return find_random_states(self)
 
+    def __post_init__(self) -> None:
+        # the values analysis sits below randomness: it asks for the draws that become
+        # jax.random (JAX arrays) through this, when first it needs them
+        self._draws: frozenset | None = None
+        self._finding_draws = False
+        self.dataflow.draws_on_jax = self._draws_on_jax
+
+    def _draws_on_jax(self) -> frozenset:
+        if self._draws is None:
+            if self._finding_draws:  # asked while the states are being found: not yet known
+                return frozenset()
+            self._finding_draws = True
+            try:
+                self._draws = frozenset(
+                    draw.call for state in self.random_states if state.refused is None
+                    for draw in state.draws if not draw.shuffle)
+            finally:
+                self._finding_draws = False
+        return self._draws
+
 
 def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: tuple = (),
             text: str | None = None, automatic: dict | None = None) -> ModuleAnalysis:

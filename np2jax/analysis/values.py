@@ -4,6 +4,8 @@ return, and the kinds of index and mask a subscript uses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 from libcst.metadata import GlobalScope
 
@@ -50,6 +52,9 @@ class Values:
         self.parents = parents
         self.positions = positions
         self.scopes = scopes
+        # the draw calls of NumPy random states that become keyed jax.random (JAX arrays):
+        # np2jax.analysis.randomness, above this module, hands them down (ModuleAnalysis)
+        self.draws_on_jax: Callable[[], frozenset] = frozenset
         policy = api_policy()
         self.view_functions = frozenset(policy["view_functions"])
         self.fresh_methods = frozenset(policy["fresh_methods"])
@@ -1169,6 +1174,8 @@ class _JaxTyping:
             ref = flow.collector.ref_by_call.get(value)
             if ref is not None:
                 return (True, frozenset({ref.node})) if self._array_call(ref) else no
+            if value in flow.draws_on_jax():  # `rng.uniform(...)` of a state NJ302 converts
+                return True, frozenset()
             function = flow.module_function(value)
             if function is not None:
                 return self._all(flow.function_returns(function) or ())

@@ -69,3 +69,16 @@ def test_a_rebound_name_is_converted_with_its_dtype_at_the_read():
     got = np.asarray(namespace["main"]())
     assert got.dtype == expected.dtype == np.float64
     np.testing.assert_array_equal(got, expected)
+
+
+def test_a_draw_of_a_converted_random_state_is_a_jax_array():
+    """`rng.uniform(...)` becomes jax.random.uniform: a JAX array, so the mean of a mask
+    made of it is computed in float64 as NumPy's (NJ402), not JAX's float32."""
+    source = ("import numpy as np\n\ndef main():\n    rng = np.random.default_rng(0)\n"
+              "    pts = rng.uniform(-1.0, 1.0, size=(1000, 2))\n"
+              "    inside = (pts ** 2).sum(1) <= 1.0\n    return 4.0 * inside.mean()\n")
+    converted = convert_source(source, Config()).converted
+    assert "inside.mean(dtype=jnp.float64)" in converted, converted
+    namespace: dict = {}
+    exec(converted, namespace)
+    assert np.asarray(namespace["main"]()).dtype == np.float64
