@@ -5,6 +5,8 @@ Developer tool, never imported by the converter at run time:
 
     python -m np2jax.apiproof [--out PATH] [--jobs N] [--only PATTERN ...] [--python-numbers]
 
+(`--only` into an existing table proves those callables again and merges them in.)
+
 For every callable of rules/api/numpy_jax.json with a JAX counterpart, a base call is made
 from the signatures (and rules/api/proof_grid.toml where they cannot say what an argument
 is), then varied: its data arguments cast to each dtype of the grid and given edge values
@@ -1168,6 +1170,19 @@ def merge_python_numbers(table: dict, run: dict) -> dict:
     return table
 
 
+def merge_callables(table: dict, run: dict) -> dict:
+    """`table` with the callables of `run` (an --only build) proven again in place of its
+    own; the run is recorded in the provenance's `merged` list, the summary recounted."""
+    table["callables"].update(run["callables"])
+    table["callables"] = dict(sorted(table["callables"].items()))
+    provenance = table["provenance"]
+    provenance.setdefault("merged", []).append({
+        key: run["provenance"][key] for key in ("date", "versions", "run_seconds", "only")}
+        | {"grid_sha256": run["provenance"]["grid"]["sha256"]})
+    provenance["summary"] = summarize(table["callables"])
+    return table
+
+
 class _NoFile:
     def __enter__(self):
         return self
@@ -1284,7 +1299,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--only", nargs="*", help="fnmatch patterns of the callables to run")
+    parser.add_argument("--only", nargs="*", help="fnmatch patterns of the callables to run "
+                        "(merged into the table at --out when there is one)")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "np2jax-apiproof"),
                         help="JAX's persistent compilation cache ('' for none): most of a run "
                              "is XLA compiling, which a second run reads from there")
@@ -1302,6 +1318,8 @@ def main(argv: list[str] | None = None) -> None:
                   python_numbers_only=args.python_numbers)
     if args.python_numbers:
         table = merge_python_numbers(json.loads(args.out.read_text(encoding="utf-8")), table)
+    elif args.only and args.out.exists():
+        table = merge_callables(json.loads(args.out.read_text(encoding="utf-8")), table)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(dump(table))
     partial.unlink(missing_ok=True)

@@ -124,6 +124,14 @@ def test_python_numbers_are_in_the_table(proof, name, parameter, case, expected)
     assert verdict == expected or verdict.split(":")[0] == expected, verdict
 
 
+def test_roots_are_proven_different_when_every_root_is_real(proof):
+    """np.roots returns float64 when every root is real (the grid's `@roots` alternate), JAX
+    complex128 always; complex roots alone would prove them alike."""
+    record = proof["callables"]["numpy.roots"]
+    assert record["verdict"].startswith("differs") and "complex128" in record["verdict"]
+    assert record["data_alternates"] == ["roots(@roots)"]
+
+
 def test_eig_is_proven_different_for_real_input(proof):
     record = proof["callables"]["numpy.linalg.eig"]
     assert record["verdict"].startswith("differs") and "complex128" in record["verdict"]
@@ -297,6 +305,28 @@ def test_the_generator_records_its_provenance_and_prints_its_counts(tiny_run):
     assert f"ran 2 callables in {provenance['run_seconds']} s" in printed
     assert f"same {values['same']}, different {values['differs']}, both raise {values['raises']}" in printed
     assert text == apiproof.dump(table)  # canonical: a rerun diffs only where a verdict moved
+
+
+def test_a_run_of_a_few_callables_merges_into_the_table(tiny_run, tmp_path):
+    """--only into an existing table proves those callables again and keeps the others; the
+    run is recorded in the provenance's `merged` list."""
+    table, _, text = tiny_run
+    kept = json.loads(text)
+    kept["callables"]["numpy.fake"] = {"jax": "jax.numpy.fake", "skipped": "kept as it was"}
+    del kept["callables"]["numpy.take"]["params"]
+    out = tmp_path / "proven.json"
+    out.write_text(apiproof.dump(kept))
+    script = ("from np2jax import apiproof\n"
+              f"apiproof.main(['--out', {str(out)!r}, '--jobs', '1', '--cache', '', "
+              "'--only', 'numpy.take'])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    merged = json.loads(out.read_text())
+    assert merged["callables"]["numpy.fake"] == kept["callables"]["numpy.fake"]
+    assert merged["callables"]["numpy.take"]["params"]["mode"]["values"]["'clip'"] == "same"
+    assert merged["provenance"]["merged"][-1]["only"] == ["numpy.take"]
+    assert merged["provenance"]["summary"] == apiproof.summarize(merged["callables"])
 
 
 def test_summarize_counts_each_kind_of_verdict():
