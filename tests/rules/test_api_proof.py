@@ -269,27 +269,33 @@ def test_the_generator_proves_what_the_libraries_do(tiny_run):
         + [apiproof.INT_ARRAY_CASE])
 
 
+def _rerun_into(table: dict, folder: Path, *options: str) -> tuple[dict, str]:
+    """The generator run on numpy.take into a copy of `table` (with the committed grid):
+    the merged table, and what it printed."""
+    out = folder / "proven.json"
+    out.write_text(apiproof.dump(table))
+    script = ("from np2jax import apiproof\n"
+              f"apiproof.main(['--out', {str(out)!r}, '--jobs', '1', '--cache', '', "
+              f"'--only', 'numpy.take', *{list(options)!r}])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text()), done.stdout
+
+
 def test_the_python_numbers_alone_merge_into_a_table(tiny_run, tmp_path):
     """--python-numbers runs that part alone and merges it into the table at --out: the
     other verdicts stay, the run is recorded beside the table's provenance."""
     table, _, text = tiny_run
     stale = json.loads(text)
     del stale["callables"]["numpy.take"]["python_numbers"]
-    out = tmp_path / "proven.json"
-    out.write_text(apiproof.dump(stale))
-    script = ("from np2jax import apiproof\n"
-              f"apiproof.main(['--out', {str(out)!r}, '--jobs', '1', '--cache', '', "
-              "'--only', 'numpy.take', '--python-numbers'])\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    merged = json.loads(out.read_text())
+    merged, printed = _rerun_into(stale, tmp_path, "--python-numbers")
     take = merged["callables"]["numpy.take"]
     assert take["python_numbers"] == table["callables"]["numpy.take"]["python_numbers"]
     assert take["params"] == table["callables"]["numpy.take"]["params"]
     assert merged["provenance"]["python_numbers"]["only"] == ["numpy.take"]
     assert merged["provenance"]["summary"] == apiproof.summarize(merged["callables"])
-    assert "Python numbers run apart in" in done.stdout
+    assert "Python numbers run apart in" in printed
 
 
 def test_the_generator_records_its_provenance_and_prints_its_counts(tiny_run):
@@ -314,15 +320,7 @@ def test_a_run_of_a_few_callables_merges_into_the_table(tiny_run, tmp_path):
     kept = json.loads(text)
     kept["callables"]["numpy.fake"] = {"jax": "jax.numpy.fake", "skipped": "kept as it was"}
     del kept["callables"]["numpy.take"]["params"]
-    out = tmp_path / "proven.json"
-    out.write_text(apiproof.dump(kept))
-    script = ("from np2jax import apiproof\n"
-              f"apiproof.main(['--out', {str(out)!r}, '--jobs', '1', '--cache', '', "
-              "'--only', 'numpy.take'])\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    merged = json.loads(out.read_text())
+    merged, _ = _rerun_into(kept, tmp_path)
     assert merged["callables"]["numpy.fake"] == kept["callables"]["numpy.fake"]
     assert merged["callables"]["numpy.take"]["params"]["mode"]["values"]["'clip'"] == "same"
     assert merged["provenance"]["merged"][-1]["only"] == ["numpy.take"]
