@@ -418,6 +418,7 @@ VALUE_EDGES = {"nan": "NaN", "inf": "infinities", "ties": "ties (equal values)",
 # a Python number given for a data argument: NumPy's result once it is NumPy's 64-bit
 # array, or (an integer) a float64 array (np2jax.apiproof.AS_ARRAY, AS_FLOAT_ARRAY)
 AS_ARRAY, AS_FLOAT_ARRAY = "same as a 64-bit array", "same as a float64 array"
+INT_ARRAY_CASE = "int64 array beside float32"  # np2jax.apiproof.INT_ARRAY_CASE
 # the proof's Python numbers by the kind of number each stands for (np2jax.apiproof.PYTHON_NUMBERS)
 _NUMBER_CASES = {"int": ("300 ", "5 "), "float": ("0.1 ",)}
 _NOT_LITERAL = object()
@@ -547,7 +548,7 @@ def int_array_verdict(qualname: str, parameter: str | None) -> str | None:
     (NumPy computes in float64, JAX in float32 unless the integers are float64), a
     difference, or None where it was not run (np2jax.apiproof.INT_ARRAY_CASE)."""
     cases = (api_proof().get(qualname) or {}).get("python_numbers", {}).get(parameter) or {}
-    return cases.get("int64 array beside float32")
+    return cases.get(INT_ARRAY_CASE)
 
 
 def number_differs(verdict: str) -> bool:

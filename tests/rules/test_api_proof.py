@@ -132,6 +132,18 @@ def test_roots_are_proven_different_when_every_root_is_real(proof):
     assert record["data_alternates"] == ["roots(@roots)"]
 
 
+def test_the_converter_reads_the_verdicts_the_generator_writes():
+    """np2jax.analysis.references spells the generator's verdicts itself (the converter never
+    imports the generator): the spellings agree."""
+    from np2jax.analysis import references
+
+    for name in ("SAME", "RAISES", "NUMPY_RAISES", "OMITTED", "AS_ARRAY", "AS_FLOAT_ARRAY",
+                 "INT_ARRAY_CASE"):
+        assert getattr(references, name) == getattr(apiproof, name), name
+    numbers = {f"{n!r} " for n, _ in apiproof.PYTHON_NUMBERS}
+    assert numbers == {prefix for prefixes in references._NUMBER_CASES.values() for prefix in prefixes}
+
+
 def test_eig_is_proven_different_for_real_input(proof):
     record = proof["callables"]["numpy.linalg.eig"]
     assert record["verdict"].startswith("differs") and "complex128" in record["verdict"]
