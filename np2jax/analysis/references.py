@@ -269,6 +269,20 @@ def _writes_in_place(ref: ApiRef, policy: dict) -> bool:
     return given is not None and _literal(given) is not True
 
 
+def data_arguments(ref: ApiRef) -> list[Argument]:
+    """A call's data: the arguments JAX takes as arrays (roles array and arrays), and the
+    value np.array/np.asarray/np.asanyarray make an array of."""
+    return [a for a in ref.arguments if a.role in ("array", "arrays")
+            or (ref.qualname in ARRAY_CONSTRUCTORS and a is ref.arguments[0])]
+
+
+def list_items(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The items of a list or tuple literal (starred ones left out), else None."""
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    return [e.value for e in node.elements if not isinstance(e, cst.StarredElement)]
+
+
 def _unsupported_data(argument: Argument, policy: dict, ref: ApiRef) -> str | None:
     """Strings and objects, which JAX arrays cannot hold (in a dtype, or in array data:
     `mode="same"` or einsum's subscripts are strings too, and fine)."""
@@ -279,9 +293,7 @@ def _unsupported_data(argument: Argument, policy: dict, ref: ApiRef) -> str | No
         if spelled in names or spelled.lstrip("<>=|").rstrip("0123456789") in names or \
                 any(spelled.endswith("." + n.split(".")[-1]) for n in names if "." in n):
             return f"dtype `{code_of(value)}` (JAX has no string or object arrays)"
-    is_data = argument.role in ("array", "arrays") or (
-        ref.qualname in ARRAY_CONSTRUCTORS and argument is ref.arguments[0])
-    if is_data and _holds_strings(value):
+    if argument in data_arguments(ref) and _holds_strings(value):
         return "strings (JAX has no string arrays)"
     return None
 
@@ -562,8 +574,7 @@ def _check_python_numbers(qualname: str, name: str, argument: Argument) -> tuple
     (np.searchsorted(a, 300): JAX's index is int32; np.argsort(0.5) raises). Differences
     beside one narrow dtype only are NJ116's (python-number-as-array-argument)."""
     value = argument.arg.value
-    members = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)] \
-        if argument.role == "arrays" and isinstance(value, (cst.List, cst.Tuple)) else [value]
+    members = (list_items(value) if argument.role == "arrays" else None) or [value]
     for member in members:
         number = _literal(member)
         if type(number) not in (int, float):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis.dtypes import DTYPES, accumulated, int_literal, integer_range, promote, true_division
-from np2jax.analysis.references import AS_FLOAT_ARRAY, int_array_verdict
+from np2jax.analysis.references import AS_FLOAT_ARRAY, data_arguments, int_array_verdict, list_items
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
@@ -236,17 +236,15 @@ class NarrowIntegerPromotion(Rule):
         for ref in self.analysis.refs:
             if not ref.converted or ref.call is None or ref.qualname in ARITHMETIC_UFUNCS:
                 continue
-            constructor = ref.qualname in ("numpy.array", "numpy.asarray")
-            data = [a for a in ref.arguments if a.name and (
-                a.role in ("array", "arrays") or (constructor and a.name in ("object", "a")))]
+            data = data_arguments(ref)
             for argument in data:
                 if int_array_verdict(ref.qualname, argument.name) != AS_FLOAT_ARRAY:
                     continue
                 value = argument.arg.value
                 if argument.role != "array":  # a sequence of arrays, or np.array([x32[0], n32])
-                    if not isinstance(value, (cst.List, cst.Tuple)):
+                    members = list_items(value)
+                    if members is None:
                         continue
-                    members = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
                     pairs = [(m, [o for o in members if o is not m]) for m in members]
                 else:  # a list literal too (`[1, 2]`: NumPy's int64 array, NJ110's jnp.array)
                     pairs = [(value, [a.arg.value for a in data if a is not argument])]

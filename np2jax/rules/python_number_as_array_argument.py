@@ -12,14 +12,17 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis.dtypes import DTYPES
-from np2jax.analysis.references import AS_FLOAT_ARRAY, fine, number_differs, python_number_cases
+from np2jax.analysis.references import (
+    AS_FLOAT_ARRAY,
+    data_arguments,
+    fine,
+    list_items,
+    number_differs,
+    python_number_cases,
+)
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
-
-# the constructors whose list argument's items the proof gives Python numbers (the grid's
-# `python_numbers = "items"`); a list given elsewhere becomes jnp.array(...) (NJ110)
-_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray"})
 
 # beside these the number's weak type changes nothing: the result is 64-bit either way
 _WIDE = frozenset({"float64", "int64", "uint64", "complex128", "int", "float", "complex"})
@@ -48,16 +51,14 @@ class PythonNumberAsArrayArgument(Rule):
             if not ref.converted or not ref.jax_takes_arguments or ref.qualname in structural:
                 continue
             static = set(lists["static_parameters"].get(ref.qualname, ()))
-            data = [a for a in ref.arguments if a.name and a.name not in static
-                    and (a.role in ("array", "arrays") or (ref.qualname in _CONSTRUCTORS
-                                                           and a.name in ("object", "a")))]
+            data = [a for a in data_arguments(ref) if a.name and a.name not in static]
             for argument in data:
                 value = argument.arg.value
-                if isinstance(value, (cst.List, cst.Tuple)):
+                members = list_items(value)
+                if members is not None:
                     # NJ110 makes a list given for an array jnp.array(...): np.array's proof
                     proven_by = ("numpy.array", "object") if argument.role == "array" \
                         else (ref.qualname, argument.name)
-                    members = [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
                     for member in members:
                         others = [m for m in members if m is not member]
                         if others:  # `[5.0]`: nothing beside it to promote with
