@@ -3,7 +3,7 @@ does, proven by running both side by side.
 
 Developer tool, never imported by the converter at run time:
 
-    python -m np2jax.apiproof [--out PATH] [--jobs N] [--only PATTERN ...] [--python-numbers]
+    python -m np2jax.apiproof [--out PATH] [--jobs N] [--only PATTERN ...] [--part PART]
 
 (`--only` into an existing table proves those callables again and merges them in.)
 
@@ -15,9 +15,12 @@ given each value of the grid, the signatures' defaults included. Each variant ru
 NumPy/SciPy and under JAX (64-bit on: the converted code keeps NumPy's dtypes), and gets a
 verdict: `same` (same values within a dtype-aware tolerance, same dtype, shape and
 structure, and NumPy left its arguments alone), `raises` (both raise), or `differs: why`.
-Each data argument is also given as a Python number beside narrow data (`python_numbers`:
-NumPy makes np.append's 300 an int64 array where JAX wraps it into uint8); `--python-numbers`
-runs that part alone and merges it into the table.
+Each data argument, and each number option of the base call, is also given as a Python
+number beside narrow data (`python_numbers`: NumPy makes np.append's 300 an int64 array where
+JAX wraps it into uint8; np.full_like's fill value 300 for uint8 data raises OverflowError in
+NumPy, JAX wraps it), and every option is tried again with the data cast to int64 (`int64_params`:
+np.round's decimals=-1 raises in JAX for integers). `--part python-numbers` (or `dtypes`, or
+`int64-params`) runs that part alone and merges it into the table.
 
 The table is committed; the converter reads it (np2jax.analysis.references) and converts a
 call only within what was proven the same. Regenerate it after upgrading NumPy, SciPy or JAX.
@@ -73,6 +76,11 @@ AS_FLOAT_ARRAY = "same as a float64 array"
 # and an int64 array given for a data argument beside float32 data (NumPy: float64)
 INT_ARRAY_CASE = "int64 array beside float32"
 UFUNC_METHODS = ("reduce", "accumulate", "outer", "reduceat")
+# the parts of a table a run can prove alone and merge (--part), as its summary names them
+INTEGER_PARAMS = "int64_params"  # the options proven again with int64 data
+PARTS = ("python_numbers", "dtypes", INTEGER_PARAMS)
+PART_NAMES = {"python_numbers": "Python numbers", "dtypes": "dtypes",
+              INTEGER_PARAMS: "options on int64 data"}
 _NO_VALUE_REPRS = ("<no value>",)
 _MISSING = object()
 
@@ -166,10 +174,12 @@ def variant(array, dtype: str | None, edge: str | None, np):
         real = np.nan_to_num(a.real.astype(np.float64)) if a.dtype.kind in "fc" else a.astype(np.float64)
         if dtype in ("float64", "float32", "float16"):
             return a.real.astype(dtype) if a.dtype.kind == "c" else a.astype(dtype)
-        if dtype in ("int64", "int32"):
+        if dtype in ("int64", "int32", "int16", "int8"):
             return np.round(real).astype(dtype)
-        if dtype == "uint8":
-            return np.abs(np.round(real * 3)).astype(np.uint8)
+        if dtype in ("uint8", "uint16", "uint32", "uint64"):
+            return np.abs(np.round(real * 3)).astype(dtype)
+        if dtype == "complex64":
+            return (a.astype(np.complex128) + 0.25j * np.flip(real)).astype(np.complex64)
         if dtype == "bool":
             return real > 0.5
         if dtype == "complex128":
@@ -632,7 +642,7 @@ class Prover:
             return "n/a"
         ctx_jax = Context(self.samples, dtype, edge)
         jax_args = [ctx_jax.value(a) for a in (args if jax_args is None else jax_args)]
-        jax_kwargs = {k: ctx_jax.value(v) for k, v in kwargs.items()}
+        jax_kwargs = {**self.spec.get("jax_kwargs", {}), **{k: ctx_jax.value(v) for k, v in kwargs.items()}}
         then = None
         if "then" in self.spec:
             then = ([ctx_np.value(a) for a in self.spec["then"]],
@@ -655,6 +665,8 @@ class Prover:
 
     def prove(self) -> dict:
         out: dict[str, Any] = {"jax": self.entry["jax"]}
+        if self.spec.get("jax_kwargs"):  # JAX-only options every JAX run is given
+            out["jax_kwargs"] = dict(self.spec["jax_kwargs"])
         base = self._base(out)
         if base is None:
             return out
@@ -664,11 +676,14 @@ class Prover:
             out["data_alternates"] = [self._describe(self._with(args, index, value), kwargs)
                                       for index, value in self.alternates]
         out["verdict"] = self.run_all(args, kwargs)
-        if any(isinstance(a, str) and a.startswith("@") and a[1:] in self.samples.data
-               for a in _flat(args)):
-            out["dtypes"] = {dtype: self.run(args, kwargs, dtype=dtype) for dtype in self.grid["dtypes"]}
+        dtypes = self.prove_dtypes(args, kwargs)
+        if dtypes:
+            out["dtypes"] = dtypes
             out["edges"] = {edge: self.run(args, kwargs, edge=edge) for edge in self.grid["edges"]}
         out["params"] = self.prove_params(args, kwargs, required_by_jax)
+        integer_params = self.prove_integer_params(args, kwargs, required_by_jax)
+        if integer_params:
+            out[INTEGER_PARAMS] = integer_params
         numbers = self.prove_python_numbers(args, kwargs)
         if numbers:
             out["python_numbers"] = numbers
@@ -717,28 +732,55 @@ class Prover:
         np = self.samples.np
         return np.asarray(variant(self.samples.arrays[spec[1:]], "int64", None, np))
 
-    def prove_python_numbers_only(self) -> dict:
-        """{"python_numbers": ...} of the base call alone (--python-numbers)."""
+    def prove_part(self, part: str) -> dict:
+        """{part: ...} of the base call alone (--part): "python_numbers" or "dtypes"."""
         out: dict[str, Any] = {}
         base = self._base(out)
         if base is None:
             return {"skipped": out["skipped"]} if "skipped" in out else {}
         args, kwargs, _ = base
-        numbers = self.prove_python_numbers(args, kwargs)
-        return {"python_numbers": numbers} if numbers else {}
+        if part == "dtypes":
+            found = self.prove_dtypes(args, kwargs)
+        elif part == INTEGER_PARAMS:
+            found = self.prove_integer_params(args, kwargs, base[2])
+        else:
+            found = self.prove_python_numbers(args, kwargs)
+        return {part: found} if found else {}
+
+    def prove_integer_params(self, args: list, kwargs: dict, required_by_jax: list) -> dict:
+        """{parameter: {value: verdict}}: the options again, with the data cast to int64
+        (np.round's decimals=-1 raises in JAX for integers; a quantile's method="lower"
+        gives NumPy's integer, JAX's float); none where the call has no data."""
+        if not self.prove_dtypes(args, kwargs, ("int64",)):
+            return {}
+        return {name: record["values"] for name, record in
+                self.prove_params(args, kwargs, required_by_jax, dtype="int64").items()
+                if record.get("values") and not record.get("data")}
+
+    def prove_dtypes(self, args: list, kwargs: dict, dtypes=None) -> dict:
+        """{dtype: verdict}: the base call with its data cast to each dtype of the grid
+        (none where it has no data)."""
+        if not any(isinstance(a, str) and a.startswith("@") and a[1:] in self.samples.data
+                   for a in _flat(args)):
+            return {}
+        return {dtype: self.run(args, kwargs, dtype=dtype) for dtype in dtypes or self.grid["dtypes"]}
 
     def prove_python_numbers(self, args: list, kwargs: dict) -> dict:
         """{parameter: {case: verdict}}: each positional data argument given as a Python
         number (an item of it, for a sequence of arrays, beside a 1-D and a 0-d array, and
         for the constructors whose grid entry says `python_numbers = "items"`, beside a 0-d
-        array), the other data cast to a narrow dtype (PYTHON_NUMBERS). NumPy converts some
+        array), and each positional number option of the base call given another number,
+        the other data cast to a narrow dtype (PYTHON_NUMBERS). NumPy converts some
         of them to a 64-bit array (np.append's `values`: uint8 with 300 is int64, float32
         with 0.1 float64) where JAX keeps the number weakly typed (uint8, wrapping 300;
         float32); others it takes as weak too (np.add, np.where). Where the number as given
         differs, JAX is run again with the number as NumPy's 64-bit array (AS_ARRAY when
         that gives NumPy's result) and, for an integer, as a float64 one (AS_FLOAT_ARRAY)."""
-        positional = [p.name for p in self._jax_params()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        params = self._jax_params()
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+        if rest is not None:  # a ufunc's `*args`: its positions' verdicts combined
+            positional += [rest] * (len(args) - len(positional))
         np = self.samples.np
         out: dict[str, dict] = {}
         items = self.spec.get("python_numbers") == "items"  # np.array([x32[0], 0.1])
@@ -757,6 +799,12 @@ class Prover:
                 def places(number, index=index):
                     return [self._with(args, index, [item, number]) for item in ("@v", "@s")]
                 integers = [self._with(args, index, [item, self._int64(item)]) for item in ("@v", "@s")]
+            elif type(spec) in (int, float) and any(
+                    self._is_data(a) and a[1:] in self.samples.data for a in args):
+                # a number option beside the data (full_like's fill_value, insert's index):
+                # NumPy raises OverflowError for 300 into uint8 data, JAX wraps it
+                def places(number, index=index):
+                    return [self._with(args, index, number)]
             else:
                 continue
             cases = {}
@@ -783,7 +831,9 @@ class Prover:
                             verdict = name
                             break
                 cases[f"{number!r} beside {dtype}"] = verdict
-            out[positional[index]] = cases
+            name = positional[index]
+            out[name] = {case: _combined(out[name].get(case, verdict), verdict)
+                         for case, verdict in cases.items()} if name in out else cases
         return out
 
     def _same_base(self, args: list, kwargs: dict) -> dict:
@@ -821,12 +871,12 @@ class Prover:
                                   if key_of(value) != key_of(args[index]))
         return alternates
 
-    def run_all(self, args: list, kwargs: dict) -> str:
+    def run_all(self, args: list, kwargs: dict, dtype=None) -> str:
         """The verdict of a call and of its data alternates together: the worst."""
-        verdicts = [self.run(args, kwargs)]
+        verdicts = [self.run(args, kwargs, dtype=dtype)]
         for index, value in self.alternates:
             if index < len(args) and self._is_data(args[index]):
-                verdicts.append(self.run(self._with(args, index, value), kwargs))
+                verdicts.append(self.run(self._with(args, index, value), kwargs, dtype=dtype))
         return worst(verdicts)
 
     def _describe(self, args, kwargs) -> str:
@@ -857,7 +907,9 @@ class Prover:
                 unique.append(value)
         return unique
 
-    def prove_params(self, args: list, kwargs: dict, required_by_jax: list) -> dict:
+    def prove_params(self, args: list, kwargs: dict, required_by_jax: list, dtype=None) -> dict:
+        """{parameter: record}: each parameter JAX's version has given each value of the
+        grid (its "values"), with the base call's data, or that data cast to `dtype`."""
         params: dict[str, dict] = {}
         jax_params = self._jax_params()
         positional = [p for p in jax_params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -887,14 +939,14 @@ class Prover:
                                (np_param is not None and np_param.kind is np_param.POSITIONAL_ONLY))
             for value in values:
                 if in_args:
-                    results[key_of(value)] = self.run_all(self._with(args, index, value), kwargs)
+                    results[key_of(value)] = self.run_all(self._with(args, index, value), kwargs, dtype)
                 elif positional_only:
                     if index == len(args):
-                        results[key_of(value)] = self.run_all(list(args) + [value], kwargs)
+                        results[key_of(value)] = self.run_all(list(args) + [value], kwargs, dtype)
                 else:
-                    results[key_of(value)] = self.run_all(args, {**kwargs, p.name: value})
+                    results[key_of(value)] = self.run_all(args, {**kwargs, p.name: value}, dtype)
             if not in_args and p.name in kwargs:
-                results[OMITTED] = self.run_all(args, {k: v for k, v in kwargs.items() if k != p.name})
+                results[OMITTED] = self.run_all(args, {k: v for k, v in kwargs.items() if k != p.name}, dtype)
                 if p.name in required_by_jax:
                     record["required_by_jax"] = True
             if in_args:
@@ -909,7 +961,7 @@ class Prover:
                 values = self._values_for(p.name, required=False, defaults=False)
                 if values:
                     params[p.name] = {"var_positional": True, "values": {
-                        key_of(v): self.run_all(list(args) + [v], kwargs) for v in values}}
+                        key_of(v): self.run_all(list(args) + [v], kwargs, dtype) for v in values}}
         return params
 
     @staticmethod
@@ -921,6 +973,16 @@ class Prover:
 
 def _fine(verdict: str) -> bool:
     return verdict == SAME or verdict.startswith(NUMPY_RAISES)
+
+
+def _combined(first: str, second: str) -> str:
+    """One verdict for a Python number given at either of two positions of `*args`: a
+    wrapping (AS_ARRAY) proven at one position only proves nothing for the other."""
+    if first == second or first.startswith(DIFFERS):
+        return first
+    if second.startswith(DIFFERS):
+        return second
+    return f"{DIFFERS}: by position, {first}; {second}"
 
 
 def worst(verdicts: list[str]) -> str:
@@ -988,8 +1050,7 @@ def prove_one(name: str, entry: dict) -> tuple[str, dict, float]:
         grid = dict(grid, functions={**grid["functions"], name: _method_spec(entry["method"])})
     try:
         prover = Prover(name, entry, grid, samples, env)
-        result = prover.prove_python_numbers_only() if grid.get("python_numbers_only") \
-            else prover.prove()
+        result = prover.prove_part(grid["part"]) if grid.get("part") else prover.prove()
     except Exception as exc:  # noqa: BLE001 - a bug of the grid for one callable
         result = {"jax": entry["jax"], "skipped": f"the generator failed: {_short(exc)}"}
     return name, result, time.perf_counter() - start
@@ -1028,6 +1089,7 @@ def summarize(results: dict) -> dict:
               "verdicts": buckets(),
               "parameters": {SAME: 0, DIFFERS: 0, "partly": 0},
               "parameter_values": buckets(), "dtypes": buckets(), "edges": buckets(),
+              INTEGER_PARAMS: buckets(),
               "python_numbers": dict(buckets(), **{AS_ARRAY: 0, AS_FLOAT_ARRAY: 0})}
     for result in results.values():
         if "skipped" in result:
@@ -1043,6 +1105,10 @@ def summarize(results: dict) -> dict:
             for verdict in result.get(part, {}).values():
                 if _bucket(verdict):
                     counts[part][_bucket(verdict)] += 1
+        for values in result.get(INTEGER_PARAMS, {}).values():
+            for verdict in values.values():
+                if _bucket(verdict):
+                    counts[INTEGER_PARAMS][_bucket(verdict)] += 1
         for record in result.get("params", {}).values():
             verdicts = [_bucket(v) for v in record.get("values", {}).values() if _bucket(v)]
             for verdict in verdicts:
@@ -1077,20 +1143,21 @@ def describe(provenance: dict) -> str:
         line("option values:", summary["parameter_values"]),
         line("dtypes:", summary["dtypes"]),
         line("edge values:", summary["edges"]),
+        line("options, int64:", summary.get(INTEGER_PARAMS, {SAME: 0, DIFFERS: 0, RAISES: 0, NUMPY_RAISES: 0})),
         line("Python numbers:", summary["python_numbers"])
         + f", same as a 64-bit array {summary['python_numbers'][AS_ARRAY]}, as a float64 "
           f"array {summary['python_numbers'][AS_FLOAT_ARRAY]}",
-    ] + ([f"  (Python numbers run apart in {provenance['python_numbers']['run_seconds']} s, "
-          f"{provenance['python_numbers']['date']}: --python-numbers)"]
-         if "python_numbers" in provenance else []))
+    ] + [f"  ({PART_NAMES[part]} run apart in {provenance[part]['run_seconds']} s, "
+         f"{provenance[part]['date']}: --part {part.replace('_', '-')})"
+         for part in PARTS if part in provenance])
 
 
 def build(jobs: int, only: list[str] | None = None, log=print, cache: str | None = None,
-          partial: Path | None = None, python_numbers_only: bool = False) -> dict:
+          partial: Path | None = None, part: str | None = None) -> dict:
     start = time.perf_counter()
     grid_text = GRID_PATH.read_text(encoding="utf-8")
     grid = tomllib.loads(grid_text)
-    grid["python_numbers_only"] = python_numbers_only
+    grid["part"] = part
     policy = tomllib.loads((ROOT / "rules" / "api" / "policy.toml").read_text(encoding="utf-8"))
     grid["keyword_renames"] = policy.get("keyword_renames", {})
     table = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
@@ -1136,36 +1203,37 @@ def build(jobs: int, only: list[str] | None = None, log=print, cache: str | None
                      "sha256": hashlib.sha256(grid_text.encode()).hexdigest(),
                      "dtypes": grid["dtypes"], "edges": grid["edges"],
                      "python_numbers": [f"{n!r} beside {d}" for n, d in PYTHON_NUMBERS]
-                     + [INT_ARRAY_CASE]},
+                     + [INT_ARRAY_CASE], INTEGER_PARAMS: ["int64"]},
             "tolerances": {k: {"rtol": r, "atol": a} for k, (r, a) in TOLERANCES.items()},
             "verdicts": "same: equal values, dtype, shape and structure; raises: both raise; "
                         "differs: why. Parameter values are keyed by their repr ('wrap', 2, None, "
                         "(0, 1)); <omitted>: the call without it.",
             "only": only or None,
-            "summary": None if python_numbers_only else summarize(results),
+            "summary": None if part else summarize(results),
         },
         "callables": dict(sorted(results.items())),
     }
 
 
-def merge_python_numbers(table: dict, run: dict) -> dict:
-    """`table` with the Python-number verdicts of `run` (a --python-numbers build) in place
-    of its own, the run's time and versions recorded beside the table's provenance."""
+def merge_part(table: dict, run: dict, part: str) -> dict:
+    """`table` with the `part` verdicts ("python_numbers", "dtypes") of `run` (a --part
+    build) in place of its own, the run's time and versions recorded beside the table's
+    provenance."""
     callables_ = table["callables"]
     for name, result in run["callables"].items():
         entry = callables_.get(name)
         if entry is None or "skipped" in entry:
             continue
-        entry.pop("python_numbers", None)
-        if result.get("python_numbers"):
-            entry["python_numbers"] = result["python_numbers"]
+        entry.pop(part, None)
+        if result.get(part):
+            entry[part] = result[part]
     provenance = table["provenance"]
-    provenance["python_numbers"] = {
+    provenance[part] = {
         key: run["provenance"][key] for key in ("date", "versions", "run_seconds", "cpu_seconds",
                                                 "jobs", "only")}
-    provenance["python_numbers"]["generated_by"] = "python -m np2jax.apiproof --python-numbers"
-    provenance["python_numbers"]["grid_sha256"] = run["provenance"]["grid"]["sha256"]
-    provenance["grid"]["python_numbers"] = run["provenance"]["grid"]["python_numbers"]
+    provenance[part]["generated_by"] = f"python -m np2jax.apiproof --part {part.replace('_', '-')}"
+    provenance[part]["grid_sha256"] = run["provenance"]["grid"]["sha256"]
+    provenance["grid"][part] = run["provenance"]["grid"][part]
     provenance["summary"] = summarize(callables_)
     return table
 
@@ -1306,18 +1374,21 @@ def main(argv: list[str] | None = None) -> None:
                              "is XLA compiling, which a second run reads from there")
     parser.add_argument("--resume", action="store_true",
                         help="keep what the interrupted run into the same --out proved")
-    parser.add_argument("--python-numbers", action="store_true",
-                        help="prove only Python numbers given for data arguments, and merge the "
-                             "verdicts into the table at --out (a fraction of a full run)")
+    parser.add_argument("--part", choices=[p.replace("_", "-") for p in PARTS],
+                        help="prove only this part (Python numbers given for data arguments, "
+                             "the data cast to each dtype of the grid, or the options again on "
+                             "int64 data) and merge the verdicts into the table at --out (a "
+                             "fraction of a full run)")
     args = parser.parse_args(argv)
+    part = args.part.replace("-", "_") if args.part else None
     partial = args.out.with_name(args.out.name + ".partial")
     if not args.resume and partial.exists():
         partial.unlink()
     table = build(args.jobs, args.only, log=lambda m: print(m, file=sys.stderr, flush=True),
                   cache=args.cache or None, partial=partial,
-                  python_numbers_only=args.python_numbers)
-    if args.python_numbers:
-        table = merge_python_numbers(json.loads(args.out.read_text(encoding="utf-8")), table)
+                  part=part)
+    if part:
+        table = merge_part(json.loads(args.out.read_text(encoding="utf-8")), table, part)
     elif args.only and args.out.exists():
         table = merge_callables(json.loads(args.out.read_text(encoding="utf-8")), table)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -211,8 +211,13 @@ class Collector(Walker):
             self.bound_names.add(target.value)
             self.bindings[(self._scope(target), target.value)].append((value, statement))
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value, UNKNOWN, statement)
+            # `x, c = k, 0`: each name bound to its item, where both sides spell them alike
+            items = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) \
+                and len(value.elements) == len(target.elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)) \
+                else [UNKNOWN] * len(target.elements)
+            for element, item in zip(target.elements, items):
+                self._bind_target(element.value, item, statement)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, CONTAINER, statement)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
@@ -301,6 +306,8 @@ class Collector(Walker):
         func = node.func
         if _makes_object_array(node):
             self.object_values.append((node, "makes an object array (`" + code_of(node) + "`)"))
+        elif _makes_datetimes(node):
+            self.object_values.append((node, "makes dates or times (`" + code_of(node) + "`)"))
         if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
             read = self._globals_read(node) if func.value == "globals" else None
             if read is None:
@@ -461,6 +468,30 @@ def _makes_object_array(call: cst.Call) -> bool:
             return True
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" \
         and bool(call.args) and call.args[0].keyword is None and _is_object_dtype(call.args[0].value)
+
+
+# NumPy's date and time types, which JAX has no arrays of ("M8[D]", "timedelta64[s]", np.datetime64)
+_DATETIME_TYPES = ("datetime64", "timedelta64", "M8", "m8", "<M8", "<m8")
+
+
+def _makes_datetimes(call: cst.Call) -> bool:
+    """`np.datetime64("2024-01-28")`, `np.timedelta64(3, "D")`, a `dtype="datetime64[D]"`,
+    `x.astype("M8[s]")`: dates or times, which a converted array beside them cannot meet."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if name in ("datetime64", "timedelta64"):
+        return True
+    dtypes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "dtype"]
+    if name == "astype" and call.args and call.args[0].keyword is None:
+        dtypes.append(call.args[0].value)
+    return any(_is_datetime_dtype(d) for d in dtypes)
+
+
+def _is_datetime_dtype(node: cst.BaseExpression) -> bool:
+    text = _string_literal(node)
+    if text is not None:
+        return text.startswith(_DATETIME_TYPES)
+    return isinstance(node, (cst.Attribute, cst.Name)) and code_of(node).rsplit(".", 1)[-1] in _DATETIME_TYPES
 
 
 _TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})

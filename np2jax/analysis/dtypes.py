@@ -53,6 +53,32 @@ _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterTha
                 cst.Equal, cst.NotEqual)
 _DEPTH = 24
 
+# What NumPy computes in a wider type than JAX for bool and int8-int32 data (64-bit JAX), and
+# NJ402 narrow-integer-promotion rewrites to NumPy's dtype:
+NARROW = frozenset(name for name, (kind, bits) in DTYPES.items()
+                   if kind == "b" or (kind in "ui" and bits < 64))
+# reductions that take dtype=: NumPy accumulates narrow integers in int64/uint64 ...
+ACCUMULATING = frozenset({"cumsum", "cumprod", "nancumsum", "nancumprod"})
+# ... and computes these statistics in float64
+STATISTICS = frozenset({"mean", "std", "var", "nanmean", "nanstd", "nanvar"})
+# functions whose float64 result NumPy computes from the data cast to float64
+FLOAT_RESULTS = frozenset({"median", "nanmedian", "average", "percentile", "nanpercentile",
+                           "quantile", "nanquantile", "trapezoid", "linalg.norm"})
+# ufuncs computing in the float type NumPy's loops pick for the input: float16 for bool and
+# 8-bit integers, float32 for 16-bit ones, float64 for 32-bit ones (JAX: always float32)
+FLOAT_UFUNCS = frozenset({
+    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+    "arctanh", "deg2rad", "rad2deg", "degrees", "radians", "arctan2", "hypot", "asin", "acos",
+    "atan", "asinh", "acosh", "atanh", "atan2"})
+
+
+def mended_by_promotion(name: str, dtype: str | None) -> bool:
+    """Whether NJ402 rewrites a call of numpy.`name` on `dtype` data to NumPy's result dtype
+    (`jnp.mean(x, dtype=jnp.float64)`, `jnp.sqrt(x.astype(jnp.float16))`): the difference in
+    dtype that running both shows for it is mended, not a reason to keep the call."""
+    return dtype in NARROW and name in ACCUMULATING | STATISTICS | FLOAT_RESULTS | FLOAT_UFUNCS
+
 
 def promote(first: str | None, second: str | None) -> str | None:
     """NumPy's result dtype of an arithmetic operation (not true division) between two
@@ -232,9 +258,22 @@ class Dtypes:
             if node.attr.value in ("real", "imag") and inner in ("complex64", "complex128"):
                 return "float32" if inner == "complex64" else "float64"
             return inner
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, depth)
         if isinstance(node, cst.Call):
             return self._call(node, depth)
         return None
+
+    def _attribute(self, node: cst.Attribute, depth: int) -> str | None:
+        """`self.px`: the dtype every binding of it in its class gives."""
+        values, aug_values = self.flow.values_of(node)
+        if not values:
+            return None
+        found = {None if isinstance(v, str) else self.dtype_of(v, depth + 1) for v, _ in values}
+        if len(found) != 1 or None in found:
+            return None
+        (dtype,) = found
+        return None if aug_values and dtype in ("int", "float") else dtype
 
     def _name(self, node: cst.Name, depth: int) -> str | None:
         values, aug_values = self.flow.name_values(node)

@@ -20,7 +20,8 @@ from typing import Any, Protocol
 
 import libcst as cst
 
-from np2jax.analysis.facts import KEEP_IN_PLACE_FUNCTION, KEEP_OUT, UFUNC_METHODS
+from np2jax.analysis.facts import UFUNC_METHODS
+from np2jax.analysis.references import written_arguments
 from np2jax.analysis.values import ReturnsFinder
 
 
@@ -203,10 +204,8 @@ class Effects:
                         and grand.args and ours(grand.args[0].value):
                     return True
                 continue
-            for arg in call.args:
-                if (ref.keep in (KEEP_OUT, KEEP_IN_PLACE_FUNCTION) or ref.out_arg is arg) \
-                        and ours(arg.value):
-                    return True
+            if any(ours(arg.value) for arg in written_arguments(ref)):
+                return True
         return False
 
 

@@ -20,6 +20,7 @@ import libcst as cst
 from np2jax.analysis.casts import Casts
 from np2jax.analysis.collect import Collector
 from np2jax.analysis.dtypes import Dtypes, is_integer
+from np2jax.analysis.ranges import Ranges
 from np2jax.analysis.mutators import Dataflow
 from np2jax.analysis.facts import (
     ARRAY,
@@ -43,7 +44,7 @@ from np2jax.analysis.islands import Islands, numpy_alias, read_for_elements
 from np2jax.analysis.kept import find_kept
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
-from np2jax.analysis.references import call_site, keep_dispatch_arguments, plan
+from np2jax.analysis.references import call_site, check_data_dtypes, keep_dispatch_arguments, plan
 from np2jax.analysis.sequences import Sequences
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
@@ -321,6 +322,11 @@ class ModuleAnalysis:
         return Dtypes(self.dataflow)
 
     @cached_property
+    def ranges(self) -> Ranges:
+        """The range of integer values, where the code spells them (ranges.integer_range)."""
+        return Ranges(self.dataflow)
+
+    @cached_property
     def casts(self) -> Casts:
         """Casts of float values to integers: whether they may leave the range, and when
         JAX can compute NumPy's result (casts.Casts)."""
@@ -385,6 +391,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     for ref in collector.refs:
         plan(ref, parents, collector)
     _keep_for_string_data(collector, dataflow)
+    _keep_for_data_dtypes(collector, parents, Dtypes(dataflow))
     keep_dispatch_arguments(collector.refs, collector)
     _keep_for_object_values(collector)
     _keep_in_kept_functions(collector)
@@ -492,6 +499,17 @@ def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
                 ref.detail = f"`{code_of(value)}`, which holds strings (JAX has no string arrays)"
                 break
+
+
+def _keep_for_data_dtypes(collector: Collector, parents: dict, dtypes: Dtypes) -> None:
+    """A call whose data has a dtype the code shows for which running both showed JAX's
+    version differing stays on NumPy, with the dtype named (NJ103; references.check_data_dtypes)."""
+    for ref in collector.refs:
+        if ref.keep is not None or ref.computed_by_numpy:
+            continue
+        verdict = check_data_dtypes(ref, parents, dtypes.dtype_of)
+        if verdict is not None:
+            ref.keep, ref.detail = verdict
 
 
 def _keep_for_object_values(collector: Collector) -> None:

@@ -9,7 +9,8 @@ from dataclasses import replace
 import libcst as cst
 
 from np2jax.analysis.aliasing import Aliasing
-from np2jax.analysis.facts import CONTAINER, KEEP_IN_PLACE_FUNCTION, KEEP_OUT, SCALAR, MutatorFunction
+from np2jax.analysis.facts import CONTAINER, SCALAR, MutatorFunction
+from np2jax.analysis.references import written_arguments
 from np2jax.analysis.values import ReturnsFinder
 from np2jax.syntax import argument_for, code_of
 from np2jax.tree import ModuleContext
@@ -75,11 +76,10 @@ class Dataflow(Aliasing):
         for _node, receiver, _method in self.collector.method_writes + self.collector.out_method_calls:
             if isinstance(receiver, cst.Name) and receiver.value in by_name and self.scopes.get(receiver) is scope:
                 other.add(receiver.value)
-        for ref in self.collector.refs:  # out=, np.copyto(p, ...), np.add.at(p, ...)
-            for arg in (ref.call.args if ref.call is not None else ()):
+        for ref in self.collector.refs:  # out=, np.copyto(p, ...)
+            for arg in written_arguments(ref):
                 value = arg.value
-                if isinstance(value, cst.Name) and value.value in by_name and self.scopes.get(value) is scope \
-                        and (ref.keep in (KEEP_OUT, KEEP_IN_PLACE_FUNCTION) or ref.out_arg is arg):
+                if isinstance(value, cst.Name) and value.value in by_name and self.scopes.get(value) is scope:
                     other.add(value.value)
         mutated = [name for name in writes if not all(
             isinstance(w, cst.AugAssign) and isinstance(w.target, cst.Name) and

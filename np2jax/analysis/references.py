@@ -35,6 +35,7 @@ from np2jax.analysis.facts import (
     ApiRef,
     Argument,
 )
+from np2jax.analysis.dtypes import mended_by_promotion
 from np2jax.catalog import api_policy, api_proof, api_table
 from np2jax.syntax import code_of, dotted_chain, is_none
 
@@ -207,7 +208,7 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
                 return
         if entry.get("kind") in ("function", "ufunc", "class") or qualname in api_proof():
             verdict = check_call(qualname, ref.arguments, collector) or \
-                _check_caught(qualname, ref.call, parents)
+                _check_caught(qualname, ref.call, parents, ref.arguments, collector)
             if verdict is not None:
                 ref.keep, ref.detail = verdict
                 return
@@ -274,6 +275,18 @@ def data_arguments(ref: ApiRef) -> list[Argument]:
     value np.array/np.asarray/np.asanyarray make an array of."""
     return [a for a in ref.arguments if a.role in ("array", "arrays")
             or (ref.qualname in ARRAY_CONSTRUCTORS and a is ref.arguments[0])]
+
+
+def written_arguments(ref: ApiRef) -> list[cst.Arg]:
+    """The arguments a NumPy call writes into: its out= (`np.clip(a, lo, hi, out=a)` writes
+    a, not hi), or an in-place function's first argument (`np.copyto(dst, src)`)."""
+    if ref.call is None:
+        return []
+    positional = [a for a in ref.call.args if a.keyword is None and not a.star]
+    return [arg for arg in ref.call.args
+            if ref.out_arg is arg
+            or (ref.keep == KEEP_OUT and arg.keyword is not None and arg.keyword.value == "out")
+            or (ref.keep == KEEP_IN_PLACE_FUNCTION and positional and arg is positional[0])]
 
 
 def list_items(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
@@ -431,6 +444,9 @@ VALUE_EDGES = {"nan": "NaN", "inf": "infinities", "ties": "ties (equal values)",
 # array, or (an integer) a float64 array (np2jax.apiproof.AS_ARRAY, AS_FLOAT_ARRAY)
 AS_ARRAY, AS_FLOAT_ARRAY = "same as a 64-bit array", "same as a float64 array"
 INT_ARRAY_CASE = "int64 array beside float32"  # np2jax.apiproof.INT_ARRAY_CASE
+# the options proven again with int64 data, read for data of any integer dtype
+INTEGER_PARAMS = "int64_params"  # np2jax.apiproof.INTEGER_PARAMS
+INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 # the proof's Python numbers by the kind of number each stands for (np2jax.apiproof.PYTHON_NUMBERS)
 _NUMBER_CASES = {"int": ("300 ", "5 "), "float": ("0.1 ",)}
 _NOT_LITERAL = object()
@@ -542,6 +558,80 @@ def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str
     return None
 
 
+def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] | None:
+    """(KEEP_PROVEN_DIFFERENT, detail) for a call whose data has a dtype the code shows
+    (`dtype_of`: np2jax.analysis.dtypes) for which running both showed JAX's version
+    differing (np.convolve of int64 data: float64; np.cov of float32: float32;
+    np.add.accumulate of uint8: uint8; scipy.special.ndtr of int64: JAX raises), unless
+    NJ402 rewrites the call to NumPy's dtype (mended_by_promotion); None otherwise. float64
+    data is the base call's; a dtype the proof did not run (int16, complex64) is not decided
+    here. The proof gives every data argument the dtype at once: data of mixed dtypes, or
+    with a Python number among it, promotes otherwise (NJ402, NJ116 rewrite those), and is
+    not decided here either; nor is an integer floor division, whose difference is a zero
+    divisor's (NJ405)."""
+    qualname, call = ref.qualname, ref.call
+    attribute = parents.get(ref.node)
+    if call is None and isinstance(attribute, cst.Attribute) and attribute.value is ref.node \
+            and isinstance(parents.get(attribute), cst.Call) and parents[attribute].func is attribute:
+        qualname, call = f"{qualname}.{attribute.attr.value}", parents[attribute]  # np.add.accumulate(x)
+    record = api_proof().get(qualname) or {}
+    verdicts = record.get("dtypes")
+    if not verdicts or call is None or qualname in _ZERO_DIVISOR_RULED or any(a.star for a in call.args):
+        return None
+    params = record.get("params", {})
+    found, data = set(), []
+    for argument in data_arguments(ref):
+        if not params.get(argument.name or "", {"data": True}).get("data"):
+            continue  # an option taking arrays (bincount's weights): not the data cast
+        dtype = dtype_of(argument.arg.value)
+        if dtype in ("int", "float"):  # a Python number, weak in NumPy as in JAX ...
+            if any(v in (AS_ARRAY, AS_FLOAT_ARRAY) for v in
+                   python_number_cases(qualname, argument.name, dtype).values()):
+                return None  # ... unless NumPy makes it an array (NJ116 rewrites it)
+            continue
+        found.add(dtype)
+        data.append(argument.arg.value)
+    if len(found) != 1:
+        return None
+    (dtype,) = found
+    verdict = verdicts.get(dtype) if dtype != "float64" else None
+    if verdict is not None and not fine(verdict) \
+            and not mended_by_promotion(qualname.removeprefix("numpy."), dtype):
+        return KEEP_PROVEN_DIFFERENT, f"for {dtype} data (`{code_of(data[0])}`), " \
+                                      f"JAX's version differs: {_why(verdict)}"
+    if dtype in INTEGER_DTYPES:
+        return _check_integer_options(record.get(INTEGER_PARAMS, {}), ref, dtype)
+    return None
+
+
+def _check_integer_options(proven: dict, ref: ApiRef, dtype: str) -> tuple[str, str] | None:
+    """The options of a call on integer data, against what running both showed with int64
+    data (the proof's options ran on float64 data first): `np.round(counts, -1)` raises in
+    JAX for integers, `np.quantile(counts, 0.5, method="lower")` is NumPy's integer and
+    JAX's float. An option whose value the code does not spell must be the same for every
+    value tried."""
+    for argument in ref.arguments:
+        values = proven.get(argument.name or "")
+        if not values or argument.role in ("array", "arrays", "out"):
+            continue
+        literal = _dtype_literal(argument.arg.value, None) if argument.name == "dtype" \
+            else _literal(argument.arg.value)
+        written = f"`{argument.name}={code_of(argument.arg.value)}`"
+        if literal is not _NOT_LITERAL and repr(literal) in values:
+            verdict = values[repr(literal)]
+            if not fine(verdict):
+                return KEEP_PROVEN_DIFFERENT, f"JAX's version differs for {written} on {dtype} " \
+                                              f"data: {_why(verdict)}"
+        elif not all(fine(v) for k, v in values.items() if k != OMITTED):
+            return KEEP_PROVEN_DIFFERENT, f"{written} on {dtype} data, which may take a value " \
+                                          f"for which JAX's version differs"
+    return None
+
+
+# integer floor divisions, which differ for a zero divisor alone: NJ405 rewrites or reports them
+_ZERO_DIVISOR_RULED = frozenset({"numpy.floor_divide", "numpy.divmod"})
+
+
 def python_number_cases(qualname: str, parameter: str | None, kind: str) -> dict[str, str]:
     """What running both showed for a Python number of `kind` ("int" or "float") given as
     the data argument `parameter` (as an item of it, for a sequence of arrays): {the dtype of
@@ -588,21 +678,44 @@ def _check_python_numbers(qualname: str, name: str, argument: Argument) -> tuple
     return None
 
 
-def _check_caught(qualname: str, call: cst.Call, parents: dict) -> tuple[str, str] | None:
+def _check_caught(qualname: str, call: cst.Call, parents: dict, arguments: list[Argument],
+                  collector) -> tuple[str, str] | None:
     """A call inside `try` whose handler catches what NumPy raises for some data (np.take
-    with an index past the end: IndexError), where JAX's version returns something: the
-    program relies on the error, which JAX never raises."""
+    with an index past the end: IndexError) or for a Python number it may be given
+    (np.full_like(mask, value) with 300 for uint8 data: OverflowError), where JAX's version
+    returns something: the program relies on the error, which JAX never raises."""
     record = api_proof().get(qualname) or {}
-    raised = [_why(v).split(":", 1)[0] for v in _data_verdicts(record) if v.startswith(NUMPY_RAISES)]
+    raised = [(_why(v).split(":", 1)[0], "some data") for v in _data_verdicts(record)
+              if v.startswith(NUMPY_RAISES)]
+    numbers = record.get("python_numbers", {})
+    for argument in arguments:
+        # a data argument's number (np.maximum(img, level)) needs the data's dtype: NJ402,
+        # NJ410; an option's (full_like's fill value) raises for whatever data is beside it
+        option = record.get("params", {}).get(argument.name, {"data": True})
+        if not option.get("data") and argument.name in numbers \
+                and _may_be_python_number(argument.arg.value, collector):
+            raised += [(_why(v).split(":", 1)[0],
+                        f"a Python number given as `{argument.name}` (`{code_of(argument.arg.value)}`)")
+                       for v in numbers[argument.name].values() if v.startswith(NUMPY_RAISES)]
     if not raised:
         return None
     caught = _caught_around(call, parents)
-    for exception in raised:
+    for exception, given in raised:
         if caught is True or _EXCEPTION_BASES.get(exception, {exception, "Exception"}) & caught:
             return KEEP_PROVEN_DIFFERENT, \
-                f"it is inside `try` catching {exception}, which NumPy raises for some data " \
+                f"it is inside `try` catching {exception}, which NumPy raises for {given} " \
                 f"where JAX's version returns a value"
     return None
+
+
+def _may_be_python_number(node: cst.BaseExpression, collector) -> bool:
+    """An argument that may be a Python number NumPy refuses for narrow data (`value`, 300
+    for uint8): anything but a literal every integer dtype holds (0 to 127, a float, a
+    string...) and a NumPy/SciPy call's result (an array, which NumPy casts as JAX does)."""
+    literal = _literal(node, collector)
+    if literal is not _NOT_LITERAL:
+        return type(literal) is int and not 0 <= literal <= 127
+    return not (isinstance(node, cst.Call) and collector.ref_by_node.get(node.func) is not None)
 
 
 def _data_verdicts(record: dict):

@@ -539,6 +539,19 @@ class Values:
                     refs |= relied
         return tuple(refs)
 
+    def attribute_may_be_jax(self, array) -> tuple:
+        """`self.table` bound in its class to a JAX array once converted (by one of its
+        bindings at least): the converted references that make it one, else ()."""
+        if not (isinstance(array, cst.Attribute) and isinstance(array.value, cst.Name)
+                and array.value.value == "self"):
+            return ()
+        values, _ = self.values_of(array)
+        refs: set = set()
+        for value, _statement in values or ():
+            if not isinstance(value, str) and self.jax_typed(value):
+                refs |= set(self.jax_refs(value))
+        return tuple(refs)
+
     def passed_arguments(self, param: cst.Param) -> list | None:
         """What every call in this module passes for a parameter of a module-level function
         (its default where a call leaves it out), or None: the function's name is used by
@@ -1174,8 +1187,8 @@ class _JaxTyping:
             ref = flow.collector.ref_by_call.get(value)
             if ref is not None:
                 return (True, frozenset({ref.node})) if self._array_call(ref) else no
-            if value in flow.draws_on_jax():  # `rng.uniform(...)` of a state NJ302 converts
-                return True, frozenset()
+            if value in flow.draws_on_jax():  # `rng.uniform(...)` of a state NJ302 converts:
+                return True, frozenset({value})  # its fix is on the draw (left out: NumPy's)
             function = flow.module_function(value)
             if function is not None:
                 return self._all(flow.function_returns(function) or ())

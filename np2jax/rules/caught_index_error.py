@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of
+from np2jax.syntax import code_of, handler_names
 
 # What an `except` must name to catch the IndexError NumPy raises for an out-of-bounds index.
 CATCHES_INDEX_ERROR = frozenset({"IndexError", "LookupError"})
@@ -18,10 +18,7 @@ INDEXING_FUNCTIONS = frozenset({"numpy.take", "numpy.take_along_axis", "numpy.ch
 
 
 def _catches_index_error(handler: cst.ExceptHandler) -> bool:
-    kind = handler.type
-    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else \
-        [kind] if kind is not None else []
-    return any(code_of(n).rsplit(".", 1)[-1] in CATCHES_INDEX_ERROR for n in names)
+    return any(name in CATCHES_INDEX_ERROR for name in handler_names(handler))
 
 
 class CaughtIndexError(Rule):
@@ -45,8 +42,8 @@ class CaughtIndexError(Rule):
                     # NumPy passes a NumPy one (NJ104): the JAX calls' reads clamp
                     yield self.report(read, requires=flow.parameter_may_be_jax(array),
                                       read=code_of(read))
-                elif self._attribute_may_be_jax(array):
-                    yield self.report(read, requires=self._attribute_may_be_jax(array),
+                elif flow.attribute_may_be_jax(array):
+                    yield self.report(read, requires=flow.attribute_may_be_jax(array),
                                       read=code_of(read))
 
     def _reads(self, body: cst.CSTNode):
@@ -81,20 +78,6 @@ class CaughtIndexError(Rule):
 
         body.visit(Reads())
         return found
-
-    def _attribute_may_be_jax(self, array) -> tuple:
-        """`self.table` bound in its class to a JAX array once converted (by one of its
-        bindings at least): the converted references that make it one, else ()."""
-        if not (isinstance(array, cst.Attribute) and isinstance(array.value, cst.Name)
-                and array.value.value == "self"):
-            return ()
-        flow = self.analysis.dataflow
-        values, _ = flow.values_of(array)
-        refs: set = set()
-        for value, _statement in values or ():
-            if not isinstance(value, str) and flow.jax_typed(value):
-                refs |= set(flow.jax_refs(value))
-        return tuple(refs)
 
     def _write_target(self, node: cst.Subscript) -> bool:
         """`a[i] = v`, `a[i] += v`, `a[i]: float = v`: a write, which the write rules leave

@@ -10,27 +10,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.analysis.dtypes import DTYPES, accumulated, int_literal, integer_range, promote, true_division
+from np2jax.analysis.dtypes import (
+    ACCUMULATING, DTYPES, FLOAT_RESULTS, FLOAT_UFUNCS, NARROW, STATISTICS, accumulated, int_literal,
+    integer_range, promote, true_division)
 from np2jax.analysis.references import AS_FLOAT_ARRAY, data_arguments, int_array_verdict, list_items
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
-NARROW = frozenset(name for name, (kind, bits) in DTYPES.items()
-                   if kind == "b" or (kind in "ui" and bits < 64))
-# reductions that take dtype=: NumPy accumulates narrow integers in int64/uint64 ...
-ACCUMULATING = frozenset({"cumsum", "cumprod", "nancumsum", "nancumprod"})
-# ... and computes these statistics in float64
-STATISTICS = frozenset({"mean", "std", "var", "nanmean", "nanstd", "nanvar"})
-# functions whose float64 result NumPy computes from the data cast to float64
-FLOAT_RESULTS = frozenset({"median", "nanmedian", "average", "percentile", "nanpercentile",
-                           "quantile", "nanquantile", "trapezoid", "linalg.norm"})
-# ufuncs computing in the float type NumPy's loops pick for the input: float16 for bool and
-# 8-bit integers, float32 for 16-bit ones, float64 for 32-bit ones (JAX: always float32)
-FLOAT_UFUNCS = frozenset({
-    "sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
-    "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
-    "arctanh", "deg2rad", "rad2deg", "degrees", "radians", "arctan2", "hypot", "asin", "acos",
-    "atan", "asinh", "acosh", "atanh", "atan2"})
 METHODS = ACCUMULATING | STATISTICS
 # arithmetic between an integer (or bool) array and a float (or complex) one
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,

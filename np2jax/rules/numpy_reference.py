@@ -10,9 +10,9 @@ from functools import cache
 import libcst as cst
 
 from np2jax.analysis.references import call_site
-from np2jax.catalog import api_policy, api_table
+from np2jax.catalog import api_policy, api_proof, api_table
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of
+from np2jax.syntax import code_of, updates
 
 
 @cache
@@ -53,6 +53,7 @@ class NumpyReference(Rule):
                               fix=lambda _node, new=replacement: new, imports=[needed],
                               report_if_unfixed=False,
                               moves=(call_site(ref, self.analysis.parents),))
+            yield from self._jax_only_options(ref)
             for argument in ref.arguments:
                 keyword = argument.arg.keyword
                 new_name = renames.get(ref.qualname, {}).get(keyword.value) if keyword else None
@@ -60,6 +61,24 @@ class NumpyReference(Rule):
                     yield self.report(keyword, old=keyword.value, new=new_name,
                                       fix=lambda node, name=new_name: node.with_changes(value=name),
                                       requires=ref.node, report_if_unfixed=False)
+
+    def _jax_only_options(self, ref):
+        """The options of JAX's version alone with which running both proved it NumPy's
+        (the table's `jax_kwargs`: `jnp.linalg.eigh(a, symmetrize_input=False)` reads one
+        triangle, as NumPy does, where JAX's default averages both), added to the call."""
+        options = (api_proof().get(ref.qualname) or {}).get("jax_kwargs", {})
+        given = {a.keyword.value for a in ref.call.args if a.keyword is not None} if ref.call else set()
+        missing = {name: value for name, value in options.items() if name not in given}
+        if ref.call is None or not missing:
+            return
+
+        def fix(node: cst.Call) -> cst.Call:
+            for name, value in missing.items():
+                node = updates.with_keyword(node, name, cst.parse_expression(repr(value)))
+            return node
+
+        yield self.report(ref.call, old=code_of(ref.call), new=code_of(fix(ref.call)), fix=fix,
+                          requires=ref.node, report_if_unfixed=False, listed=False)
 
     def _computed_by_numpy(self, ref):
         """`np.linspace(...)` -> `jnp.asarray(np.linspace(...))`: NumPy's grid, as a JAX array.

@@ -68,3 +68,12 @@ def argument_for(call: cst.Call, position: int | None, name: str):
     if position is not None and position < len(positional):
         return positional[position].value
     return None
+
+
+def handler_names(handler: cst.ExceptHandler) -> list[str]:
+    """The exception names an `except` clause lists, last dotted part (`np.linalg.LinAlgError`:
+    "LinAlgError"); empty for a bare `except:`."""
+    kind = handler.type
+    names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else \
+        [kind] if kind is not None else []
+    return [code_of(n).rsplit(".", 1)[-1] for n in names]

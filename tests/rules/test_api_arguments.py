@@ -6,6 +6,7 @@ call on NumPy with an NJ103 that names the argument."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from np2jax.api import Config, convert_source
@@ -174,3 +175,102 @@ def test_a_call_that_differs_for_an_edge_value_the_data_may_hold_stays():
     # matrix_rank differs for 0-d data only (JAX's int32): converted
     assert proof["numpy.linalg.matrix_rank"]["edges"]["0-d"].startswith("differs")
     assert not _kept("import numpy as np\nr = np.linalg.matrix_rank(np.eye(3))\n")
+
+
+@pytest.mark.parametrize("call, exception", [
+    ("np.full_like(mask, value)", "OverflowError"),
+    ("np.full_like(mask, 300 if value > 9 else value)", "OverflowError"),
+    ("np.insert(mask, 1, value)", "OverflowError"),
+    ("np.insert(mask, value, 1)", "IndexError"),
+])
+def test_a_call_given_a_python_number_numpy_refuses_stays_inside_a_try_catching_it(call, exception):
+    """NumPy raises OverflowError for a Python int out of a uint8 array's range (JAX wraps
+    it): inside `try/except OverflowError` the call stays on NumPy and the handler runs."""
+    source = ("import numpy as np\n\n\ndef fill(mask, value):\n    try:\n"
+              f"        return {call}\n    except {exception}:\n        return None\n\n\n"
+              "def main():\n    mask = np.zeros(3, dtype=np.uint8)\n"
+              "    return {'big': fill(mask, 300), 'small': fill(mask, 7)}\n")
+    result = convert_source(source, Config())
+    (message,) = [f.message for f in result.findings if f.code == "NJ103"]
+    assert exception in message and ("Python number" in message or "some data" in message), message
+    assert "mask = jnp.zeros(3, dtype=jnp.uint8)" in result.converted
+    namespace: dict = {}
+    exec(compile(result.converted, "<converted>", "exec"), namespace)
+    assert namespace["main"]()["big"] is None  # NumPy's error, caught
+
+
+@pytest.mark.parametrize("argument", ["7", "np.uint8(3)", "0.5"])
+def test_a_number_numpy_takes_for_any_integer_data_converts_inside_a_try(argument):
+    source = ("import numpy as np\nmask = np.zeros(3, dtype=np.uint8)\ntry:\n"
+              f"    r = np.full_like(mask, {argument})\nexcept OverflowError:\n    r = None\n")
+    result = convert_source(source, Config())
+    assert "r = jnp.full_like(" in result.converted, result.converted
+    namespace: dict = {}
+    exec(compile(result.converted, "<converted>", "exec"), namespace)
+    assert namespace["r"] is not None
+
+
+@pytest.mark.parametrize("call, expected", [
+    ("np.linalg.eigh(g)", "jnp.linalg.eigh(g, symmetrize_input=False)"),
+    ("np.linalg.eigvalsh(g, UPLO='U')", "jnp.linalg.eigvalsh(g, UPLO='U', symmetrize_input=False)"),
+    ("np.linalg.cholesky(g)", "jnp.linalg.cholesky(g, symmetrize_input=False)"),
+])
+def test_a_call_is_given_the_jax_options_running_both_proved_it_with(call, expected):
+    source = f"import numpy as np\ng = np.tril(np.ones((3, 3))) + 2 * np.eye(3)\nr = {call}\n"
+    result = convert_source(source, Config())
+    assert f"r = {expected}\n" in result.converted, result.converted
+    assert not [f for f in result.findings if f.code == "NJ103"]
+    reference, converted = {}, {}
+    exec(source, reference)
+    exec(compile(result.converted, "<converted>", "exec"), converted)
+    first = (lambda r: r[0]) if "eigh(" in call else (lambda r: r)  # eigh: the eigenvalues
+    np.testing.assert_allclose(np.asarray(first(converted["r"])), first(reference["r"]))
+
+
+@pytest.mark.parametrize("setup, call, reason", [
+    # dtypes the code shows, for which running both showed JAX's version differing
+    ("a = np.array([1, 2, 3])", "np.convolve(a, [1, 1])", "for int64 data"),
+    ("a = np.array([1, 2, 4])", "np.reciprocal(a)", "for int64 data"),
+    ("x = np.linspace(0, 1, 5).astype(np.float32)", "np.cov(x, x[::-1])", "for float32 data"),
+    ("g = np.array([16, 16], dtype=np.uint8)", "np.multiply.accumulate(g)", "for uint8 data"),
+    ("a = np.array([3, 9, 4, 7])", "np.polyder(a)", "for int64 data"),
+    # an option proven again on int64 data
+    ("a = np.array([3, 9, 4, 7])", "np.quantile(a, 0.5, method='lower')", "`method='lower'` on int64"),
+    ("a = np.array([123, 456, 789])", "np.round(a, -1)", "`decimals=-1` on int64"),
+])
+def test_a_call_on_data_of_a_dtype_jax_differs_for_stays_on_numpy(setup, call, reason):
+    source = f"import numpy as np\n{setup}\nr = {call}\n"
+    result = convert_source(source, Config())
+    (message,) = [f.message for f in result.findings if f.code == "NJ103"]
+    assert reason in message, message
+    reference, converted = {}, {}
+    exec(source, reference)
+    exec(compile(result.converted, "<converted>", "exec"), converted)
+    assert np.asarray(converted["r"]).dtype == reference["r"].dtype
+    np.testing.assert_array_equal(np.asarray(converted["r"]), reference["r"])
+
+
+@pytest.mark.parametrize("setup, call", [
+    ("a = np.array([1.0, 2.0, 3.0])", "np.convolve(a, [1.0, 1.0])"),   # float64: the base call
+    ("p = np.array([200, 100, 7], dtype=np.uint8)", "np.mean(p)"),      # NJ402 asks for float64
+    ("a = np.array([3, 9, 4, 7])", "np.quantile(a, 0.5)"),              # linear: proven the same
+    ("a = np.array([123, 456, 789])", "np.round(a)"),
+])
+def test_a_call_on_data_of_a_dtype_proven_the_same_converts(setup, call):
+    source = f"import numpy as np\n{setup}\nr = {call}\n"
+    result = convert_source(source, Config())
+    assert not [f for f in result.findings if f.code == "NJ103"], result.findings
+    assert "r = np." not in result.converted
+
+
+def test_a_module_making_dates_stays_on_numpy():
+    """JAX has no datetime arrays: `start + np.arange(3)` must add NumPy's range to NumPy's
+    date, so every call of a module that makes dates stays on NumPy (NJ102)."""
+    source = ("import numpy as np\n\n\ndef main():\n    start = np.datetime64('2024-01-28')\n"
+              "    days = start + np.arange(3)\n    return {'days': [str(d) for d in days]}\n")
+    result = convert_source(source, Config())
+    assert "np.arange(3)" in result.converted and "jnp" not in result.converted
+    assert any("makes dates or times" in f.message for f in result.findings if f.code == "NJ102")
+    namespace: dict = {}
+    exec(compile(result.converted, "<converted>", "exec"), namespace)
+    assert namespace["main"]()["days"] == ["2024-01-28", "2024-01-29", "2024-01-30"]

@@ -118,10 +118,25 @@ def test_known_differences_are_in_the_table(proof, name, part, key, expected):
     ("numpy.dot", "b", "int64 array beside float32", apiproof.AS_FLOAT_ARRAY),
     ("numpy.where", "y", "int64 array beside float32", apiproof.AS_FLOAT_ARRAY),
     ("numpy.take", "a", "int64 array beside float32", "same"),
+    # a number option of the base call (full_like's fill value) and a ufunc's `*args`:
+    # NumPy refuses 300 for uint8 data, JAX wraps it to 44
+    ("numpy.full_like", "fill_value", "300 beside uint8", apiproof.NUMPY_RAISES),
+    ("numpy.insert", "values", "300 beside uint8", apiproof.NUMPY_RAISES),
+    ("numpy.maximum", "args", "300 beside uint8", apiproof.NUMPY_RAISES),
+    ("numpy.maximum", "args", "0.1 beside float32", "same"),
 ])
 def test_python_numbers_are_in_the_table(proof, name, parameter, case, expected):
     verdict = proof["callables"][name]["python_numbers"][parameter][case]
     assert verdict == expected or verdict.split(":")[0] == expected, verdict
+
+
+@pytest.mark.parametrize("name", ["numpy.linalg.eigh", "numpy.linalg.eigvalsh", "numpy.linalg.cholesky"])
+def test_an_option_of_jax_alone_is_proven_with_every_jax_run(proof, name):
+    """symmetrize_input=False: JAX reads one triangle as NumPy does, so a NaN (or any
+    value) in the other triangle no longer makes the results differ."""
+    record = proof["callables"][name]
+    assert record["jax_kwargs"] == {"symmetrize_input": False}
+    assert record["edges"]["nan"] in ("same", "raises") or record["edges"]["nan"].startswith("numpy raises")
 
 
 def test_roots_are_proven_different_when_every_root_is_real(proof):
@@ -138,7 +153,7 @@ def test_the_converter_reads_the_verdicts_the_generator_writes():
     from np2jax.analysis import references
 
     for name in ("SAME", "RAISES", "NUMPY_RAISES", "OMITTED", "AS_ARRAY", "AS_FLOAT_ARRAY",
-                 "INT_ARRAY_CASE"):
+                 "INT_ARRAY_CASE", "INTEGER_PARAMS"):
         assert getattr(references, name) == getattr(apiproof, name), name
     numbers = {f"{n!r} " for n, _ in apiproof.PYTHON_NUMBERS}
     assert numbers == {prefix for prefixes in references._NUMBER_CASES.values() for prefix in prefixes}
@@ -295,19 +310,25 @@ def _rerun_into(table: dict, folder: Path, *options: str) -> tuple[dict, str]:
     return json.loads(out.read_text()), done.stdout
 
 
-def test_the_python_numbers_alone_merge_into_a_table(tiny_run, tmp_path):
-    """--python-numbers runs that part alone and merges it into the table at --out: the
-    other verdicts stay, the run is recorded beside the table's provenance."""
+@pytest.mark.parametrize("part, key, named", [
+    ("python-numbers", "python_numbers", "Python numbers"),
+    ("dtypes", "dtypes", "dtypes"),
+    ("int64-params", "int64_params", "options on int64 data"),
+])
+def test_a_part_alone_merges_into_a_table(tiny_run, tmp_path, part, key, named):
+    """--part runs that part alone and merges it into the table at --out: the other
+    verdicts stay, the run is recorded beside the table's provenance."""
     table, _, text = tiny_run
     stale = json.loads(text)
-    del stale["callables"]["numpy.take"]["python_numbers"]
-    merged, printed = _rerun_into(stale, tmp_path, "--python-numbers")
+    del stale["callables"]["numpy.take"][key]
+    merged, printed = _rerun_into(stale, tmp_path, "--part", part)
     take = merged["callables"]["numpy.take"]
-    assert take["python_numbers"] == table["callables"]["numpy.take"]["python_numbers"]
+    expected = table["callables"]["numpy.take"][key]  # its grid: fewer dtypes than the committed one
+    assert expected and {k: take[key].get(k) for k in expected} == expected
     assert take["params"] == table["callables"]["numpy.take"]["params"]
-    assert merged["provenance"]["python_numbers"]["only"] == ["numpy.take"]
+    assert merged["provenance"][key]["only"] == ["numpy.take"]
     assert merged["provenance"]["summary"] == apiproof.summarize(merged["callables"])
-    assert "Python numbers run apart in" in printed
+    assert f"{named} run apart in" in printed
 
 
 def test_the_generator_records_its_provenance_and_prints_its_counts(tiny_run):

@@ -82,3 +82,33 @@ def test_a_draw_of_a_converted_random_state_is_a_jax_array():
     namespace: dict = {}
     exec(converted, namespace)
     assert np.asarray(namespace["main"]()).dtype == np.float64
+
+
+@pytest.mark.parametrize("body, expected", [
+    # every binding of the attribute in its class gives the same dtype
+    ("        self.px = np.zeros(4, dtype=np.int8)\n\n    def reset(self):\n"
+     "        self.px = np.ones(4, dtype=np.int8)\n", "int8"),
+    ("        self.px = np.zeros(4, dtype=np.uint16)\n        self.px += 1\n", "uint16"),
+    # bindings that disagree, or a Python number grown by `+=`: not known
+    ("        self.px = np.zeros(4, dtype=np.int8)\n\n    def widen(self):\n"
+     "        self.px = self.px.astype(np.int64)\n", None),
+    ("        self.px = 0\n        self.px += 0.5\n", None),
+])
+def test_an_attribute_of_self_has_the_dtype_of_its_bindings(body, expected):
+    source = f"import numpy as np\n\nclass Canvas:\n    def __init__(self):\n{body}\n\n" \
+             "    def read(self):\n        return self.px\n"
+    analysis = analyze(cst.parse_module(source))
+    ret = analysis.nodes(cst.Return)[-1]
+    assert analysis.dtypes.dtype_of(ret.value) == expected
+
+
+def test_names_unpacked_from_a_tuple_literal_have_its_items_values():
+    """`x, c = k, 0`: c is the Python int 0, whose `c += 1` changes no array (no NJ203)."""
+    body = "    x, c = np.float32(2.0), 0\n    return c\n"
+    assert _dtype_at_return(body) == "int"
+    assert _dtype_at_return("    x, c = np.float32(2.0), 0\n    return x\n") == "float32"
+    source = ("import numpy as np\n\n\ndef steps(k):\n    x, c = k, 0\n    while x != 1:\n"
+              "        x = x // 2 if x % 2 == 0 else 3 * x + 1\n        c += 1\n    return c\n\n\n"
+              "def main():\n    return {'c': np.array([steps(k) for k in range(1, 6)])}\n")
+    result = convert_source(source, Config())
+    assert not [f for f in result.findings if f.code == "NJ203"], result.findings

@@ -44,6 +44,7 @@ HEADER = "import numpy as np\nG = np.zeros(3)\nKEPT = []\n"
     "def g(n):\n    return np.ones(n)\n\ndef f(n):\n    return g(n) + 1\n",
     "def f(n):\n    a = np.zeros(n)\n    total = helper(a)\n    return a\n\n"
     "def helper(m):\n    return m.sum()\n",  # a local passed to a helper that only reads it
+    "def f(n):\n    a, b = np.zeros(n), np.ones(n)\n    return a\n",  # unpacked from a tuple
 ])
 def test_every_return_fresh(body):
     assert _fresh(HEADER + body, "f")
@@ -60,7 +61,8 @@ def test_every_return_fresh(body):
     "def f(n):\n    if n == 0:\n        return np.zeros(3)\n    return f(n - 1)\n",  # recursion
     "def f(n):\n    if n:\n        return np.zeros(n)\n",  # may return None
     "def f(n):\n    yield np.zeros(n)\n",  # a generator
-    "def f(n):\n    a, b = np.zeros(n), np.ones(n)\n    return a\n",  # unpacked: not followed
+    "def f(x):\n    a, b = x, 1\n    return a\n",  # unpacked: the argument itself
+    "def f(n):\n    a, b = pair(n)\n    return a\n",  # unpacked from a call: not followed
 ])
 def test_not_every_return_fresh(body):
     assert not _fresh(HEADER + body, "f")
@@ -110,6 +112,16 @@ def test_written_parameter(body):
 ])
 def test_escaping_parameter(body):
     assert not _effect(HEADER + body, "f", "m").read_only
+
+
+@pytest.mark.parametrize("body", [
+    "def f(a, m):\n    np.clip(a, 0.0, m, out=a)\n",   # out= writes a, reads the bound m
+    "def f(a, m):\n    np.copyto(a, m)\n",              # an in-place function writes its first
+    "def f(a, m):\n    np.cumsum(m, out=a)\n",
+])
+def test_the_other_arguments_of_a_writing_call_are_read_only(body):
+    assert _effect(HEADER + body, "f", "m").read_only
+    assert _effect(HEADER + body, "f", "a").written
 
 
 def test_returned_parameter():

@@ -206,3 +206,23 @@ def test_nothing_numpy_inside_a_compiled_function():
     assert "np.array(" not in result.converted
     got = _run(result.converted)
     assert compare_values("main()", _run(source), got) is None
+
+
+def test_a_write_into_draws_of_a_state_left_on_numpy_stays_numpy():
+    """`# np2jax: ignore` on a random state keeps its draws NumPy arrays: a write into one
+    (`self.vel[hit] *= -1`) must stay a NumPy write, not become `.at[]` on a NumPy array."""
+    source = (
+        "import numpy as np\n\n\nclass Particles:\n    def __init__(self, n):\n"
+        "        rng = np.random.default_rng(0)  # np2jax: ignore\n"
+        "        self.pos = rng.uniform(0, 1, size=(n, 2))\n"
+        "        self.vel = rng.normal(0, 0.1, size=(n, 2))\n\n"
+        "    def step(self):\n        self.pos += self.vel\n"
+        "        hit = (self.pos < 0) | (self.pos > 1)\n        self.vel[hit] *= -1\n\n\n"
+        "def main():\n    p = Particles(5)\n    for _ in range(10):\n        p.step()\n"
+        "    return {'pos': p.pos, 'vel': p.vel}\n")
+    converted = convert_source(source).converted
+    assert ".at[" not in converted
+    reference, namespace = {}, {}
+    exec(source, reference)
+    exec(compile(converted, "<converted>", "exec"), namespace)
+    assert compare_values("main()", reference["main"](), namespace["main"]()) is None
