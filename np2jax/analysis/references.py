@@ -564,8 +564,9 @@ def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] |
     differing (np.convolve of int64 data: float64; np.cov of float32: float32;
     np.add.accumulate of uint8: uint8; scipy.special.ndtr of int64: JAX raises), unless
     NJ402 rewrites the call to NumPy's dtype (mended_by_promotion); None otherwise. float64
-    data is the base call's; a dtype the proof did not run (int16, complex64) is not decided
-    here. The proof gives every data argument the dtype at once: data of mixed dtypes, or
+    data is the base call's; a dtype the proof did not run is not decided here. Options on
+    integer data are checked against the grid's second run on int64 data, for every integer
+    dtype. The proof gives every data argument the dtype at once: data of mixed dtypes, or
     with a Python number among it, promotes otherwise (NJ402, NJ116 rewrite those), and is
     not decided here either; nor is an integer floor division, whose difference is a zero
     divisor's (NJ405)."""
@@ -579,9 +580,14 @@ def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] |
     if not verdicts or call is None or qualname in _ZERO_DIVISOR_RULED or any(a.star for a in call.args):
         return None
     params = record.get("params", {})
+    array_options = _array_options(record)
+    # `np.percentile(x32, 50)`: the proof's q was an array, whose float64 promotes the result
+    # where a Python number does not; the dtype verdict does not describe the call
+    numbers_for_arrays = any(argument.name in array_options and dtype_of(argument.arg.value) in ("int", "float")
+                             for argument in ref.arguments)
     found, data = set(), []
     for argument in data_arguments(ref):
-        if not params.get(argument.name or "", {"data": True}).get("data"):
+        if argument.name in array_options or not params.get(argument.name or "", {"data": True}).get("data"):
             continue  # an option taking arrays (bincount's weights): not the data cast
         dtype = dtype_of(argument.arg.value)
         if dtype in ("int", "float"):  # a Python number, weak in NumPy as in JAX ...
@@ -594,7 +600,7 @@ def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] |
     if len(found) != 1:
         return None
     (dtype,) = found
-    verdict = verdicts.get(dtype) if dtype != "float64" else None
+    verdict = verdicts.get(dtype) if dtype != "float64" and not numbers_for_arrays else None
     if verdict is not None and not fine(verdict) \
             and not mended_by_promotion(qualname.removeprefix("numpy."), dtype):
         return KEEP_PROVEN_DIFFERENT, f"for {dtype} data (`{code_of(data[0])}`), " \
@@ -602,6 +608,30 @@ def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] |
     if dtype in INTEGER_DTYPES:
         return _check_integer_options(record.get(INTEGER_PARAMS, {}), ref, dtype)
     return None
+
+
+def _array_options(record: dict) -> frozenset:
+    """The options the proof's base call gave an array sample (`percentile(@M, @q)`: q, an
+    array of float64 the dtype runs leave as it is), whose dtype takes part in the result's
+    as a Python number's would not."""
+    call = record.get("call", "")
+    inside = call[call.find("(") + 1:-1] if "(" in call else ""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(inside):  # the top-level items: "(0, 1)" is one
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 0:
+            items.append(inside[start:index].strip())
+            start = index + 1
+    items.append(inside[start:].strip())
+    positional = record.get("positional", [])
+    params = record.get("params", {})
+    named = [item.split("=", 1) if "=" in item and not item.startswith("@") else
+             [positional[index] if index < len(positional) else "", item]
+             for index, item in enumerate(items) if item]
+    # an array the grid also tries numbers or None for (percentile's q, histogram's weights)
+    return frozenset(name for name, value in named if value.startswith("@") and name in params
+                     and any(not key.startswith("@") for key in params[name].get("values", {})))
 
 
 def _check_integer_options(proven: dict, ref: ApiRef, dtype: str) -> tuple[str, str] | None:

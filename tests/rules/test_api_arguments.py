@@ -255,12 +255,18 @@ def test_a_call_on_data_of_a_dtype_jax_differs_for_stays_on_numpy(setup, call, r
     ("p = np.array([200, 100, 7], dtype=np.uint8)", "np.mean(p)"),      # NJ402 asks for float64
     ("a = np.array([3, 9, 4, 7])", "np.quantile(a, 0.5)"),              # linear: proven the same
     ("a = np.array([123, 456, 789])", "np.round(a)"),
+    # the proof's q was a float64 array, which promotes float32 data: a Python q does not
+    ("x = np.linspace(0, 1, 5).astype(np.float32)", "np.percentile(x, 50)"),
 ])
 def test_a_call_on_data_of_a_dtype_proven_the_same_converts(setup, call):
     source = f"import numpy as np\n{setup}\nr = {call}\n"
     result = convert_source(source, Config())
     assert not [f for f in result.findings if f.code == "NJ103"], result.findings
     assert "r = np." not in result.converted
+    reference, converted = {}, {}
+    exec(source, reference)
+    exec(compile(result.converted, "<converted>", "exec"), converted)
+    assert np.asarray(converted["r"]).dtype == np.asarray(reference["r"]).dtype
 
 
 def test_a_module_making_dates_stays_on_numpy():
