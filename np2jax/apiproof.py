@@ -73,6 +73,11 @@ TOLERANCES = {"float64": (1e-9, 1e-12), "float32": (2e-5, 1e-6), "float16": (2e-
 PYTHON_NUMBERS = ((300, "uint8"), (5, "int32"), (5, "float32"), (0.1, "float32"))
 AS_ARRAY = "same as a 64-bit array"
 AS_FLOAT_ARRAY = "same as a float64 array"
+# A dtype whose verdict differs where JAX, given the data cast to float64, gives NumPy's
+# result (np.cov, np.interp of float32 data: NumPy computes in float64).
+DTYPE_AS_FLOAT64 = "same as float64 data"
+WIDENED_DTYPES = ("float32", "float16", "int64", "int32", "int16", "int8", "uint8", "uint16",
+                  "uint32", "uint64", "bool")
 # and an int64 array given for a data argument beside float32 data (NumPy: float64)
 INT_ARRAY_CASE = "int64 array beside float32"
 UFUNC_METHODS = ("reduce", "accumulate", "outer", "reduceat")
@@ -633,8 +638,10 @@ class Prover:
                     out.append(p.name)
         return out
 
-    def run(self, args: list, kwargs: dict, dtype=None, edge=None, jax_args=None) -> str:
-        """One verdict; `jax_args`: what JAX is given instead of `args` (made alike)."""
+    def run(self, args: list, kwargs: dict, dtype=None, edge=None, jax_args=None,
+            jax_float64: bool = False) -> str:
+        """One verdict; `jax_args`: what JAX is given instead of `args` (made alike);
+        `jax_float64`: JAX is given the `dtype` data cast to float64 (DTYPE_AS_FLOAT64)."""
         ctx_np = Context(self.samples, dtype, edge)
         np_args = [ctx_np.value(a) for a in args]
         np_kwargs = {self.renames.get(k, k): ctx_np.value(v) for k, v in kwargs.items()}
@@ -643,6 +650,16 @@ class Prover:
         ctx_jax = Context(self.samples, dtype, edge)
         jax_args = [ctx_jax.value(a) for a in (args if jax_args is None else jax_args)]
         jax_kwargs = {**self.spec.get("jax_kwargs", {}), **{k: ctx_jax.value(v) for k, v in kwargs.items()}}
+        if jax_float64:
+            np = self.samples.np
+
+            def widened(value):
+                if isinstance(value, np.ndarray) and value.dtype == np.dtype(dtype):
+                    return value.astype(np.float64)
+                return tuple(widened(v) for v in value) if isinstance(value, tuple) else value
+
+            jax_args = [widened(a) for a in jax_args]
+            jax_kwargs = {k: widened(v) for k, v in jax_kwargs.items()}
         then = None
         if "then" in self.spec:
             then = ([ctx_np.value(a) for a in self.spec["then"]],
@@ -763,7 +780,14 @@ class Prover:
         if not any(isinstance(a, str) and a.startswith("@") and a[1:] in self.samples.data
                    for a in _flat(args)):
             return {}
-        return {dtype: self.run(args, kwargs, dtype=dtype) for dtype in dtypes or self.grid["dtypes"]}
+        verdicts = {}
+        for dtype in dtypes or self.grid["dtypes"]:
+            verdict = self.run(args, kwargs, dtype=dtype)
+            if verdict.startswith(DIFFERS) and dtype in WIDENED_DTYPES and self.run(
+                    args, kwargs, dtype=dtype, jax_float64=True) == SAME:
+                verdict = DTYPE_AS_FLOAT64  # np.cov of float32: NumPy computes in float64
+            verdicts[dtype] = verdict
+        return verdicts
 
     def prove_python_numbers(self, args: list, kwargs: dict) -> dict:
         """{parameter: {case: verdict}}: each positional data argument given as a Python
@@ -1071,7 +1095,7 @@ def callables(table: dict) -> dict[str, dict]:
 
 def _bucket(verdict: str) -> str | None:
     """same, differs, raises (both) or numpy raises (JAX returns where NumPy raises)."""
-    if verdict in (SAME, RAISES, AS_ARRAY, AS_FLOAT_ARRAY):
+    if verdict in (SAME, RAISES, AS_ARRAY, AS_FLOAT_ARRAY, DTYPE_AS_FLOAT64):
         return verdict
     if verdict.startswith(NUMPY_RAISES):
         return NUMPY_RAISES
@@ -1088,7 +1112,8 @@ def summarize(results: dict) -> dict:
     counts = {"callables": len(results), "proven": 0, "skipped": 0,
               "verdicts": buckets(),
               "parameters": {SAME: 0, DIFFERS: 0, "partly": 0},
-              "parameter_values": buckets(), "dtypes": buckets(), "edges": buckets(),
+              "parameter_values": buckets(), "dtypes": dict(buckets(), **{DTYPE_AS_FLOAT64: 0}),
+              "edges": buckets(),
               INTEGER_PARAMS: buckets(),
               "python_numbers": dict(buckets(), **{AS_ARRAY: 0, AS_FLOAT_ARRAY: 0})}
     for result in results.values():
@@ -1141,7 +1166,8 @@ def describe(provenance: dict) -> str:
         f"  {'parameters:':<18} {sum(parameters.values())} options: same for every value "
         f"{parameters[SAME]}, for some {parameters['partly']}, for none {parameters[DIFFERS]}",
         line("option values:", summary["parameter_values"]),
-        line("dtypes:", summary["dtypes"]),
+        line("dtypes:", summary["dtypes"])
+        + f", same as float64 data {summary['dtypes'].get(DTYPE_AS_FLOAT64, 0)}",
         line("edge values:", summary["edges"]),
         line("options, int64:", summary.get(INTEGER_PARAMS, {SAME: 0, DIFFERS: 0, RAISES: 0, NUMPY_RAISES: 0})),
         line("Python numbers:", summary["python_numbers"])

@@ -99,6 +99,9 @@ class ApiRef:
     out_arg: cst.Arg | None = None  # the out= argument of the call, when it has one
     # converted as `jnp.asarray(np.linspace(...))`: NumPy computes it (policy.toml computed_by_numpy)
     computed_by_numpy: bool = False
+    # data arguments to give JAX as float64, where running both showed that gives NumPy's
+    # result for their dtype (np.cov of float32 data: NumPy computes in float64; NJ402)
+    widened: tuple = ()
 
     @property
     def jax_path(self) -> str | None:

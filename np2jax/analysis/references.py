@@ -444,6 +444,7 @@ VALUE_EDGES = {"nan": "NaN", "inf": "infinities", "ties": "ties (equal values)",
 # array, or (an integer) a float64 array (np2jax.apiproof.AS_ARRAY, AS_FLOAT_ARRAY)
 AS_ARRAY, AS_FLOAT_ARRAY = "same as a 64-bit array", "same as a float64 array"
 INT_ARRAY_CASE = "int64 array beside float32"  # np2jax.apiproof.INT_ARRAY_CASE
+DTYPE_AS_FLOAT64 = "same as float64 data"  # np2jax.apiproof.DTYPE_AS_FLOAT64
 # the options proven again with int64 data, read for data of any integer dtype
 INTEGER_PARAMS = "int64_params"  # np2jax.apiproof.INTEGER_PARAMS
 INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
@@ -603,6 +604,9 @@ def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] |
     verdict = verdicts.get(dtype) if dtype != "float64" and not numbers_for_arrays else None
     if verdict is not None and not fine(verdict) \
             and not mended_by_promotion(qualname.removeprefix("numpy."), dtype):
+        if verdict == DTYPE_AS_FLOAT64:  # NJ402 gives JAX the data as float64
+            ref.widened = tuple(a.arg for a in data_arguments(ref) if a.arg.value in data)
+            return None
         return KEEP_PROVEN_DIFFERENT, f"for {dtype} data (`{code_of(data[0])}`), " \
                                       f"JAX's version differs: {_why(verdict)}"
     if dtype in INTEGER_DTYPES:

@@ -99,6 +99,23 @@ class NarrowIntegerPromotion(Rule):
         yield from self._integer_with_float_ufuncs(jnp)
         yield from self._integer_with_float_calls(jnp)
         yield from self._python_ints()
+        yield from self._widened_data(jnp)
+
+    def _widened_data(self, jnp: str):
+        """The data of a call NumPy computes in float64 where JAX keeps its dtype, which
+        running both showed JAX computes as NumPy does given float64 data (the proof's
+        `same as float64 data`: np.cov and np.interp of float32, scipy.stats of int64):
+        each such argument becomes `jnp.asarray(x, dtype=jnp.float64)`."""
+        dtype_of = self.analysis.dtypes.dtype_of
+        for ref in self.analysis.refs:
+            if not ref.converted or not ref.widened:
+                continue
+            dtype = dtype_of(ref.widened[0].value)
+            for arg in ref.widened:
+                yield self.report(arg, fix=_as_float64(jnp), requires=(ref.node,),
+                                  imports=[("jax.numpy", jnp)], spelled=code_of(ref.node),
+                                  dtype=dtype, difference=NARROWER.format("float64"),
+                                  outcome=REWRITTEN.format("float64"))
 
     def _python_ints(self):
         """A Python int literal the narrow integer dtype of the array beside it cannot hold
@@ -303,6 +320,13 @@ class NarrowIntegerPromotion(Rule):
         if name in FLOAT_UFUNCS:
             return ufunc_float(dtype), _cast_first(ufunc_float(dtype), jnp)
         return None
+
+
+def _as_float64(jnp: str):
+    def fix(arg: cst.Arg) -> cst.Arg:
+        return arg.with_changes(value=updates.jnp_call(
+            jnp, "asarray", arg.value.with_changes(lpar=[], rpar=[]), dtype=_dtype_node("float64", jnp)))
+    return fix
 
 
 def _has_dtype(call: cst.Call) -> bool:

@@ -130,6 +130,20 @@ def test_python_numbers_are_in_the_table(proof, name, parameter, case, expected)
     assert verdict == expected or verdict.split(":")[0] == expected, verdict
 
 
+@pytest.mark.parametrize("name, dtype, expected", [
+    # NumPy computes these in float64 whatever the data: JAX too, given float64 data
+    ("numpy.cov", "float32", apiproof.DTYPE_AS_FLOAT64),
+    ("numpy.interp", "float32", apiproof.DTYPE_AS_FLOAT64),
+    # NumPy keeps integers: float64 data does not mend JAX's float result
+    ("numpy.convolve", "int64", "differs"),
+    ("numpy.add.accumulate", "uint8", "differs"),
+    ("numpy.sum", "int16", "same"),
+])
+def test_dtype_verdicts_are_in_the_table(proof, name, dtype, expected):
+    verdict = proof["callables"][name]["dtypes"][dtype]
+    assert verdict == expected or verdict.split(":")[0] == expected, verdict
+
+
 @pytest.mark.parametrize("name", ["numpy.linalg.eigh", "numpy.linalg.eigvalsh", "numpy.linalg.cholesky"])
 def test_an_option_of_jax_alone_is_proven_with_every_jax_run(proof, name):
     """symmetrize_input=False: JAX reads one triangle as NumPy does, so a NaN (or any
@@ -153,7 +167,7 @@ def test_the_converter_reads_the_verdicts_the_generator_writes():
     from np2jax.analysis import references
 
     for name in ("SAME", "RAISES", "NUMPY_RAISES", "OMITTED", "AS_ARRAY", "AS_FLOAT_ARRAY",
-                 "INT_ARRAY_CASE", "INTEGER_PARAMS"):
+                 "INT_ARRAY_CASE", "INTEGER_PARAMS", "DTYPE_AS_FLOAT64"):
         assert getattr(references, name) == getattr(apiproof, name), name
     numbers = {f"{n!r} " for n, _ in apiproof.PYTHON_NUMBERS}
     assert numbers == {prefix for prefixes in references._NUMBER_CASES.values() for prefix in prefixes}
