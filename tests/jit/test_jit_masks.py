@@ -415,13 +415,14 @@ def _shapes_of(source: str, *names: str) -> dict:
     ("a = np.outer(np.arange(N), np.arange(1, 3)) + np.arange(2)\nuse(a)", (5, 2)),
     ("a = np.ones(3)\nfor i in range(2):\n    use(a)\n    b = np.ones(4)", (3,)),
     ("a = np.ones((N, 1)) * np.ones(3)\nuse(a)", (5, 3)),
+    ("A, B = 2, 3\na = np.zeros((A, B))\nuse(a)", (2, 3)),  # names unpacked from a tuple
     # not known: a parameter, broadcasting that fails, a loop that rebinds, a second
-    # binding on the line, a name bound by a tuple of literals or rebound through `global`
+    # binding on the line, a name unpacked from a call or rebound through `global`
     ("use(p)", None),
     ("a = np.ones((N, 2)) + np.ones(3)\nuse(a)", None),
     ("a = np.ones(3)\nfor i in range(2):\n    use(a)\n    a = np.ones(4)", None),
     ("a = np.ones(3); a = np.ones(4)\nuse(a)", None),
-    ("A, B = 2, 3\na = np.zeros((A, B))\nuse(a)", None),
+    ("A, B = dims()\na = np.zeros((A, B))\nuse(a)", None),
     ("a = np.zeros(G)\nuse(a)", None),
     ("n = 2\nn += 1\na = np.zeros(n)\nuse(a)", None),
 ])
