@@ -67,6 +67,14 @@ class Values:
         self.shape_roots: dict = {}
         self.static_shapes: dict = {}
 
+    def _passed_kind(self, param) -> str:
+        """A parameter every call of whose function in this module passes a Python number
+        literal (`fib(90)`): SCALAR; anything else is not followed (UNKNOWN)."""
+        passed = self.passed_arguments(param)
+        if passed and all(self.value_kind(a) == SCALAR for a in passed):
+            return SCALAR
+        return UNKNOWN
+
     def value_kind(self, value) -> str:
         if isinstance(value, str):  # markers: "param", "global", UNKNOWN, CONTAINER, SCALAR
             return value if value in (CONTAINER, UNKNOWN, SCALAR) else UNKNOWN
@@ -404,7 +412,8 @@ class Values:
             values = self.live_bindings(expr, values)
         if not values:
             return UNKNOWN
-        kinds = {CONTAINER if _star_param(v, s) else self.value_kind(v) for v, s in values}
+        kinds = {CONTAINER if _star_param(v, s) else self._passed_kind(s) if v == "param"
+                 else self.value_kind(v) for v, s in values}
         if kinds == {SCALAR}:  # `total = 0; total += g` makes total an array when g is one
             kinds |= {self.value_kind(v) for v in aug_values}
         return kinds.pop() if len(kinds) == 1 else UNKNOWN

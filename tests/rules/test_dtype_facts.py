@@ -112,3 +112,12 @@ def test_names_unpacked_from_a_tuple_literal_have_its_items_values():
               "def main():\n    return {'c': np.array([steps(k) for k in range(1, 6)])}\n")
     result = convert_source(source, Config())
     assert not [f for f in result.findings if f.code == "NJ203"], result.findings
+
+
+def test_a_parameter_every_call_passes_a_number_literal_holds_no_array():
+    """`fib(90)`: `n >>= 1` in fib changes no caller's array (no NJ203)."""
+    source = ("import numpy as np\n\n\ndef fib(n):\n    r, m = np.eye(2), np.array([[1.0, 1.0], [1.0, 0.0]])\n"
+              "    while n:\n        if n & 1:\n            r = r @ m\n        m = m @ m\n        n >>= 1\n"
+              "    return r\n\n\ndef main():\n    return {'f': fib(30)}\n")
+    result = convert_source(source, Config())
+    assert not [f for f in result.findings if f.code == "NJ203"], result.findings
