@@ -83,9 +83,11 @@ INT_ARRAY_CASE = "int64 array beside float32"
 UFUNC_METHODS = ("reduce", "accumulate", "outer", "reduceat")
 # the parts of a table a run can prove alone and merge (--part), as its summary names them
 INTEGER_PARAMS = "int64_params"  # the options proven again with int64 data
-PARTS = ("python_numbers", "dtypes", INTEGER_PARAMS)
+OPTION_DTYPES = "option_dtypes"  # the options taking arrays, given arrays of other dtypes
+OPTION_DTYPE_CASES = ("int64", "float32", "bool")
+PARTS = ("python_numbers", "dtypes", INTEGER_PARAMS, OPTION_DTYPES)
 PART_NAMES = {"python_numbers": "Python numbers", "dtypes": "dtypes",
-              INTEGER_PARAMS: "options on int64 data"}
+              INTEGER_PARAMS: "options on int64 data", OPTION_DTYPES: "array options' dtypes"}
 _NO_VALUE_REPRS = ("<no value>",)
 _MISSING = object()
 
@@ -267,6 +269,9 @@ class Context:
             return getattr(np, name.split(".", 1)[1])
         if name.startswith("dtype:"):  # @dtype:float32
             return np.dtype(name.split(":", 1)[1])
+        if name.startswith("cast:"):  # @cast:int64:pos_like: that sample cast to int64
+            _, dtype, inner = name.split(":", 2)
+            return variant(self.value("@" + inner), dtype, None, np)
         if name.startswith("list:"):  # @list:M,pos: a list of samples (np.block wants a list)
             return [self.value("@" + item) for item in name.split(":", 1)[1].split(",")]
         array = self.samples.arrays[name]
@@ -701,6 +706,9 @@ class Prover:
         integer_params = self.prove_integer_params(args, kwargs, required_by_jax)
         if integer_params:
             out[INTEGER_PARAMS] = integer_params
+        option_dtypes = self.prove_option_dtypes(args, kwargs)
+        if option_dtypes:
+            out[OPTION_DTYPES] = option_dtypes
         numbers = self.prove_python_numbers(args, kwargs)
         if numbers:
             out["python_numbers"] = numbers
@@ -760,6 +768,8 @@ class Prover:
             found = self.prove_dtypes(args, kwargs)
         elif part == INTEGER_PARAMS:
             found = self.prove_integer_params(args, kwargs, base[2])
+        elif part == OPTION_DTYPES:
+            found = self.prove_option_dtypes(args, kwargs)
         else:
             found = self.prove_python_numbers(args, kwargs)
         return {part: found} if found else {}
@@ -773,6 +783,33 @@ class Prover:
         return {name: record["values"] for name, record in
                 self.prove_params(args, kwargs, required_by_jax, dtype="int64").items()
                 if record.get("values") and not record.get("data")}
+
+    def prove_option_dtypes(self, args: list, kwargs: dict) -> dict:
+        """{option: {dtype: verdict}}: each option that takes an array (bincount's weights,
+        percentile's q) given its first array sample cast to int64, float32 and bool (NumPy
+        casts bincount's weights to float64; JAX keeps int64 weights, and refuses bool ones)."""
+        out: dict[str, dict] = {}
+        jax_params = self._jax_params()
+        positional = [p for p in jax_params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        for index, p in enumerate(positional + [p for p in jax_params if p.kind is p.KEYWORD_ONLY]):
+            if p.name == "out" or (self._np_param(p.name) is None and not self._np_takes_keywords()):
+                continue
+            in_args = p.kind is not p.KEYWORD_ONLY and index < len(args) and p.name not in kwargs
+            if not in_args and (p.kind is p.POSITIONAL_ONLY or index < len(args)):
+                continue
+            values = ([args[index]] if in_args else []) + self._values_for(p.name, required=in_args, defaults=False)
+            sample = next((v for v in values if isinstance(v, str) and v.startswith("@")
+                           and (v[1:] in self.samples.arrays or v[1:] in _LIKE_KINDS)
+                           and v[1:] not in self.samples.data), None)
+            if sample is None:
+                continue
+            verdicts = {}
+            for dtype in OPTION_DTYPE_CASES:
+                spec = f"@cast:{dtype}:{sample[1:]}"
+                verdicts[dtype] = self.run_all(self._with(args, index, spec), kwargs) if in_args \
+                    else self.run_all(args, {**kwargs, p.name: spec})
+            out[p.name] = verdicts
+        return out
 
     def prove_dtypes(self, args: list, kwargs: dict, dtypes=None) -> dict:
         """{dtype: verdict}: the base call with its data cast to each dtype of the grid
@@ -1093,6 +1130,9 @@ def callables(table: dict) -> dict[str, dict]:
     return chosen
 
 
+_NO_COUNTS = {SAME: 0, DIFFERS: 0, RAISES: 0, NUMPY_RAISES: 0}  # a table older than a part
+
+
 def _bucket(verdict: str) -> str | None:
     """same, differs, raises (both) or numpy raises (JAX returns where NumPy raises)."""
     if verdict in (SAME, RAISES, AS_ARRAY, AS_FLOAT_ARRAY, DTYPE_AS_FLOAT64):
@@ -1114,7 +1154,7 @@ def summarize(results: dict) -> dict:
               "parameters": {SAME: 0, DIFFERS: 0, "partly": 0},
               "parameter_values": buckets(), "dtypes": dict(buckets(), **{DTYPE_AS_FLOAT64: 0}),
               "edges": buckets(),
-              INTEGER_PARAMS: buckets(),
+              INTEGER_PARAMS: buckets(), OPTION_DTYPES: buckets(),
               "python_numbers": dict(buckets(), **{AS_ARRAY: 0, AS_FLOAT_ARRAY: 0})}
     for result in results.values():
         if "skipped" in result:
@@ -1130,10 +1170,11 @@ def summarize(results: dict) -> dict:
             for verdict in result.get(part, {}).values():
                 if _bucket(verdict):
                     counts[part][_bucket(verdict)] += 1
-        for values in result.get(INTEGER_PARAMS, {}).values():
-            for verdict in values.values():
-                if _bucket(verdict):
-                    counts[INTEGER_PARAMS][_bucket(verdict)] += 1
+        for part in (INTEGER_PARAMS, OPTION_DTYPES):
+            for values in result.get(part, {}).values():
+                for verdict in values.values():
+                    if _bucket(verdict):
+                        counts[part][_bucket(verdict)] += 1
         for record in result.get("params", {}).values():
             verdicts = [_bucket(v) for v in record.get("values", {}).values() if _bucket(v)]
             for verdict in verdicts:
@@ -1169,7 +1210,8 @@ def describe(provenance: dict) -> str:
         line("dtypes:", summary["dtypes"])
         + f", same as float64 data {summary['dtypes'].get(DTYPE_AS_FLOAT64, 0)}",
         line("edge values:", summary["edges"]),
-        line("options, int64:", summary.get(INTEGER_PARAMS, {SAME: 0, DIFFERS: 0, RAISES: 0, NUMPY_RAISES: 0})),
+        line("options, int64:", summary.get(INTEGER_PARAMS, _NO_COUNTS)),
+        line("array options:", summary.get(OPTION_DTYPES, _NO_COUNTS)),
         line("Python numbers:", summary["python_numbers"])
         + f", same as a 64-bit array {summary['python_numbers'][AS_ARRAY]}, as a float64 "
           f"array {summary['python_numbers'][AS_FLOAT_ARRAY]}",
@@ -1229,7 +1271,8 @@ def build(jobs: int, only: list[str] | None = None, log=print, cache: str | None
                      "sha256": hashlib.sha256(grid_text.encode()).hexdigest(),
                      "dtypes": grid["dtypes"], "edges": grid["edges"],
                      "python_numbers": [f"{n!r} beside {d}" for n, d in PYTHON_NUMBERS]
-                     + [INT_ARRAY_CASE], INTEGER_PARAMS: ["int64"]},
+                     + [INT_ARRAY_CASE], INTEGER_PARAMS: ["int64"],
+                     OPTION_DTYPES: list(OPTION_DTYPE_CASES)},
             "tolerances": {k: {"rtol": r, "atol": a} for k, (r, a) in TOLERANCES.items()},
             "verdicts": "same: equal values, dtype, shape and structure; raises: both raise; "
                         "differs: why. Parameter values are keyed by their repr ('wrap', 2, None, "

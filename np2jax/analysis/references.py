@@ -35,7 +35,7 @@ from np2jax.analysis.facts import (
     ApiRef,
     Argument,
 )
-from np2jax.analysis.dtypes import mended_by_promotion
+from np2jax.analysis.dtypes import DTYPES, mended_by_promotion
 from np2jax.catalog import api_policy, api_proof, api_table
 from np2jax.syntax import code_of, dotted_chain, is_none
 
@@ -447,6 +447,8 @@ INT_ARRAY_CASE = "int64 array beside float32"  # np2jax.apiproof.INT_ARRAY_CASE
 DTYPE_AS_FLOAT64 = "same as float64 data"  # np2jax.apiproof.DTYPE_AS_FLOAT64
 # the options proven again with int64 data, read for data of any integer dtype
 INTEGER_PARAMS = "int64_params"  # np2jax.apiproof.INTEGER_PARAMS
+# the options taking arrays given arrays of other dtypes (np2jax.apiproof.OPTION_DTYPES)
+OPTION_DTYPES = "option_dtypes"
 INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
 # the proof's Python numbers by the kind of number each stands for (np2jax.apiproof.PYTHON_NUMBERS)
 _NUMBER_CASES = {"int": ("300 ", "5 "), "float": ("0.1 ",)}
@@ -577,8 +579,18 @@ def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] |
             and isinstance(parents.get(attribute), cst.Call) and parents[attribute].func is attribute:
         qualname, call = f"{qualname}.{attribute.attr.value}", parents[attribute]  # np.add.accumulate(x)
     record = api_proof().get(qualname) or {}
+    if call is None or any(a.star for a in call.args):
+        return None
+    for argument in ref.arguments:  # np.bincount(labels, weights=w32): float32 in JAX
+        verdicts = record.get(OPTION_DTYPES, {}).get(argument.name or "", {})
+        dtype = dtype_of(argument.arg.value) if verdicts else None
+        verdict = verdicts.get(_OPTION_CASES.get(DTYPES[dtype][0] + str(DTYPES[dtype][1]), "")) \
+            if dtype in DTYPES else None
+        if verdict is not None and not fine(verdict):
+            return KEEP_PROVEN_DIFFERENT, f"for `{argument.name}` of {dtype} (`{code_of(argument.arg.value)}`), " \
+                                          f"JAX's version differs: {_why(verdict)}"
     verdicts = record.get("dtypes")
-    if not verdicts or call is None or qualname in _ZERO_DIVISOR_RULED or any(a.star for a in call.args):
+    if not verdicts or qualname in _ZERO_DIVISOR_RULED:
         return None
     params = record.get("params", {})
     array_options = _array_options(record)
@@ -660,6 +672,12 @@ def _check_integer_options(proven: dict, ref: ApiRef, dtype: str) -> tuple[str, 
             return KEEP_PROVEN_DIFFERENT, f"{written} on {dtype} data, which may take a value " \
                                           f"for which JAX's version differs"
     return None
+
+
+# the dtype an array given for an option stands for, by kind and bits, among the proof's
+# cases for options taking arrays (np2jax.apiproof.OPTION_DTYPE_CASES)
+_OPTION_CASES = {"b8": "bool", **{f"{k}{b}": "int64" for k in "ui" for b in (8, 16, 32, 64)},
+                 "f16": "float32", "f32": "float32"}
 
 
 # integer floor divisions, which differ for a zero divisor alone: NJ405 rewrites or reports them

@@ -236,6 +236,8 @@ def test_a_call_is_given_the_jax_options_running_both_proved_it_with(call, expec
     # an option proven again on int64 data
     ("a = np.array([3, 9, 4, 7])", "np.quantile(a, 0.5, method='lower')", "`method='lower'` on int64"),
     ("a = np.array([123, 456, 789])", "np.round(a, -1)", "`decimals=-1` on int64"),
+    # an option taking an array, of a dtype the code shows
+    ("lab = np.array([0, 1, 1])", "np.bincount(lab, weights=np.array([1, 2, 3]))", "`weights` of int64"),
 ])
 def test_a_call_on_data_of_a_dtype_jax_differs_for_stays_on_numpy(setup, call, reason):
     source = f"import numpy as np\n{setup}\nr = {call}\n"

@@ -144,6 +144,17 @@ def test_dtype_verdicts_are_in_the_table(proof, name, dtype, expected):
     assert verdict == expected or verdict.split(":")[0] == expected, verdict
 
 
+@pytest.mark.parametrize("name, option, dtype, expected", [
+    # NumPy casts bincount's weights to float64; JAX keeps int64 and refuses bool
+    ("numpy.bincount", "weights", "int64", "differs"),
+    ("numpy.bincount", "weights", "bool", "differs"),
+    ("numpy.average", "weights", "int64", "same"),
+])
+def test_array_options_of_other_dtypes_are_in_the_table(proof, name, option, dtype, expected):
+    verdict = proof["callables"][name]["option_dtypes"][option][dtype]
+    assert verdict == expected or verdict.split(":")[0] == expected, verdict
+
+
 @pytest.mark.parametrize("name", ["numpy.linalg.eigh", "numpy.linalg.eigvalsh", "numpy.linalg.cholesky"])
 def test_an_option_of_jax_alone_is_proven_with_every_jax_run(proof, name):
     """symmetrize_input=False: JAX reads one triangle as NumPy does, so a NaN (or any
@@ -167,7 +178,7 @@ def test_the_converter_reads_the_verdicts_the_generator_writes():
     from np2jax.analysis import references
 
     for name in ("SAME", "RAISES", "NUMPY_RAISES", "OMITTED", "AS_ARRAY", "AS_FLOAT_ARRAY",
-                 "INT_ARRAY_CASE", "INTEGER_PARAMS", "DTYPE_AS_FLOAT64"):
+                 "INT_ARRAY_CASE", "INTEGER_PARAMS", "DTYPE_AS_FLOAT64", "OPTION_DTYPES"):
         assert getattr(references, name) == getattr(apiproof, name), name
     numbers = {f"{n!r} " for n, _ in apiproof.PYTHON_NUMBERS}
     assert numbers == {prefix for prefixes in references._NUMBER_CASES.values() for prefix in prefixes}
@@ -328,6 +339,7 @@ def _rerun_into(table: dict, folder: Path, *options: str) -> tuple[dict, str]:
     ("python-numbers", "python_numbers", "Python numbers"),
     ("dtypes", "dtypes", "dtypes"),
     ("int64-params", "int64_params", "options on int64 data"),
+    ("option-dtypes", "option_dtypes", "array options' dtypes"),
 ])
 def test_a_part_alone_merges_into_a_table(tiny_run, tmp_path, part, key, named):
     """--part runs that part alone and merges it into the table at --out: the other
