@@ -25,6 +25,7 @@ from np2jax.analysis.facts import (
 from np2jax.analysis.shapes import same_shape
 from np2jax.catalog import api_policy
 from np2jax.syntax import argument_for
+from np2jax.syntax.walk import OwnScopeVisitor
 
 
 # str methods that give a str (of a value that is one)
@@ -1094,7 +1095,7 @@ def _part_of(value, name: str) -> bool:
         and value.value.value == name
 
 
-class ReturnsFinder(cst.CSTVisitor):
+class ReturnsFinder(OwnScopeVisitor):
     """Whether a function body returns a value or yields (not looking into nested functions)."""
 
     def __init__(self) -> None:
@@ -1110,15 +1111,6 @@ class ReturnsFinder(cst.CSTVisitor):
 
     def visit_Yield(self, node: cst.Yield) -> None:
         self.yields = True
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
 
 
 def always_leaves(statements) -> bool:

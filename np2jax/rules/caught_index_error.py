@@ -10,6 +10,7 @@ import libcst as cst
 
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, handler_names
+from np2jax.syntax.walk import OwnScopeVisitor
 
 # What an `except` must name to catch the IndexError NumPy raises for an out-of-bounds index.
 CATCHES_INDEX_ERROR = frozenset({"IndexError", "LookupError"})
@@ -50,16 +51,7 @@ class CaughtIndexError(Rule):
         """(read, the array read) in `body`, outside nested functions, classes and lambdas."""
         found = []
 
-        class Reads(cst.CSTVisitor):
-            def visit_FunctionDef(self, node):
-                return False
-
-            def visit_ClassDef(self, node):
-                return False
-
-            def visit_Lambda(self, node):
-                return False
-
+        class Reads(OwnScopeVisitor):
             def visit_Subscript(visitor, node):
                 if self._write_target(node):
                     return  # a write there is left in place, on NumPy (NJ201's finding)

@@ -15,6 +15,7 @@ from np2jax.analysis.references import NUMPY_RAISES, data_arguments, python_numb
 from np2jax.rules.base import Rule
 from np2jax.rules.narrow_integer_promotion import AUGMENTED, CHECKED_OPERATORS
 from np2jax.syntax import code_of, handler_names
+from np2jax.syntax.walk import OwnScopeVisitor
 
 # What an `except` must name to catch the OverflowError NumPy 2 raises for a Python int
 # out of a narrow integer dtype's range (`uint8_data + 300`).
@@ -43,16 +44,7 @@ class CaughtOverflowError(Rule):
     def _body(self, body: cst.CSTNode):
         found = []
 
-        class Arithmetic(cst.CSTVisitor):
-            def visit_FunctionDef(self, node):
-                return False
-
-            def visit_ClassDef(self, node):
-                return False
-
-            def visit_Lambda(self, node):
-                return False
-
+        class Arithmetic(OwnScopeVisitor):
             def visit_BinaryOperation(self, node):
                 if isinstance(node.operator, CHECKED_OPERATORS):
                     found.append((node, [(node.left, node.right), (node.right, node.left)]))

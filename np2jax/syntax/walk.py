@@ -126,3 +126,17 @@ def record_parents(node: cst.CSTNode, parents: dict) -> None:
     for child in children(node):
         parents[child] = node
         record_parents(child, parents)
+
+
+class OwnScopeVisitor(cst.CSTVisitor):
+    """A visitor of the code that runs where it is written: it does not go into the
+    functions, classes and lambdas defined there (their bodies run elsewhere, or later)."""
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
