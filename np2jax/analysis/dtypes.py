@@ -183,6 +183,27 @@ def is_integer(dtype: str | None) -> bool:
     return dtype == "int" or (dtype in DTYPES and DTYPES[dtype][0] in "bui" and dtype != "bool")
 
 
+
+def _shape_item(subscript: cst.Subscript) -> bool:
+    """`x.shape[1]`, `x.shape[-1]`, `x.shape[axis]`: one item, not a slice."""
+    value = subscript.value
+    return isinstance(value, cst.Attribute) and value.attr.value == "shape" \
+        and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index) \
+        and isinstance(subscript.slice[0].slice.value, (cst.Integer, cst.Name, cst.UnaryOperation))
+
+
+def _returned_item(subscript: cst.Subscript) -> int | None:
+    """`f(x, return_inverse=True)[1]`: the position of the item taken from the tuple a call
+    given `return_*` options gives (np.unique's); None for anything else."""
+    call = subscript.value
+    if not (isinstance(call, cst.Call) and call.args and call.args[0].keyword is None
+            and any(a.keyword is not None and a.keyword.value.startswith("return_")
+                    for a in call.args)
+            and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
+            and isinstance(subscript.slice[0].slice.value, cst.Integer)):
+        return None
+    return int(subscript.slice[0].slice.value.value)
+
 class Dtypes:
     """dtype_of for one module, memoised; reads the value analysis (`flow`)."""
 
@@ -249,6 +270,13 @@ class Dtypes:
         if isinstance(node, cst.ListComp):
             return self._strong(self.dtype_of(node.elt, depth + 1))
         if isinstance(node, cst.Subscript):
+            if _shape_item(node):  # x.shape[1]: a Python int in NumPy and JAX alike
+                return "int"
+            returned = _returned_item(node)
+            ref = self.flow.collector.ref_by_call.get(node.value) if returned is not None else None
+            if ref is not None and ref.qualname == "numpy.unique":
+                # np.unique(x, return_inverse=True)[1]: int64 indices; [0] the values
+                return self.dtype_of(node.value.args[0].value, depth + 1) if returned == 0 else "int64"
             return self.dtype_of(node.value, depth + 1)
         if isinstance(node, cst.IfExp):  # one branch's value: known when both agree
             body, orelse = (self.dtype_of(n, depth + 1) for n in (node.body, node.orelse))
@@ -258,6 +286,9 @@ class Dtypes:
             if node.attr.value in ("real", "imag") and inner in ("complex64", "complex128"):
                 return "float32" if inner == "complex64" else "float64"
             return inner
+        if isinstance(node, cst.Attribute) and (node.attr.value == "ndim" or node.attr.value == "size"
+                                                and self.dtype_of(node.value, depth + 1) in DTYPES):
+            return "int"  # not any `.size` (a PIL image's is a tuple): an array's
         if isinstance(node, cst.Attribute):
             return self._attribute(node, depth)
         if isinstance(node, cst.Call):
@@ -375,6 +406,9 @@ class Dtypes:
         if name in _SAME_AS_FIRST:
             if name in ("maximum", "minimum", "where", "concatenate", "stack", "vstack", "hstack"):
                 return None  # several operands: promoted together (not followed)
+            if name == "unique" and any(k.startswith("return_") for k in keyword) \
+                    or name.startswith("atleast_") and len(positional) > 1:
+                return None  # a tuple (values and indices) or a list of arrays
             return first if first not in ("int", "float") else None
         return None
 

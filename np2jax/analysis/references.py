@@ -626,6 +626,37 @@ def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] |
     return None
 
 
+# ndarray methods that are their NumPy function with the array first (`counts.round(-1)` is
+# np.round(counts, -1)); not the in-place ones (sort, fill) nor those whose arguments differ
+# (reshape(*shape), transpose(*axes), compress(condition))
+FUNCTION_METHODS = frozenset({
+    "round", "clip", "sum", "prod", "mean", "std", "var", "min", "max", "cumsum", "cumprod",
+    "argmax", "argmin", "argsort", "repeat", "take", "trace", "searchsorted", "all", "any",
+    "diagonal", "squeeze", "swapaxes", "dot", "nonzero", "conj", "conjugate"})
+
+
+def check_method(call: cst.Call, dtype_of) -> tuple[str, str] | None:
+    """(KEEP_PROVEN_DIFFERENT, detail) for `x.round(-1)`, a method of FUNCTION_METHODS on
+    data of a dtype the code shows, for which running both showed the function
+    (`np.round(x, -1)`) differing in JAX: its dtype verdicts and, on integer data, its
+    options as run on int64 data (check_data_dtypes); None otherwise. Its base call and
+    edges are not read here: the methods of JAX arrays were converted with the array."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in FUNCTION_METHODS:
+        return None
+    qualname = f"numpy.{func.attr.value}"
+    entry = api_table().get(qualname)
+    if entry is None or "params" not in entry:
+        return None
+    as_function = call.with_changes(func=cst.Name(func.attr.value),
+                                    args=[cst.Arg(func.value), *call.args])
+    ref = ApiRef(node=as_function.func, qualname=qualname, entry=entry, call=as_function,
+                 arguments=bind_arguments(as_function, entry, qualname))
+    if any(argument.role is None for argument in ref.arguments):
+        return None  # an argument the function does not take: not the same call
+    return check_data_dtypes(ref, {}, dtype_of)  # the receiver is the tree's own node
+
+
 def _array_options(record: dict) -> frozenset:
     """The options the proof's base call gave an array sample (`percentile(@M, @q)`: q, an
     array of float64 the dtype runs leave as it is), whose dtype takes part in the result's

@@ -529,6 +529,13 @@ class Values:
         """The converted API references `jax_typed(value)` relies on (empty when False)."""
         return tuple(_JaxTyping(self, certain).of(value)[1])
 
+    def parameter_bound(self, value) -> bool:
+        """A name one of whose live bindings is a function parameter (what a caller passes)."""
+        if not isinstance(value, cst.Name):
+            return False
+        values, _ = self.name_values(value)
+        return any(bound == "param" for bound, _ in self.live_bindings(value, values))
+
     def parameter_may_be_jax(self, value) -> tuple:
         """For a name bound only to parameters of module-level functions: the converted
         references by which some call in this module passes a JAX array for it (empty when
@@ -1148,6 +1155,23 @@ def _unpacked_position(statement, name: str) -> tuple[int, int] | None:
     return (found[0], len(elements)) if len(found) == 1 else None
 
 
+# Sequence results holding a Python number beside arrays in NumPy (lstsq's rank, polyfit's
+# rcond with full=True)
+_NUMBER_ITEMS = frozenset({"numpy.linalg.lstsq", "numpy.polyfit"})
+# index grids: np.mgrid[...] one array, np.ogrid[...] a list of them
+_GRIDS = frozenset({"numpy.mgrid", "numpy.ogrid"})
+
+
+def _item_index(subscript: cst.Subscript) -> bool:
+    """`value[1]`, `value[-1]`: one item of a sequence, not a slice of it."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return False
+    index = subscript.slice[0].slice.value
+    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
+        index = index.expression
+    return isinstance(index, cst.Integer)
+
+
 # Attributes of a JAX array that are JAX arrays too (not .shape, .dtype, .size...).
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 
@@ -1223,6 +1247,13 @@ class _JaxTyping:
         if isinstance(value, cst.Attribute):
             return self.of(value.value) if value.attr.value in _ARRAY_ATTRIBUTES else no
         if isinstance(value, cst.Subscript):
+            items = self._items_of(value.value)
+            if items is not None:  # np.nonzero(m)[0], np.mgrid[0:4, 0:5]
+                return items if _item_index(value) or self._grid(value.value) else no
+            if _item_index(value) and isinstance(value.value, cst.Name):
+                items = self._sequence_name(value.value)
+                if items is not None:  # g = np.ogrid[0:4, 0:5]; g[0]
+                    return items
             return self.of(value.value)
         if isinstance(value, cst.Name):
             values, _ = flow.name_values(value)
@@ -1253,19 +1284,68 @@ class _JaxTyping:
             and ref.qualname not in flow.sequence_results \
             and ref.qualname not in flow.non_array_results and flow._one_array_result(ref)
 
+    def _sequence_call(self, ref) -> bool:
+        """A converted call whose result is a tuple or list of arrays (np.meshgrid,
+        np.nonzero, np.unique(..., return_inverse=True)): each item is a JAX array. Not
+        lstsq's rank or polyfit's rcond, Python numbers in NumPy."""
+        flow = self.flow
+        return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
+            and ref.qualname in (flow.sequence_results | flow.maybe_sequence_results) \
+            and ref.qualname not in _NUMBER_ITEMS
+
+    def _items_of(self, value) -> tuple[bool, frozenset] | None:
+        """For a converted call giving a sequence of arrays, or np.mgrid/np.ogrid (JAX
+        arrays once indexed or unpacked): (True, the references relied on); else None."""
+        if isinstance(value, cst.Call):
+            ref = self.flow.collector.ref_by_call.get(value)
+            if ref is not None and self._sequence_call(ref):
+                return True, frozenset({ref.node})
+            return None
+        ref = self.flow.collector.ref_by_node.get(value)
+        if ref is not None and ref.converted and ref.qualname in _GRIDS:
+            return True, frozenset({ref.node})
+        return None
+
+    def _sequence_name(self, name: cst.Name) -> tuple[bool, frozenset] | None:
+        """A name every live binding of which is a sequence of JAX arrays (`_items_of`)."""
+        flow = self.flow
+        values, _ = flow.name_values(name)
+        live = flow.live_bindings(name, flow.reaching_bindings(name, values))
+        refs: set = set()
+        for bound, _statement in live or ():
+            if isinstance(bound, cst.Subscript) and not self._grid(bound.value):
+                items = self._items_of(bound.value)  # np.ogrid[...]
+            else:
+                items = self._items_of(bound) if isinstance(bound, cst.Call) else None
+            if items is None:
+                return None
+            refs |= items[1]
+        return (True, frozenset(refs)) if live else None
+
+    def _grid(self, value) -> bool:
+        """np.mgrid (one array, not a list of them as np.ogrid)."""
+        ref = self.flow.collector.ref_by_node.get(value)
+        return ref is not None and ref.qualname == "numpy.mgrid"
+
     def _unpacked(self, statement, name: str) -> tuple[bool, frozenset]:
         """`lo, hi = np.percentile(x, [1, 99])`: rows of one JAX array are JAX arrays.
         `a, b = f(x)` with every return of f a tuple `(p, q)` of that length: a is JAX
         when every return's p is."""
         no = (False, frozenset())
         position = _unpacked_position(statement, name)
-        if position is None or not isinstance(statement.value, cst.Call):
+        if position is None:
+            return no
+        if isinstance(statement.value, cst.Subscript):  # yy, xx = np.mgrid[0:4, 0:5]
+            grid = self._items_of(statement.value.value)
+            return grid if grid is not None else no
+        if not isinstance(statement.value, cst.Call):
             return no
         index, count = position
         call = statement.value
         ref = self.flow.collector.ref_by_call.get(call)
         if ref is not None:
-            return (True, frozenset({ref.node})) if self._array_call(ref) else no
+            typed = self._array_call(ref) or self._sequence_call(ref)
+            return (True, frozenset({ref.node})) if typed else no
         function = self.flow.module_function(call)
         returns = self.flow.function_returns(function) if function is not None else None
         if not returns or not all(

@@ -25,6 +25,8 @@ from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
 # beside these the number's weak type changes nothing: the result is 64-bit either way
+# the Python numbers NumPy makes 64-bit arrays of, and the dtype= that spells each
+_NUMBERS = {"int": "int", "float": "float", "complex": "complex"}
 _WIDE = frozenset({"float64", "int64", "uint64", "complex128", "int", "float", "complex"})
 
 
@@ -52,6 +54,10 @@ class PythonNumberAsArrayArgument(Rule):
                 continue
             static = set(lists["static_parameters"].get(ref.qualname, ()))
             data = [a for a in data_arguments(ref) if a.name and a.name not in static]
+            numbers = self._weak_numbers(ref, data)
+            if numbers:
+                yield from self._numbers_alone(ref, numbers)
+                continue
             for argument in data:
                 value = argument.arg.value
                 members = list_items(value)
@@ -108,6 +114,63 @@ class PythonNumberAsArrayArgument(Rule):
             outcome=f"wrapped in {jnp}.asarray(..., dtype={spelled}), the array NumPy makes of it",
             fix=lambda node: updates.jnp_call(jnp, "asarray", node, dtype=dtype),
             imports=[("jax.numpy", jnp)], requires=(ref.node,), report_if_unfixed=False)
+
+    def _weak_numbers(self, ref, data) -> list:
+        """The Python numbers whose weak type JAX's result of `ref` keeps where NumPy's is
+        64-bit: every data argument of a ufunc (`np.sqrt(d)`, `np.maximum(2, 3.5)`),
+        np.where's two values, np.full's fill value; [] unless all of them are numbers a
+        name does not take from a parameter (a caller may pass an array) and no dtype= is
+        given."""
+        call = ref.call
+        if call is None or not data or any(a.keyword is not None and a.keyword.value == "dtype"
+                                           for a in call.args):
+            return []
+        if (ref.entry or {}).get("kind") == "ufunc":
+            values = data
+        elif ref.qualname == "numpy.where" and len(data) == 3:
+            values = data[1:]
+        elif ref.qualname == "numpy.full":
+            values = [a for a in ref.arguments if a.name == "fill_value"]
+        else:
+            return []
+        dtype_of = self.analysis.dtypes.dtype_of
+        flow = self.analysis.dataflow
+        numbers = [a.arg.value for a in values]
+        if not numbers or not all(dtype_of(v) in _NUMBERS and not flow.parameter_bound(v)
+                                  for v in numbers):
+            return []
+        return numbers
+
+    def _numbers_alone(self, ref, numbers):
+        """NumPy's result of a ufunc of Python numbers alone is a 64-bit NumPy scalar, and
+        np.full's and np.where's of numbers a 64-bit array, which promotes the float32 data
+        it meets later (`q32 @ q32.T / np.sqrt(d)` is float64); JAX's is weakly typed and
+        takes float32: each number is given as the 64-bit array NumPy makes of it. Not
+        proven by the API table, which compares dtypes but not weak types; the JAX
+        documentation's type promotion page states it."""
+        if not self.config.x64:
+            return  # 32 bits chosen: the weak result is the 32-bit type NumPy's stands for
+        jnp = self.analysis.jnp_alias
+        if ref.qualname == "numpy.full":  # `jnp.full(3, 10.0, dtype=float)`
+            (value,) = numbers
+            kind = _NUMBERS[self.analysis.dtypes.dtype_of(value)]
+            yield self.report(ref.call, argument=code_of(value),
+                              where=f"given alone to `{code_of(ref.node)}`",
+                              outcome=f"given NumPy's dtype, `dtype={kind}`",
+                              fix=lambda node: updates.with_keyword(node, "dtype", cst.Name(kind)),
+                              requires=(ref.node,), report_if_unfixed=False)
+            return
+        kinds = [_NUMBERS[self.analysis.dtypes.dtype_of(value)] for value in numbers]
+        if len(set(kinds)) == 1:  # one 64-bit array of the kind makes the result 64-bit
+            numbers, kinds = numbers[:1], kinds[:1]
+        for value, kind in zip(numbers, kinds):
+            dtype = cst.Name(kind)
+            yield self.report(
+                value, argument=code_of(value), where=f"given alone to `{code_of(ref.node)}`",
+                outcome=f"wrapped in {jnp}.asarray(..., dtype={dtype.value}), the array NumPy "
+                        f"makes of it",
+                fix=lambda node, dtype=dtype: updates.jnp_call(jnp, "asarray", node, dtype=dtype),
+                imports=[("jax.numpy", jnp)], requires=(ref.node,), report_if_unfixed=False)
 
     def _alone(self, ref, value):
         """`np.array(2.0)`: NumPy's float64 array, JAX's weakly typed one, which a float32

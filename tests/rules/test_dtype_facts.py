@@ -40,6 +40,10 @@ def _numpy_dtype(body: str) -> str:
     "    return [True, False]\n",
     "    a = np.float32(1.5)\n    b = np.int32(2)\n    return [a, b]\n",
     "    x = np.arange(4, dtype=np.int16)\n    return [v > 1 for v in x]\n",
+    # np.unique's tuple: its values have x's dtype, its indices and counts are int64
+    "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_inverse=True)[1]\n",
+    "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_counts=True)[0]\n",
+    "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_counts=True)[1]\n",
 ])
 def test_the_dtype_the_analysis_gives_is_numpys(body):
     assert _dtype_at_return(body) == _numpy_dtype(body)
@@ -51,6 +55,8 @@ def test_the_dtype_the_analysis_gives_is_numpys(body):
     "    w = np.arange(3)\n    for _ in range(2):\n        w = w.astype(np.int32)\n    return w\n",
     # an item of unknown dtype
     "    return [len, 2.0]\n",
+    # a list of arrays of two dtypes
+    "    a = np.arange(3, dtype=np.uint8)\n    return np.atleast_1d(a, np.ones(2))[1]\n",
 ])
 def test_what_is_not_known_is_none(body):
     assert _dtype_at_return(body) is None
