@@ -1023,6 +1023,10 @@ class Prover:
                 if values:
                     params[p.name] = {"var_positional": True, "values": {
                         key_of(v): self.run_all(list(args) + [v], kwargs, dtype) for v in values}}
+        # options both take through **kwargs, named by the grid (np.pad's constant_values)
+        for name, values in self.spec.get("keywords", {}).items():
+            params[name] = {"keyword": True, "values": {
+                key_of(v): self.run_all(args, {**kwargs, name: v}, dtype) for v in values}}
         return params
 
     @staticmethod

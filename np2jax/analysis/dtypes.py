@@ -397,7 +397,11 @@ class Dtypes:
                     "any", "all", "isclose", "greater", "less", "equal", "not_equal"):
             return "bool"
         if name in ("round", "around", "floor", "ceil", "rint", "trunc"):
-            return first if first not in ("int", "float") else None
+            # np.rint(3) is float64; np.round(3), np.floor(3) int64 (NumPy 2): NumPy's
+            # scalars, not weak ones
+            if name == "rint" and first == "int":
+                return "float64"
+            return self._strong(first)
         if name in ("maximum", "minimum", "fmax", "fmin") and len(positional) == 2:
             return self._strong(promote(first, self.dtype_of(positional[1], depth + 1)))
         if name == "where" and len(positional) == 3:
@@ -409,7 +413,7 @@ class Dtypes:
             if name == "unique" and any(k.startswith("return_") for k in keyword) \
                     or name.startswith("atleast_") and len(positional) > 1:
                 return None  # a tuple (values and indices) or a list of arrays
-            return first if first not in ("int", "float") else None
+            return self._strong(first)  # np.abs(-3): NumPy's int64 scalar
         return None
 
     @staticmethod

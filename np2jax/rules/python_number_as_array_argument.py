@@ -27,6 +27,12 @@ from np2jax.syntax import code_of, updates
 # beside these the number's weak type changes nothing: the result is 64-bit either way
 # the Python numbers NumPy makes 64-bit arrays of, and the dtype= that spells each
 _NUMBERS = {"int": "int", "float": "float", "complex": "complex"}
+# besides ufuncs, the converted functions whose JAX result of Python numbers alone is weakly
+# typed where NumPy's is a 64-bit scalar or array (checked by running JAX: tests/rules/
+# test_api_arguments.py); np.where's values and np.full's fill value are read apart
+WEAK_RESULTS = frozenset(f"numpy.{name}" for name in (
+    "round", "around", "clip", "sinc", "i0", "real", "imag", "atleast_1d", "atleast_2d",
+    "atleast_3d", "ravel", "squeeze", "transpose", "flip", "copy", "ediff1d"))
 _WIDE = frozenset({"float64", "int64", "uint64", "complex128", "int", "float", "complex"})
 
 
@@ -117,7 +123,8 @@ class PythonNumberAsArrayArgument(Rule):
 
     def _weak_numbers(self, ref, data) -> list:
         """The Python numbers whose weak type JAX's result of `ref` keeps where NumPy's is
-        64-bit: every data argument of a ufunc (`np.sqrt(d)`, `np.maximum(2, 3.5)`),
+        64-bit: every data argument of a ufunc (`np.sqrt(d)`, `np.maximum(2, 3.5)`) or of
+        a function of WEAK_RESULTS (`np.clip(alpha, 0, 1)`, `np.round(2.567, 2)`),
         np.where's two values, np.full's fill value; [] unless all of them are numbers a
         name does not take from a parameter (a caller may pass an array) and no dtype= is
         given."""
@@ -125,7 +132,7 @@ class PythonNumberAsArrayArgument(Rule):
         if call is None or not data or any(a.keyword is not None and a.keyword.value == "dtype"
                                            for a in call.args):
             return []
-        if (ref.entry or {}).get("kind") == "ufunc":
+        if (ref.entry or {}).get("kind") == "ufunc" or ref.qualname in WEAK_RESULTS:
             values = data
         elif ref.qualname == "numpy.where" and len(data) == 3:
             values = data[1:]

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from np2jax.api import Config, convert_source
-from np2jax.catalog import api_proof
+from np2jax.catalog import api_proof, api_table
+from np2jax.rules.python_number_as_array_argument import WEAK_RESULTS
 
 
 def _kept(source: str, code: str = "NJ103") -> list[str]:
@@ -284,3 +285,36 @@ def test_a_module_making_dates_stays_on_numpy():
     namespace: dict = {}
     exec(compile(result.converted, "<converted>", "exec"), namespace)
     assert namespace["main"]()["days"] == ["2024-01-28", "2024-01-29", "2024-01-30"]
+
+
+@pytest.mark.parametrize("qualname", sorted(WEAK_RESULTS))
+def test_the_functions_read_as_weak_for_python_numbers_are_weak_in_jax(qualname):
+    """NJ116 gives the Python numbers of these calls NumPy's dtype because JAX's result of a
+    number alone is weakly typed (float32 beside float32 data later): checked here, so that
+    a JAX that stops doing so shows up."""
+    import jax
+    import jax.numpy as jnp
+
+    entry = api_table()[qualname]
+    function = jnp
+    for part in entry["jax"].split(".")[2:]:
+        function = getattr(function, part)
+    jax.config.update("jax_enable_x64", True)  # as every converted module does
+    assert function(2.5).weak_type
+
+
+@pytest.mark.parametrize("expression", [
+    "np.clip(alpha, 0.0, 1.0)", "np.round(2.567, 2)", "np.sqrt(d)", "np.abs(-3)",
+    "np.where(x > 1, 1.0, 0.0)", "np.full(5, 0.5)", "np.maximum(2, 3.5)", "np.sinc(alpha)"])
+def test_numbers_alone_keep_numpys_dtype_beside_float32_data(expression):
+    """`x32 * np.sqrt(d)`: NumPy's 64-bit scalar or array makes the product 64-bit; JAX's
+    weakly typed result would make it float32 unless NJ116 gives the number NumPy's dtype."""
+    source = (f"import numpy as np\nx = np.linspace(0, 2, 5).astype(np.float32)\nalpha = 0.25\n"
+              f"d = x.shape[0]\nr = x * {expression}\n")
+    result = convert_source(source, Config())
+    reference, converted = {}, {}
+    exec(source, reference)
+    exec(compile(result.converted, "<converted>", "exec"), converted)
+    assert str(reference["r"].dtype) == "float64"
+    assert str(np.asarray(converted["r"]).dtype) == "float64", result.converted
+    np.testing.assert_allclose(np.asarray(converted["r"]), reference["r"], rtol=1e-15)
