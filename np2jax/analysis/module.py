@@ -44,7 +44,8 @@ from np2jax.analysis.islands import Islands, numpy_alias, read_for_elements
 from np2jax.analysis.kept import find_kept
 from np2jax.analysis.islands import islands as find_islands
 from np2jax.analysis.randomness import RandomState, find_random_states
-from np2jax.analysis.references import call_site, check_data_dtypes, keep_dispatch_arguments, plan
+from np2jax.analysis.references import (
+    call_site, check_data_dtypes, keep_dispatch_arguments, plan, replan_for_integer_data)
 from np2jax.analysis.sequences import Sequences
 from np2jax.analysis.views import Views
 from np2jax.analysis.writes import WritePlan, plan_write
@@ -503,8 +504,10 @@ def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
 
 def _keep_for_data_dtypes(collector: Collector, parents: dict, dtypes: Dtypes) -> None:
     """A call whose data has a dtype the code shows for which running both showed JAX's
-    version differing stays on NumPy, with the dtype named (NJ103; references.check_data_dtypes)."""
+    version differing stays on NumPy, with the dtype named (NJ103; references.check_data_dtypes);
+    one kept for NaN or infinities its integer data cannot hold is planned again first."""
     for ref in collector.refs:
+        replan_for_integer_data(ref, parents, collector, dtypes.dtype_of)
         if ref.keep is not None or ref.computed_by_numpy:
             continue
         verdict = check_data_dtypes(ref, parents, dtypes.dtype_of)

@@ -212,13 +212,37 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
             if verdict is not None:
                 ref.keep, ref.detail = verdict
                 return
-        if ref.out_arg is not None:  # the out rule may still convert it: see release_out_calls
-            ref.keep, ref.detail = KEEP_OUT, code_of(ref.out_arg.value)
-            return
-        if _feeds_shape(ref.call, parents, collector) and all(
-                _is_static(a.value) for a in ref.call.args):
-            ref.keep = KEEP_STATIC
-            return
+        _plan_proven_call(ref, parents, collector)
+
+
+def _plan_proven_call(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
+    """The last of `plan`, for a call within what was proven: its out= or a shape it feeds."""
+    if ref.out_arg is not None:  # the out rule may still convert it: see release_out_calls
+        ref.keep, ref.detail = KEEP_OUT, code_of(ref.out_arg.value)
+        return
+    if _feeds_shape(ref.call, parents, collector) and all(
+            _is_static(a.value) for a in ref.call.args):
+        ref.keep = KEEP_STATIC
+
+
+# the edge values integer and bool data cannot hold
+FLOAT_EDGES = frozenset({"nan", "inf", "negative-zero"})
+
+
+def replan_for_integer_data(ref: ApiRef, parents: dict, collector: CallIndex, dtype_of) -> None:
+    """A call kept on NumPy for an edge value (NaN, infinities, -0.0) its data cannot hold,
+    every data argument being of an integer or bool dtype the code shows
+    (`gammaln(counts)`): planned again with those edges ruled out."""
+    if ref.keep != KEEP_PROVEN_DIFFERENT or ref.call is None:
+        return
+    data = data_arguments(ref)
+    if not data or not all(DTYPES.get(dtype_of(a.arg.value) or "", ("f",))[0] in "uib" for a in data):
+        return
+    verdict = check_call(ref.qualname, ref.arguments, collector, ruled_out=FLOAT_EDGES) or \
+        _check_caught(ref.qualname, ref.call, parents, ref.arguments, collector)
+    if verdict is None:
+        ref.keep, ref.detail = None, ""
+        _plan_proven_call(ref, parents, collector)
 
 
 def _handed_to_jax(call: cst.Call, parents: dict) -> bool:
@@ -503,9 +527,11 @@ def _unproven_why(record: dict | None) -> str:
     return f"it was not run beside its JAX version: {record.get('skipped', 'no verdict')}"
 
 
-def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str, str] | None:
+def check_call(qualname: str, arguments: list[Argument], collector,
+               ruled_out: frozenset = frozenset()) -> tuple[str, str] | None:
     """(KEEP_*, detail) when the call's arguments are outside what running NumPy/SciPy and
-    JAX side by side proved the same, else None. `arguments`: bound by bind_arguments."""
+    JAX side by side proved the same, else None. `arguments`: bound by bind_arguments;
+    `ruled_out`: edge values the data cannot hold (FLOAT_EDGES for integer data)."""
     record = api_proof().get(qualname)
     if record is None or "verdict" not in record:
         return KEEP_UNPROVEN, _unproven_why(record)
@@ -539,7 +565,7 @@ def check_call(qualname: str, arguments: list[Argument], collector) -> tuple[str
     if not fine(record["verdict"]):
         return KEEP_PROVEN_DIFFERENT, f"run side by side, JAX's version differs: {_why(record['verdict'])}"
     for edge, data in VALUE_EDGES.items():
-        verdict = record.get("edges", {}).get(edge, SAME)
+        verdict = record.get("edges", {}).get(edge, SAME) if edge not in ruled_out else SAME
         if not fine(verdict):
             return KEEP_PROVEN_DIFFERENT, f"for data holding {data}, which nothing here rules " \
                                           f"out, JAX's version differs: {_why(verdict)}"

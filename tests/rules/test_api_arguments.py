@@ -173,6 +173,15 @@ def test_a_call_that_differs_for_an_edge_value_the_data_may_hold_stays():
     kept = [f.message for f in result.findings if f.code == "NJ103"]
     assert len(kept) == 1 and "for data holding infinities" in kept[0], kept
     assert "g = gammaln(x)" in result.converted and "jax.scipy.special.erf(" in result.converted
+    # integer data holds no infinities: the same call converts, with NumPy's float64
+    counts = ("import numpy as np\nfrom scipy.special import gammaln\n"
+              "c = np.array([3, 7, 40], dtype=np.int32)\ng = gammaln(c + 1)\n")
+    result = convert_source(counts, Config())
+    assert not _kept(counts) and "gammaln(jnp.asarray(c + 1, dtype=jnp.float64))" in result.converted
+    reference, converted = {}, {}
+    exec(counts, reference)
+    exec(compile(result.converted, "<converted>", "exec"), converted)
+    np.testing.assert_allclose(np.asarray(converted["g"]), reference["g"], rtol=1e-14)
     # matrix_rank differs for 0-d data only (JAX's int32): converted
     assert proof["numpy.linalg.matrix_rank"]["edges"]["0-d"].startswith("differs")
     assert not _kept("import numpy as np\nr = np.linalg.matrix_rank(np.eye(3))\n")
