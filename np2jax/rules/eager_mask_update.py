@@ -27,5 +27,6 @@ class EagerMaskUpdate(Rule):
             plan = self.analysis.write_plan(write.statement)
             if plan.fix is not None and plan.eager_mask:
                 distinct = self.analysis.dataflow.index_kind(write.target) == "distinct"
-                yield self.report(write.target, target=code_of(write.target),
+                line, _ = plan.fix  # reported only where the write is rewritten (not ignored)
+                yield self.report(write.target, target=code_of(write.target), requires=(line,),
                                   index=DISTINCT if distinct else MASK)
