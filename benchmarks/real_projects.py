@@ -86,6 +86,10 @@ PROJECTS = [
     # statistics: proper scoring rules of probabilistic forecasts (CRPS, Brier); NumPy and
     # SciPy; numba is optional (without it, the NumPy code paths run: numba is not installed)
     Project("properscoring", "0.1", "properscoring", ["properscoring"]),
+    # geodesy: coordinate conversions (geodetic, ECEF, ENU, AER), Vincenty distances, rhumb
+    # lines; NumPy where it is installed, else `math` (its functions take Python floats and
+    # arrays alike, which makes it a test of Python numbers meeting JAX arrays)
+    Project("pymap3d", "3.1.0", "src/pymap3d", ["src/pymap3d/tests"]),
     # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
     # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]

@@ -29,7 +29,7 @@ class Float16Accumulation(Rule):
                     or not ref.call.args or ref.call.args[0].keyword is not None \
                     or ref.call.args[0].star:
                 continue
-            if self._float16(ref.call, ref.call.args[0].value, 3):
+            if self._float16(ref.call, ref.call.args[0].value, 2):
                 yield self.report(ref.call, requires=(ref.node,), spelled=f"np.{name}(...)")
         for call in self.analysis.nodes(cst.Call):
             func = call.func
