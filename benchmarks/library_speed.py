@@ -209,6 +209,18 @@ HOT: dict[str, list[Hot]] = {
             lambda r: [(*_ensembles(r, 1_000, 50), np.linspace(-2, 2, 9))],
             "1000 obs x 50 members, 9 thresholds"),
     ],
+    # geodesy: coordinate conversions of whole tracks in one call
+    "pymap3d": [
+        Hot("pymap3d", "geodetic2ecef",
+            lambda r: [(r.uniform(-89, 89, 100_000), r.uniform(-180, 180, 100_000),
+                        r.uniform(0, 10_000, 100_000))], "100000 points, one call"),
+        Hot("pymap3d", "ecef2geodetic",
+            lambda r: [(r.uniform(-7e6, 7e6, 100_000), r.uniform(-7e6, 7e6, 100_000),
+                        r.uniform(-7e6, 7e6, 100_000))], "100000 points, one call"),
+        Hot("pymap3d", "geodetic2enu",
+            lambda r: [(r.uniform(40, 41, 100_000), r.uniform(-80, -79, 100_000),
+                        r.uniform(0, 500, 100_000), 40.5, -79.5, 100.0)], "100000 points, one call"),
+    ],
 }
 
 

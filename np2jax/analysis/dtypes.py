@@ -47,6 +47,8 @@ _SAME_AS_FIRST = {"abs", "absolute", "negative", "sort", "flip", "roll", "nan_to
                   "maximum", "minimum", "diff", "concatenate", "stack", "vstack", "hstack",
                   "tile", "repeat", "where", "cummax", "unique", "take", "diag", "triu", "tril",
                   "pad", "atleast_1d", "atleast_2d", "asarray", "array", "ascontiguousarray"}
+# functions joining a sequence of arrays into one, in their promoted dtype
+_JOINS = {"concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "row_stack"}
 _FLOAT_CONSTANTS = {"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma"}
 _ACCUMULATE = {"sum", "prod", "cumsum", "cumprod", "nansum", "nanprod", "trace"}
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
@@ -407,6 +409,11 @@ class Dtypes:
         if name == "where" and len(positional) == 3:
             return self._strong(promote(self.dtype_of(positional[1], depth + 1),
                                         self.dtype_of(positional[2], depth + 1)))
+        if name in _JOINS and positional and isinstance(positional[0], (cst.List, cst.Tuple)):
+            return self._joined(positional[0], depth)
+        if name == "append" and len(positional) == 2:  # np.append(levels, more): both arrays
+            second = self.dtype_of(positional[1], depth + 1)
+            return promote(first, second) if first in DTYPES and second in DTYPES else None
         if name in _SAME_AS_FIRST:
             if name in ("maximum", "minimum", "where", "concatenate", "stack", "vstack", "hstack"):
                 return None  # several operands: promoted together (not followed)
@@ -415,6 +422,20 @@ class Dtypes:
                 return None  # a tuple (values and indices) or a list of arrays
             return self._strong(first)  # np.abs(-3): NumPy's int64 scalar
         return None
+
+    def _joined(self, sequence, depth: int) -> str | None:
+        """np.concatenate([a, b]), np.stack((a, b)): the arrays' dtypes promoted together,
+        when every item is an array of a known dtype (a Python number among them is NumPy's
+        64-bit array: NJ116's)."""
+        found = None
+        for element in sequence.elements:
+            if isinstance(element, cst.StarredElement):
+                return None
+            dtype = self.dtype_of(element.value, depth + 1)
+            if dtype not in DTYPES:
+                return None
+            found = dtype if found is None else promote(found, dtype)
+        return found
 
     @staticmethod
     def _strong(dtype: str | None) -> str | None:

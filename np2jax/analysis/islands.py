@@ -404,6 +404,11 @@ class _Reach:
         elif isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
             if self._may_be_jax_array(node):
                 self._copy(node)
+            elif isinstance(node, cst.BinaryOperation) and self.flow.value_kind(node) not in (CONTAINER, SCALAR):
+                # not known to be an array, so not copied: what it is made of may be one
+                # (`arc(lat2, lat1) / aux` of another module's function on JAX arrays)
+                self._reach(node.left, deeper)
+                self._reach(node.right, deeper)
         elif isinstance(node, cst.IfExp):
             self._reach(node.body, deeper)
             self._reach(node.orelse, deeper)
@@ -495,6 +500,12 @@ class _Reach:
                         for r in returned:
                             self._reach(r.elements[index].value, depth)
                         return
+                if self.flow.package_function(value):
+                    # `u, v, w = enu2uvw(e, n, u, ...)` of another module of the library:
+                    # made of its arguments, as a single result is (_call)
+                    for argument in value.args:
+                        self._reach(argument.value, depth)
+                    return
             self._note(f"`{name}` is unpacked from `{code_of(value)}`, which np2jax does not follow")
         elif isinstance(statement, cst.For):
             iterated = statement.iter
@@ -702,6 +713,15 @@ class _Reach:
         elif isinstance(func, cst.Name) and flow.value_kind(call) != CONTAINER \
                 and flow.jax_typed(call):
             self._copy(call)  # `sum(x[i:] * w[i] for i in ...)` of JAX arrays: a new one
+        elif isinstance(func, cst.Name) and func.value == "abs" and len(call.args) == 1 \
+                and self.collector.qualified_names(func) == {"builtins.abs"}:
+            self._reach(call.args[0].value, depth)  # abs(a): a new array of a's type
+        elif flow.package_function(call) and flow.value_kind(call) not in (CONTAINER, SCALAR):
+            # another module of the library, whose code may stay on NumPy: what it returns
+            # may be made of its arguments (NumPy's operators hand a JAX operand's type on:
+            # `np.cos(a) / a` of a JAX `a` is a JAX array), so they stay NumPy with the island
+            for argument in call.args:
+                self._reach(argument.value, depth)
 
     def _island_copy(self, value) -> bool:
         """`np.array(<a JAX array>)`: what an island's copy looks like once converted (the

@@ -861,6 +861,16 @@ class Values:
         self.collector.wanted_effects.add(qualname)  # the tree hands them on the next pass
         return context.function_effects(qualname)
 
+    def package_function(self, call: cst.Call) -> bool:
+        """`call` calls a function imported from this module's own top-level package
+        (`from .rcurve import meridian_arc`): another module of the library being converted,
+        whose code may stay on NumPy."""
+        own = self.collector.context.name.split(".")[0]
+        if not own or not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return False
+        (qualname,) = self.collector.imported_names(call.func, sole=True) or (None,)
+        return qualname is not None and qualname.split(".")[0] == own and "." in qualname
+
     def function_returns(self, function: cst.FunctionDef) -> list | None:
         """The values `function` returns, or None when it may return None (a bare return,
         falling off its end) or is a generator."""

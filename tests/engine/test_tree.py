@@ -774,3 +774,57 @@ def test_a_list_imported_from_another_module_of_the_package_is_given_to_jax_as_a
     assert "jnp.interp(x, jnp.asarray(XP), jnp.asarray(FP))" in converted, converted
     assert "jnp.max(jnp.asarray(LEVELS))" in converted, converted
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+GEO = """
+try:
+    from numpy import cos, tan
+except ImportError:
+    from math import cos, tan
+
+
+def isometric(lat):
+    return tan(lat) + 0.0 * cos(lat)
+"""
+
+ROUTE = """
+from numpy import broadcast_arrays
+
+from .geo import isometric
+
+
+def distance(lat1, lat2):
+    lat1, lat2 = broadcast_arrays(lat1, lat2)
+    dist = abs(isometric(lat2) - isometric(lat1)) / 2.0
+    straight = dist < 0.1
+    try:
+        dist[straight] = 0.0
+    except TypeError:
+        if straight:
+            dist = 0.0
+    return dist
+"""
+
+ROUTE_APP = """
+import numpy as np
+
+from pkg.route import distance
+
+
+def main():
+    return {"many": distance(np.array([0.1, 0.5, 0.9]), np.array([0.15, 0.2, 0.95])),
+            "one": distance(0.1, 0.6)}
+"""
+
+
+def test_arrays_handed_to_another_module_left_on_numpy_stay_numpy_where_a_write_stays(tmp_path):
+    """pymap3d's loxodrome: `broadcast_arrays` made JAX arrays that went through another
+    module's functions (NumPy's, by names that may also be `math`'s) and came back as the
+    array `dist[...] = 0.0` writes into, inside `try/except TypeError`: JAX's "immutable"
+    TypeError ran the except branch, which failed on an array. The write stays NumPy, so the
+    arrays it is made of do too, through the other module's functions and `abs`."""
+    source, out, run = _convert(tmp_path, geo=GEO, route=ROUTE, app=ROUTE_APP)
+    route = (out / "pkg" / "route.py").read_text()
+    assert "jnp.broadcast_arrays" not in route and "broadcast_arrays(lat1, lat2)" in route
+    expected, converted = _run_main(source), _run_main(out)
+    assert compare_values("main()", expected, converted) is None

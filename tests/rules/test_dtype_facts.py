@@ -44,6 +44,12 @@ def _numpy_dtype(body: str) -> str:
     "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_inverse=True)[1]\n",
     "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_counts=True)[0]\n",
     "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_counts=True)[1]\n",
+    # arrays joined: their dtypes promoted together
+    "    a = np.arange(3, dtype=np.uint8)\n    return np.concatenate([a, a])\n",
+    "    a = np.arange(3, dtype=np.uint8)\n    b = np.arange(3, dtype=np.int16)\n    return np.stack((a, b))\n",
+    "    a = np.arange(3, dtype=np.int32)\n    return np.hstack([a, a.astype(np.float32)])\n",
+    "    a = np.arange(3, dtype=np.uint16)\n    return np.column_stack([a, a])\n",
+    "    a = np.arange(3, dtype=np.int8)\n    return np.append(a, np.arange(2, dtype=np.int8))\n",
 ])
 def test_the_dtype_the_analysis_gives_is_numpys(body):
     assert _dtype_at_return(body) == _numpy_dtype(body)
@@ -57,6 +63,8 @@ def test_the_dtype_the_analysis_gives_is_numpys(body):
     "    return [len, 2.0]\n",
     # a list of arrays of two dtypes
     "    a = np.arange(3, dtype=np.uint8)\n    return np.atleast_1d(a, np.ones(2))[1]\n",
+    # a Python number joined with arrays: NumPy's 64-bit array of it (NJ116's)
+    "    a = np.arange(3, dtype=np.uint8)\n    return np.hstack([a, 300])\n",
 ])
 def test_what_is_not_known_is_none(body):
     assert _dtype_at_return(body) is None
