@@ -24,6 +24,9 @@ NUMPY_TYPES = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number", "nump
 _TYPE_CHECK = ("is True for a NumPy scalar such as `x.mean()` (NumPy's {why}) but not for the "
                "0-d JAX array the converted code gives there, so it would change its answer; "
                "test `jnp.ndim({subject}) == 0`, or take `float({subject})` first")
+_SPELLING = ("spells the value's type, `{numpy}` in NumPy and `{jax}` for the "
+             "JAX array the converted code gives there: take `float({subject})` or "
+             "`np.asarray({subject})` first if the text matters")
 _JSON = ("is given `{value}`, a NumPy scalar or array that becomes a JAX array, which json "
          "cannot write (NumPy's float64 scalars are floats): pass `{value}.tolist()` or "
          "`float({value})`")
@@ -43,6 +46,11 @@ class ArrayScalarAsPythonValue(Rule):
                 yield from self._type_check(call, call.args[0].value, call.args[1].value)
             elif self.analysis.qualified_names(call.func) & JSON_WRITERS and call.args:
                 yield from self._json(call, call.args[0].value)
+        for attribute in self.analysis.nodes(cst.Attribute):
+            call = attribute.value  # type(m).__name__
+            if attribute.attr.value in ("__name__", "__qualname__") and isinstance(call, cst.Call) \
+                    and self._builtin(call, "type"):
+                yield from self._spelled(attribute, call.args[0].value, "float64", "ArrayImpl")
         for comparison in self.analysis.nodes(cst.Comparison):
             left = comparison.left
             if isinstance(left, cst.Call) and isinstance(left.func, cst.Name) \
@@ -70,6 +78,18 @@ class ArrayScalarAsPythonValue(Rule):
             f"scalars are registered as numbers.{kind}"
         yield self.report(check, requires=requires, code=code_of(check),
                           reason=_TYPE_CHECK.format(why=why, subject=code_of(subject)))
+
+    def _builtin(self, call: cst.Call, name: str) -> bool:
+        return isinstance(call.func, cst.Name) and call.func.value == name and len(call.args) == 1 \
+            and not call.args[0].star and call.args[0].keyword is None \
+            and self.analysis.qualified_names(call.func) == {f"builtins.{name}"}
+
+    def _spelled(self, node, subject, numpy: str, jax: str):
+        """`type(m).__name__` of a value that is a JAX array once converted."""
+        flow = self.analysis.dataflow
+        if flow.jax_typed(subject):
+            yield self.report(node, requires=flow.jax_refs(subject), code=code_of(node),
+                              reason=_SPELLING.format(numpy=numpy, jax=jax, subject=code_of(subject)))
 
     def _told_apart_from_numpy(self, check, subject) -> bool:
         """The function around `check` also asks whether the same value is a NumPy type."""
