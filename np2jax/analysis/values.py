@@ -1290,6 +1290,8 @@ class _JaxTyping:
 
     def _array_call(self, ref) -> bool:
         flow = self.flow
+        if ref.converted and (ref.entry or {}).get("kind") == "dtype" and ref.call is not None:
+            return True  # jnp.float32(3.0) is a 0-d JAX array, not a NumPy scalar
         return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
             and ref.qualname not in flow.sequence_results \
             and ref.qualname not in flow.non_array_results and flow._one_array_result(ref)
