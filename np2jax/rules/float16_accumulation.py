@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.rules._accumulation import accumulation_calls
 from np2jax.rules.base import Rule
 from np2jax.syntax import argument_for
 
@@ -22,23 +23,9 @@ class Float16Accumulation(Rule):
         """`np.cumsum(x)`, `x.sum()`, ... where the analysis knows x is float16 and no dtype=
         asks for another accumulator, and x is a JAX array once converted (the finding
         stands only if that conversion happened)."""
-        flow = self.analysis.dataflow
-        for ref in self.analysis.refs:
-            name = ref.qualname.removeprefix("numpy.")
-            if ref.call is None or not ref.converted or name not in ACCUMULATIONS \
-                    or not ref.call.args or ref.call.args[0].keyword is not None \
-                    or ref.call.args[0].star:
-                continue
-            if self._float16(ref.call, ref.call.args[0].value, 2):
-                yield self.report(ref.call, requires=(ref.node,), spelled=f"np.{name}(...)")
-        for call in self.analysis.nodes(cst.Call):
-            func = call.func
-            if not (isinstance(func, cst.Attribute) and func.attr.value in ACCUMULATIONS) \
-                    or self.analysis.ref_of_call(call) is not None:
-                continue
-            if self._float16(call, func.value, 1) and flow.jax_typed(func.value):
-                yield self.report(call, requires=flow.jax_refs(func.value),
-                                  spelled=f".{func.attr.value}()")
+        for call, data, position, requires, spelled in accumulation_calls(self.analysis, ACCUMULATIONS):
+            if self._float16(call, data, position):
+                yield self.report(call, requires=requires, spelled=spelled)
 
     def _float16(self, call: cst.Call, data: cst.BaseExpression, dtype_position: int) -> bool:
         """float16 data accumulated in float16: no dtype= (or dtype=float16)."""

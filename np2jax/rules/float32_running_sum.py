@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.rules._accumulation import accumulation_calls
 from np2jax.rules.base import Rule
 from np2jax.syntax import argument_for
 
@@ -23,25 +24,10 @@ class Float32RunningSum(Rule):
         """`np.cumsum(x)`, `x.cumsum()`, ... where the analysis knows x is float32 and no
         dtype= asks for another accumulator, and x is a JAX array once converted (the
         finding stands only if that conversion happened)."""
-        flow = self.analysis.dataflow
-        for ref in self.analysis.refs:
-            name = ref.qualname.removeprefix("numpy.")
-            if ref.call is None or not ref.converted or name not in RUNNING \
-                    or not ref.call.args or ref.call.args[0].keyword is not None \
-                    or ref.call.args[0].star:
-                continue
-            dtype = self._single(ref.call, ref.call.args[0].value, 2)
+        for call, data, position, requires, spelled in accumulation_calls(self.analysis, RUNNING):
+            dtype = self._single(call, data, position)
             if dtype is not None:
-                yield self.report(ref.call, requires=(ref.node,), spelled=f"np.{name}(...)", dtype=dtype)
-        for call in self.analysis.nodes(cst.Call):
-            func = call.func
-            if not (isinstance(func, cst.Attribute) and func.attr.value in RUNNING) \
-                    or self.analysis.ref_of_call(call) is not None:
-                continue
-            dtype = self._single(call, func.value, 1)
-            if dtype is not None and flow.jax_typed(func.value):
-                yield self.report(call, requires=flow.jax_refs(func.value),
-                                  spelled=f".{func.attr.value}()", dtype=dtype)
+                yield self.report(call, requires=requires, spelled=spelled, dtype=dtype)
 
     def _single(self, call: cst.Call, data: cst.BaseExpression, dtype_position: int) -> str | None:
         """The dtype of float32 or complex64 data accumulated in it: no dtype= (or the same)."""
