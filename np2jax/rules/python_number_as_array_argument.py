@@ -24,7 +24,6 @@ from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
-# beside these the number's weak type changes nothing: the result is 64-bit either way
 # the Python numbers NumPy makes 64-bit arrays of, and the dtype= that spells each
 _NUMBERS = {"int": "int", "float": "float", "complex": "complex"}
 # besides ufuncs, the converted functions whose JAX result of Python numbers alone is weakly
@@ -33,6 +32,7 @@ _NUMBERS = {"int": "int", "float": "float", "complex": "complex"}
 WEAK_RESULTS = frozenset(f"numpy.{name}" for name in (
     "round", "around", "clip", "sinc", "i0", "real", "imag", "atleast_1d", "atleast_2d",
     "atleast_3d", "ravel", "squeeze", "transpose", "flip", "copy", "ediff1d"))
+# beside these the number's weak type changes nothing: the result is 64-bit either way
 _WIDE = frozenset({"float64", "int64", "uint64", "complex128", "int", "float", "complex"})
 
 
@@ -152,9 +152,9 @@ class PythonNumberAsArrayArgument(Rule):
         """NumPy's result of a ufunc of Python numbers alone is a 64-bit NumPy scalar, and
         np.full's and np.where's of numbers a 64-bit array, which promotes the float32 data
         it meets later (`q32 @ q32.T / np.sqrt(d)` is float64); JAX's is weakly typed and
-        takes float32: each number is given as the 64-bit array NumPy makes of it. Not
-        proven by the API table, which compares dtypes but not weak types; the JAX
-        documentation's type promotion page states it."""
+        takes float32: each number is given as the 64-bit array NumPy makes of it. The API
+        table compares dtypes, not weak types: which functions keep a number's weak type is
+        checked by running JAX in the tests (WEAK_RESULTS)."""
         if not self.config.x64:
             return  # 32 bits chosen: the weak result is the 32-bit type NumPy's stands for
         jnp = self.analysis.jnp_alias
