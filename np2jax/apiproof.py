@@ -73,6 +73,11 @@ TOLERANCES = {"float64": (1e-9, 1e-12), "float32": (2e-5, 1e-6), "float16": (2e-
 PYTHON_NUMBERS = ((300, "uint8"), (5, "int32"), (5, "float32"), (0.1, "float32"))
 AS_ARRAY = "same as a 64-bit array"
 AS_FLOAT_ARRAY = "same as a float64 array"
+# every data argument given as the Python number 2.5 alone (`np.sqrt(2.5)`): NumPy's result
+# is a 64-bit scalar or array, JAX's may be weakly typed (float32 beside float32 data later);
+# recorded under NUMBERS_ALONE in place of a parameter's name
+NUMBERS_ALONE, ALONE_CASE = "*", "2.5 alone"
+WEAKLY_TYPED = "weakly typed"
 # A dtype whose verdict differs where JAX, given the data cast to float64, gives NumPy's
 # result (np.cov, np.interp of float32 data: NumPy computes in float64).
 DTYPE_AS_FLOAT64 = "same as float64 data"
@@ -350,8 +355,9 @@ def _unchanged(before, after, np) -> bool:
 
 
 def run_both(np_fn, jax_fn, np_args, np_kwargs, jax_args, jax_kwargs, then, env,
-             values: bool = True) -> str:
-    """One verdict: same, raises (both), numpy raises: what (JAX returns), or differs: why."""
+             values: bool = True, weak: bool = False) -> str:
+    """One verdict: same, raises (both), numpy raises: what (JAX returns), or differs: why.
+    weak: a weakly typed JAX result differs too (NumPy's results never are)."""
     np, jax = env["np"], env["jax"]
     before = _snapshot((np_args, np_kwargs), np)
     try:
@@ -377,6 +383,7 @@ def run_both(np_fn, jax_fn, np_args, np_kwargs, jax_args, jax_kwargs, then, env,
             if then is not None:
                 got = got(*then[1])
             got = jax.block_until_ready(got) if _has_arrays(got) else got
+            weakly_typed = bool(getattr(got, "weak_type", False))
             got = _host(got, np)
         jax_error = None
     except BaseException as exc:  # noqa: BLE001
@@ -395,6 +402,8 @@ def run_both(np_fn, jax_fn, np_args, np_kwargs, jax_args, jax_kwargs, then, env,
         problem = compare(expected, got, np, values=values)
     except Exception as exc:  # noqa: BLE001
         problem = f"cannot compare: {_short(exc)}"
+    if problem is None and weak and weakly_typed:
+        problem = WEAKLY_TYPED
     return SAME if problem is None else f"{DIFFERS}: {problem}"
 
 
@@ -644,7 +653,7 @@ class Prover:
         return out
 
     def run(self, args: list, kwargs: dict, dtype=None, edge=None, jax_args=None,
-            jax_float64: bool = False) -> str:
+            jax_float64: bool = False, weak: bool = False) -> str:
         """One verdict; `jax_args`: what JAX is given instead of `args` (made alike);
         `jax_float64`: JAX is given the `dtype` data cast to float64 (DTYPE_AS_FLOAT64)."""
         ctx_np = Context(self.samples, dtype, edge)
@@ -670,7 +679,7 @@ class Prover:
             then = ([ctx_np.value(a) for a in self.spec["then"]],
                     [ctx_jax.value(a) for a in self.spec["then"]])
         return run_both(self.np_fn, self.jax_fn, np_args, np_kwargs, jax_args, jax_kwargs, then,
-                        self.env, values=self.spec.get("compare") != "shape")
+                        self.env, values=self.spec.get("compare") != "shape", weak=weak)
 
     def numpy_runs(self, args, kwargs) -> str | None:
         ctx = Context(self.samples)
@@ -895,6 +904,15 @@ class Prover:
             name = positional[index]
             out[name] = {case: _combined(out[name].get(case, verdict), verdict)
                          for case, verdict in cases.items()} if name in out else cases
+        data = [i for i, spec in enumerate(args) if self._is_data(spec) and spec[1:] in self.samples.data]
+        if data:  # `np.sqrt(2.5)`: NumPy's float64 scalar, JAX's weakly typed one
+            alone = [2.5 if i in data else a for i, a in enumerate(args)]
+            verdict = self.run(alone, kwargs, weak=True)
+            if verdict == f"{DIFFERS}: {WEAKLY_TYPED}":
+                as_array = [np.asarray(2.5) if i in data else a for i, a in enumerate(args)]
+                if self.run(alone, kwargs, jax_args=as_array, weak=True) == SAME:
+                    verdict = AS_ARRAY
+            out[NUMBERS_ALONE] = {ALONE_CASE: verdict}
         return out
 
     def _same_base(self, args: list, kwargs: dict) -> dict:

@@ -762,6 +762,20 @@ def int_array_verdict(qualname: str, parameter: str | None) -> str | None:
     return cases.get(INT_ARRAY_CASE)
 
 
+# every data argument given as the Python number 2.5 (np2jax.apiproof.NUMBERS_ALONE,
+# ALONE_CASE): AS_ARRAY where JAX's result is weakly typed and NumPy's 64-bit array of the
+# number gives NumPy's (strong) result
+NUMBERS_ALONE, ALONE_CASE = "*", "2.5 alone"
+
+
+def numbers_alone_verdict(qualname: str) -> str | None:
+    """What running both showed for `qualname` given Python numbers for all its data
+    (`np.sqrt(2.5)`): SAME, AS_ARRAY (JAX's result is weakly typed; as NumPy's 64-bit array
+    the number gives NumPy's dtype), a difference, or None where it was not run."""
+    cases = (api_proof().get(qualname) or {}).get("python_numbers", {}).get(NUMBERS_ALONE) or {}
+    return cases.get(ALONE_CASE)
+
+
 def number_differs(verdict: str) -> bool:
     """A verdict of python_number_cases that no wrapping of the number mends."""
     return not fine(verdict) and verdict not in (AS_ARRAY, AS_FLOAT_ARRAY)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis.dtypes import DTYPES
+from np2jax.analysis.facts import ARRAY_CONSTRUCTORS
 from np2jax.analysis.references import (
+    AS_ARRAY,
     AS_FLOAT_ARRAY,
     data_arguments,
     fine,
     list_items,
     number_differs,
+    numbers_alone_verdict,
     python_number_cases,
 )
 from np2jax.catalog import api_policy
@@ -26,12 +29,6 @@ from np2jax.syntax import code_of, updates
 
 # the Python numbers NumPy makes 64-bit arrays of, and the dtype= that spells each
 _NUMBERS = {"int": "int", "float": "float", "complex": "complex"}
-# besides ufuncs, the converted functions whose JAX result of Python numbers alone is weakly
-# typed where NumPy's is a 64-bit scalar or array (checked by running JAX: tests/rules/
-# test_api_arguments.py); np.where's values and np.full's fill value are read apart
-WEAK_RESULTS = frozenset(f"numpy.{name}" for name in (
-    "round", "around", "clip", "sinc", "i0", "real", "imag", "atleast_1d", "atleast_2d",
-    "atleast_3d", "ravel", "squeeze", "transpose", "flip", "copy", "ediff1d"))
 # beside these the number's weak type changes nothing: the result is 64-bit either way
 _WIDE = frozenset({"float64", "int64", "uint64", "complex128", "int", "float", "complex"})
 
@@ -123,21 +120,21 @@ class PythonNumberAsArrayArgument(Rule):
 
     def _weak_numbers(self, ref, data) -> list:
         """The Python numbers whose weak type JAX's result of `ref` keeps where NumPy's is
-        64-bit: every data argument of a ufunc (`np.sqrt(d)`, `np.maximum(2, 3.5)`) or of
-        a function of WEAK_RESULTS (`np.clip(alpha, 0, 1)`, `np.round(2.567, 2)`),
-        np.where's two values, np.full's fill value; [] unless all of them are numbers a
-        name does not take from a parameter (a caller may pass an array) and no dtype= is
-        given."""
+        64-bit: every data argument of a function the proof ran on Python numbers alone and
+        found weakly typed in JAX (`np.sqrt(d)`, `np.maximum(2, 3.5)`, `np.clip(alpha, 0,
+        1)`: AS_ARRAY in `python_numbers`), np.where's two values, np.full's fill value; []
+        unless all of them are numbers a name does not take from a parameter (a caller may
+        pass an array) and no dtype= is given."""
         call = ref.call
         if call is None or not data or any(a.keyword is not None and a.keyword.value == "dtype"
                                            for a in call.args):
             return []
-        if (ref.entry or {}).get("kind") == "ufunc" or ref.qualname in WEAK_RESULTS:
-            values = data
-        elif ref.qualname == "numpy.where" and len(data) == 3:
-            values = data[1:]
+        if ref.qualname == "numpy.where" and len(data) == 3:
+            values = data[1:]  # beside a condition array (the proof gave all three numbers)
         elif ref.qualname == "numpy.full":
-            values = [a for a in ref.arguments if a.name == "fill_value"]
+            values = [a for a in ref.arguments if a.name == "fill_value"]  # an option there
+        elif ref.qualname not in ARRAY_CONSTRUCTORS and numbers_alone_verdict(ref.qualname) == AS_ARRAY:
+            values = data  # np.array(2.0) is _alone's
         else:
             return []
         dtype_of = self.analysis.dtypes.dtype_of
@@ -152,9 +149,9 @@ class PythonNumberAsArrayArgument(Rule):
         """NumPy's result of a ufunc of Python numbers alone is a 64-bit NumPy scalar, and
         np.full's and np.where's of numbers a 64-bit array, which promotes the float32 data
         it meets later (`q32 @ q32.T / np.sqrt(d)` is float64); JAX's is weakly typed and
-        takes float32: each number is given as the 64-bit array NumPy makes of it. The API
-        table compares dtypes, not weak types: which functions keep a number's weak type is
-        checked by running JAX in the tests (WEAK_RESULTS)."""
+        takes float32: each number is given as the 64-bit array NumPy makes of it, which
+        the proof shows giving NumPy's result (np.where's and np.full's: checked by running
+        JAX in tests/rules/test_api_arguments.py)."""
         if not self.config.x64:
             return  # 32 bits chosen: the weak result is the 32-bit type NumPy's stands for
         jnp = self.analysis.jnp_alias

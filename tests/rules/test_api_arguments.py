@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from np2jax.api import Config, convert_source
-from np2jax.catalog import api_proof, api_table
-from np2jax.rules.python_number_as_array_argument import WEAK_RESULTS
+from np2jax.analysis.references import AS_ARRAY, numbers_alone_verdict
+from np2jax.catalog import api_proof
 
 
 def _kept(source: str, code: str = "NJ103") -> list[str]:
@@ -296,20 +296,26 @@ def test_a_module_making_dates_stays_on_numpy():
     assert namespace["main"]()["days"] == ["2024-01-28", "2024-01-29", "2024-01-30"]
 
 
-@pytest.mark.parametrize("qualname", sorted(WEAK_RESULTS))
-def test_the_functions_read_as_weak_for_python_numbers_are_weak_in_jax(qualname):
-    """NJ116 gives the Python numbers of these calls NumPy's dtype because JAX's result of a
-    number alone is weakly typed (float32 beside float32 data later): checked here, so that
-    a JAX that stops doing so shows up."""
+@pytest.mark.parametrize("qualname", ["numpy.sqrt", "numpy.maximum", "numpy.clip", "numpy.round",
+                                      "scipy.special.erf"])
+def test_the_proof_records_which_results_of_python_numbers_are_weak_in_jax(qualname):
+    """`np.sqrt(2.5)` is NumPy's float64 scalar and JAX's weakly typed array, which turns
+    float32 beside float32 data: the proof runs every callable on Python numbers alone and
+    records AS_ARRAY where NumPy's 64-bit array of the number gives JAX NumPy's result."""
+    assert numbers_alone_verdict(qualname) == AS_ARRAY
+    assert numbers_alone_verdict("numpy.sum") == "same"  # a reduction's result is strong
+
+
+@pytest.mark.parametrize("call", ["full(3, 2.5)", "where(np.array([True, False]), 2.5, 0.5)"])
+def test_np_full_and_np_where_of_python_numbers_are_weak_in_jax(call):
+    """NJ116 reads np.full's fill value and np.where's two values apart from the proof (the
+    proof gives np.full's fill value as an option and np.where's condition a number too):
+    their JAX results of Python numbers are weakly typed, checked here."""
     import jax
     import jax.numpy as jnp
 
-    entry = api_table()[qualname]
-    function = jnp
-    for part in entry["jax"].split(".")[2:]:
-        function = getattr(function, part)
     jax.config.update("jax_enable_x64", True)  # as every converted module does
-    assert function(2.5).weak_type
+    assert eval(f"jnp.{call}", {"jnp": jnp, "np": np}).weak_type
 
 
 @pytest.mark.parametrize("expression", [
