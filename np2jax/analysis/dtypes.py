@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.syntax import code_of
+from np2jax.syntax import code_of, integer_index, single_index
 
 # name -> (kind, bits); kinds: b bool, u unsigned, i signed, f float, c complex
 DTYPES = {
@@ -190,8 +190,7 @@ def _shape_item(subscript: cst.Subscript) -> bool:
     """`x.shape[1]`, `x.shape[-1]`, `x.shape[axis]`: one item, not a slice."""
     value = subscript.value
     return isinstance(value, cst.Attribute) and value.attr.value == "shape" \
-        and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index) \
-        and isinstance(subscript.slice[0].slice.value, (cst.Integer, cst.Name, cst.UnaryOperation))
+        and isinstance(single_index(subscript), (cst.Integer, cst.Name, cst.UnaryOperation))
 
 
 def _returned_item(subscript: cst.Subscript) -> int | None:
@@ -200,11 +199,10 @@ def _returned_item(subscript: cst.Subscript) -> int | None:
     call = subscript.value
     if not (isinstance(call, cst.Call) and call.args and call.args[0].keyword is None
             and any(a.keyword is not None and a.keyword.value.startswith("return_")
-                    for a in call.args)
-            and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
-            and isinstance(subscript.slice[0].slice.value, cst.Integer)):
+                    for a in call.args)):
         return None
-    return int(subscript.slice[0].slice.value.value)
+    return integer_index(subscript)
+
 
 class Dtypes:
     """dtype_of for one module, memoised; reads the value analysis (`flow`)."""

@@ -24,7 +24,7 @@ from np2jax.analysis.facts import (
 )
 from np2jax.analysis.shapes import same_shape
 from np2jax.catalog import api_policy
-from np2jax.syntax import argument_for
+from np2jax.syntax import argument_for, integer_index
 from np2jax.syntax.walk import OwnScopeVisitor
 
 
@@ -1172,16 +1172,6 @@ _NUMBER_ITEMS = frozenset({"numpy.linalg.lstsq", "numpy.polyfit"})
 _GRIDS = frozenset({"numpy.mgrid", "numpy.ogrid"})
 
 
-def _item_index(subscript: cst.Subscript) -> bool:
-    """`value[1]`, `value[-1]`: one item of a sequence, not a slice of it."""
-    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
-        return False
-    index = subscript.slice[0].slice.value
-    if isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus):
-        index = index.expression
-    return isinstance(index, cst.Integer)
-
-
 # Attributes of a JAX array that are JAX arrays too (not .shape, .dtype, .size...).
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 
@@ -1259,8 +1249,8 @@ class _JaxTyping:
         if isinstance(value, cst.Subscript):
             items = self._items_of(value.value)
             if items is not None:  # np.nonzero(m)[0], np.mgrid[0:4, 0:5]
-                return items if _item_index(value) or self._grid(value.value) else no
-            if _item_index(value) and isinstance(value.value, cst.Name):
+                return items if integer_index(value) is not None or self._grid(value.value) else no
+            if integer_index(value) is not None and isinstance(value.value, cst.Name):
                 items = self._sequence_name(value.value)
                 if items is not None:  # g = np.ogrid[0:4, 0:5]; g[0]
                     return items

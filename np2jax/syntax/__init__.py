@@ -34,6 +34,24 @@ def is_none(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+def single_index(subscript: cst.Subscript) -> cst.BaseExpression | None:
+    """`a[i]`: the index of a subscript with one index and no slice, else None."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    return subscript.slice[0].slice.value
+
+
+def integer_index(subscript: cst.Subscript) -> int | None:
+    """`a[1]`, `a[-1]`: a literal integer index, else None."""
+    index = single_index(subscript)
+    negative = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus)
+    if negative:
+        index = index.expression
+    if not isinstance(index, cst.Integer):
+        return None
+    return -int(index.evaluated_value) if negative else int(index.evaluated_value)
+
+
 def dotted_chain(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
     """[np.linalg.norm, np.linalg, np] for `np.linalg.norm`: the node and its prefixes.
 
