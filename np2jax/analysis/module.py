@@ -43,6 +43,7 @@ from np2jax.analysis.facts import (
 from np2jax.analysis.islands import Islands, numpy_alias, read_for_elements
 from np2jax.analysis.kept import find_kept
 from np2jax.analysis.islands import islands as find_islands
+from np2jax.analysis.quotients import Quotients
 from np2jax.analysis.randomness import RandomState, find_random_states
 from np2jax.analysis.references import (
     call_site, check_data_dtypes, keep_dispatch_arguments, plan, replan_for_integer_data)
@@ -332,6 +333,12 @@ class ModuleAnalysis:
         """Casts of float values to integers: whether they may leave the range, and when
         JAX can compute NumPy's result (casts.Casts)."""
         return Casts(self.dataflow, self.dtypes, self.under_errstate)
+
+    @cached_property
+    def quotients(self) -> Quotients:
+        """Where values are rounded to integers, and the divisions they come from
+        (quotients.Quotients)."""
+        return Quotients(self.dataflow, self.dtypes)
 
     @cached_property
     def random_states(self) -> list[RandomState]:

@@ -472,6 +472,9 @@ def _call_shape(flow, call: cst.Call, env, depth: int):
         if set(keywords) - {"dtype"} or len(positional) > (2 if name == "numpy.full_like" else 1):
             return None
         return static_shape(flow, positional[0], env, depth)
+    if name in ("numpy.array", "numpy.asarray") and len(positional) == 1 \
+            and not set(keywords) - {"dtype"}:
+        return _nested_shape(positional[0])
     if name == "numpy.arange":
         bounds = [static_int(flow, p, env, depth) for p in positional]
         if keywords or None in bounds or len(bounds) > 3 or (len(bounds) == 3 and not bounds[2]):
@@ -490,6 +493,22 @@ def _call_shape(flow, call: cst.Call, env, depth: int):
     for value in positional:
         shape = _broadcast_shapes(shape, static_shape(flow, value, env, depth))
     return shape
+
+
+def _nested_shape(node) -> tuple | None:
+    """The shape of a list or tuple of number literals, or of such lists of one shape:
+    `[[1, 2], [3, 4]]` is (2, 2); None for anything else."""
+    if isinstance(node, (cst.Integer, cst.Float)) or isinstance(node, cst.UnaryOperation) \
+            and isinstance(node.operator, cst.Minus) \
+            and isinstance(node.expression, (cst.Integer, cst.Float)):
+        return ()
+    if not isinstance(node, (cst.List, cst.Tuple)) or any(
+            isinstance(e, (cst.StarredElement)) for e in node.elements):
+        return None
+    inner = {_nested_shape(e.value) for e in node.elements}
+    if len(inner) > 1 or None in inner:
+        return None
+    return (len(node.elements), *(inner.pop() if inner else ()))
 
 
 def _method_shape(flow, func: cst.Attribute, positional, keywords, env, depth: int):

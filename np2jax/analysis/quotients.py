@@ -1,0 +1,188 @@
+"""Quotients rounded to integers: where a value is rounded (floor, ceil, a cast to an
+integer dtype...), and the true divisions it is computed from.
+
+XLA divides by a broadcast divisor (a scalar, a row of sums) by multiplying with the
+divisor's reciprocal: its algebraic simplifier rewrites `A / broadcast(B)` into
+`A * broadcast(1 / B)`, eagerly too (each jnp operation is compiled). About one quotient in
+four is then one ulp from NumPy's, which is correctly rounded. That disappears in most
+results and decides those that round: with `x = np.arange(1000) * 0.1`, `np.floor(x / 0.1)`
+differs in 47 of the 1000 values, `np.floor((np.arange(n) / 44100) * 44100)` in about one in
+fifteen. A divisor that is a power of two has an exact reciprocal, and a quotient whose
+divisor is not broadcast (an array of the result's shape) is divided: neither differs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import libcst as cst
+
+from np2jax.analysis.dtypes import Dtypes, is_integer
+from np2jax.analysis.facts import SCALAR
+from np2jax.analysis.shapes import same_shape, static_shape
+from np2jax.syntax import argument_for
+
+# Functions that round their first argument to an integer value, or whose result jumps where
+# it crosses one (a remainder, a floor division).
+ROUNDING_FUNCTIONS = frozenset({
+    "numpy.floor", "numpy.ceil", "numpy.trunc", "numpy.fix", "numpy.rint", "numpy.round",
+    "numpy.around", "numpy.round_", "numpy.floor_divide", "numpy.mod", "numpy.remainder",
+    "numpy.fmod", "numpy.divmod", "numpy.modf", "math.floor", "math.ceil", "math.trunc",
+    "math.modf", "math.fmod", "builtins.int", "builtins.round"})
+# numpy's integer scalar types called on a value: `np.int64(t * sr)`
+INTEGER_TYPES = frozenset(f"numpy.{name}" for name in (
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp",
+    "int_", "uint", "intc", "uintc", "longlong", "ulonglong", "short", "ushort", "byte",
+    "ubyte", "long", "ulong"))
+# Functions and methods through which a quotient's last bit reaches their result unchanged
+# by anything else: IEEE arithmetic (correctly rounded in both libraries), selections and
+# reshapes. `np.interp(t, t_old, a)` of sample times one ulp off lands beside a sample it met
+# exactly. Not transcendental functions (np.sin, np.log: their own last bits differ between
+# NumPy and XLA, which an exact quotient does not mend) nor reductions (summed in another
+# order).
+CARRYING_FUNCTIONS = frozenset({
+    "numpy.add", "numpy.subtract", "numpy.multiply", "numpy.negative", "numpy.positive",
+    "numpy.abs", "numpy.absolute", "numpy.fabs", "numpy.sqrt", "numpy.square", "numpy.clip",
+    "numpy.minimum", "numpy.maximum", "numpy.fmin", "numpy.fmax", "numpy.where",
+    "numpy.interp", "numpy.asarray", "numpy.array", "numpy.copy", "numpy.reshape",
+    "numpy.ravel", "numpy.transpose", "numpy.squeeze", "numpy.expand_dims",
+    "numpy.concatenate", "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.column_stack",
+    "numpy.repeat", "numpy.tile", "numpy.broadcast_to", "numpy.take", "numpy.flip",
+    "numpy.roll", "numpy.sort", "numpy.atleast_1d", "numpy.atleast_2d",
+    "builtins.abs", "builtins.min", "builtins.max", "builtins.float"})
+CARRYING_METHODS = frozenset({
+    "astype", "reshape", "ravel", "flatten", "copy", "transpose", "clip", "squeeze", "repeat",
+    "take", "item", "tolist"})
+CARRYING_ATTRIBUTES = frozenset({"T", "real", "flat"})
+DIVIDING_FUNCTIONS = frozenset({"numpy.divide", "numpy.true_divide"})
+_CARRYING_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_DEPTH = 12
+
+
+class Quotients:
+    """The rounded quotients of one module; reads the value analysis and the dtypes."""
+
+    def __init__(self, flow, dtypes: Dtypes) -> None:
+        self.flow = flow
+        self.dtypes = dtypes
+
+    def rounded_values(self, nodes) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+        """(where, value) for each place among `nodes` (the module's Calls and
+        BinaryOperations) that rounds a value to an integer: the first argument of
+        ROUNDING_FUNCTIONS and INTEGER_TYPES, `v.astype(<integer dtype>)`, `v.round()`,
+        the left operand of `//` and `%`."""
+        found = []
+        for node in nodes:
+            if isinstance(node, cst.BinaryOperation):
+                if isinstance(node.operator, (cst.FloorDivide, cst.Modulo)):
+                    found.append((node, node.left))
+                continue
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("astype", "round") \
+                    and self.flow.collector.ref_by_call.get(node) is None:
+                target = argument_for(node, 0, "dtype")
+                if func.attr.value == "round" or target is not None and is_integer(
+                        self.dtypes.spelled(target)):
+                    found.append((node, func.value))
+                continue
+            names = self.flow.collector.qualified_names(func)
+            if names & (ROUNDING_FUNCTIONS | INTEGER_TYPES) and node.args \
+                    and node.args[0].keyword is None and not node.args[0].star:
+                found.append((node, node.args[0].value))
+        return found
+
+    def divisions(self, value: cst.BaseExpression) -> list[cst.CSTNode]:
+        """The true divisions (`a / b`, `np.divide(a, b)`) whose last bit reaches `value`
+        through arithmetic, CARRYING_FUNCTIONS, CARRYING_METHODS, CARRYING_ATTRIBUTES,
+        subscripts, conditionals and the bindings of names, less
+        those NumPy and XLA compute alike: a divisor that is a power of two, a Python
+        number divided by an array."""
+        found: list = []
+        self._walk(value, 0, set(), found, names=True)
+        return found
+
+    def direct_divisions(self, value: cst.BaseExpression) -> list[cst.CSTNode]:
+        """divisions(value) written inside `value` itself (no name followed)."""
+        found: list = []
+        self._walk(value, 0, set(), found, names=False)
+        return found
+
+    def _walk(self, node, depth: int, seen: set, found: list, names: bool) -> None:
+        if depth > _DEPTH or id(node) in seen:
+            return
+        seen.add(id(node))
+        parts: list = []
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _CARRYING_OPERATORS):
+            if isinstance(node.operator, cst.Divide) and self._differs(node.left, node.right):
+                found.append(node)
+            parts = [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            parts = [node.expression]
+        elif isinstance(node, cst.Call):
+            names_called = self.flow.collector.qualified_names(node.func)
+            data = [a.value for a in node.args if a.keyword is None and not a.star]
+            if names_called & DIVIDING_FUNCTIONS and len(data) == 2 and len(node.args) == 2:
+                if self._differs(*data):
+                    found.append(node)
+                parts = data
+            elif names_called & CARRYING_FUNCTIONS:
+                parts = [a.value for a in node.args]
+            elif isinstance(node.func, cst.Attribute) and node.func.attr.value in CARRYING_METHODS \
+                    and self.flow.collector.ref_by_call.get(node) is None:
+                parts = [node.func.value, *(a.value for a in node.args)]  # x.clip(0, 1)
+        elif isinstance(node, cst.Attribute) and node.attr.value in CARRYING_ATTRIBUTES:
+            parts = [node.value]  # x.T
+        elif isinstance(node, cst.IfExp):
+            parts = [node.body, node.orelse]
+        elif isinstance(node, cst.Subscript):
+            parts = [node.value]
+        elif isinstance(node, cst.Name) and names:
+            values, _ = self.flow.name_values(node)
+            values = self.flow.live_bindings(node, self.flow.reaching_bindings(node, values))
+            parts = [v for v, _ in values if isinstance(v, cst.BaseExpression)]
+        for part in parts:
+            self._walk(part, depth + 1, seen, found, names)
+
+    def _differs(self, dividend, divisor) -> bool:
+        if _power_of_two(divisor):
+            return False
+        def kind(node):
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                return self.flow.kind_of(node)
+            return self.flow.value_kind(node)
+        if kind(divisor) == SCALAR and kind(dividend) == SCALAR:
+            return False  # Python's division of two numbers (a JAX 0-d array is "array")
+        return not self._full_divisor(dividend, divisor)
+
+    def _full_divisor(self, dividend, divisor) -> bool:
+        """Whether the divisor provably has the quotient's shape (nothing broadcasts it):
+        the same shape as the dividend, or a known shape the dividend's broadcasts to."""
+        if same_shape(self.flow, dividend, divisor):
+            return True
+        if kind_of_number(dividend):
+            known = static_shape(self.flow, divisor)
+            return bool(known)  # `1 / x`: the number is broadcast, not the array
+        first, second = static_shape(self.flow, dividend), static_shape(self.flow, divisor)
+        if first is None or second is None or len(first) > len(second):
+            return False
+        return all(a in (1, b) for a, b in zip(reversed(first), reversed(second)))
+
+
+def kind_of_number(node) -> bool:
+    """A literal number, `2.5` or `-1`."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _power_of_two(node) -> bool:
+    """A literal number whose reciprocal is exact: 2, 0.5, 8.0, -4."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    if not isinstance(node, (cst.Integer, cst.Float)):
+        return False
+    value = float(node.evaluated_value)
+    if value <= 0 or value != value or value == float("inf"):
+        return False
+    mantissa, _ = math.frexp(value)
+    return mantissa == 0.5

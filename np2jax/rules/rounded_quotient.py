@@ -1,0 +1,79 @@
+"""NJ414 rounded-quotient.
+
+A quotient rounded to an integer (floor, ceil, astype(int), //): JAX divides by a broadcast
+divisor through its reciprocal, which can put a quotient that lands on an integer one ulp
+below it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.rules.base import Rule
+from np2jax.syntax import code_of, updates
+
+OUTCOME = ("rewritten to divide as NumPy does (the operands broadcast behind "
+           "`jax.lax.optimization_barrier`, where XLA cannot turn the division into a product)")
+# operands that need their parentheses as call arguments
+_PARENTHESIZED = (cst.NamedExpr, cst.Yield, cst.GeneratorExp, cst.Tuple)
+
+
+class RoundedQuotient(Rule):
+    code = "NJ414"
+
+    def run(self):
+        """A true division whose quotient is rounded to an integer (analysis.quotients):
+        `np.floor(x / 0.1)`, `t = np.arange(n) / sr; idx = (t * sr).astype(int)`. Reported
+        and rewritten where the division is JAX's once converted: the quotient is a JAX
+        array (Values.jax_typed), or the division is written in the argument of a rounding
+        call that is converted (its result is a JAX array whatever the division gives)."""
+        quotients, flow = self.analysis.quotients, self.analysis.dataflow
+        nodes = [*self.analysis.nodes(cst.Call), *self.analysis.nodes(cst.BinaryOperation)]
+        done: set = set()
+        for where, value in quotients.rounded_values(nodes):
+            site = self.analysis.ref_of_call(where) if isinstance(where, cst.Call) else None
+            direct = quotients.direct_divisions(value) if site is not None and site.converted \
+                else ()
+            for division in quotients.divisions(value):
+                if division in done or not self._divides_in_jax(division):
+                    continue
+                if flow.jax_typed(division):
+                    requires = flow.jax_refs(division)
+                elif division in direct:
+                    requires = (site.node,)
+                else:
+                    continue
+                done.add(division)
+                yield self.report(division, fix=self._exact, requires=requires,
+                                  imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
+                                  report_if_unfixed=False, quotient=code_of(division),
+                                  rounding=code_of(where), outcome=OUTCOME)
+
+    def _divides_in_jax(self, division) -> bool:
+        """`a / b`, or np.divide/np.true_divide converted to JAX's."""
+        if isinstance(division, cst.BinaryOperation):
+            return True
+        ref = self.analysis.ref_of_call(division)
+        return ref is not None and ref.converted
+
+    def _exact(self, node):
+        return exact_quotient(node, self.analysis.jnp_alias)
+
+
+def exact_quotient(node, jnp: str) -> cst.Call:
+    """`a / b` (or a converted `jnp.divide(a, b)`) as
+    `jnp.true_divide(*jax.lax.optimization_barrier(jnp.broadcast_arrays(a, b)))`: both
+    operands at the result's shape, which the barrier hides from XLA's algebraic simplifier,
+    so it divides; a call keeps its function."""
+    if isinstance(node, cst.BinaryOperation):
+        func = updates.attr(cst.Name(jnp), "true_divide")
+        operands = [node.left, node.right]
+    else:
+        func = node.func
+        operands = [a.value for a in node.args]
+    operands = [o if isinstance(o, _PARENTHESIZED) else o.with_changes(lpar=[], rpar=[])
+                for o in operands]
+    barrier = updates.call(
+        updates.attr(updates.attr(cst.Name("jax"), "lax"), "optimization_barrier"),
+        updates.jnp_call(jnp, "broadcast_arrays", *operands))
+    return cst.Call(func, [cst.Arg(barrier, star="*")], lpar=node.lpar, rpar=node.rpar)
