@@ -13,7 +13,7 @@ own, casts through conditionals or with an integer path, float stores into integ
 NaN cast to int64, a float16 cumsum; and the integer and dtype edges of issue 16, with
 NumPy's exact dtypes: narrow-integer reductions, integer division by arrays holding 0,
 timestamps and hashes past 2**31, float16/float32 arithmetic, out-of-bounds reads, np.clip
-and comparisons past a narrow dtype's range). Each
+and comparisons past a narrow dtype's range, quotients rounded to integers). Each
 program is `def main(): ... return {...}` returning every array it made. Some programs keep
 every array private (np2jax must convert them), others alias (np2jax must refuse them).
 Every converted program that runs must also run clean: a FutureWarning or DeprecationWarning
@@ -395,8 +395,9 @@ def integer_programs(draw):
     np.errstate), millisecond timestamps, epoch seconds with fractions then np.diff, integer
     hashes, np.iinfo bounds plus offsets, float16 and explicit float32 arithmetic (a float32
     result must stay float32), int32 + float32, reads inside try/except IndexError and
-    np.take's modes, bool arithmetic, np.round of halves, np.clip with integer bounds and
-    comparisons of narrow integers with Python integers past their range.
+    np.take's modes, bool arithmetic, np.round of halves, np.clip with integer bounds,
+    comparisons of narrow integers with Python integers past their range, and quotients
+    rounded to integers (floor, ceil, astype, `//`, `%` of `q / 0.1`, of sample times).
     Each result's dtype must be NumPy's exactly (`exact_dtypes`)."""
     n = draw(st.integers(3, 6))
 
@@ -415,7 +416,8 @@ def integer_programs(draw):
             "narrow_reduce", "narrow_method", "bool_arith", "prod_big", "u8_stats", "add_reduce",
             "sum_dtype", "divide_zero", "divide_zero_ufunc", "divmod_zero", "timestamps",
             "epoch_diff", "hash", "iinfo", "float16", "float32", "mixed_float", "int_float32",
-            "index_error", "take_mode", "round_halves", "clip_int", "narrow_compare"]))
+            "index_error", "take_mode", "round_halves", "clip_int", "narrow_compare",
+            "rounded_quotient"]))
         if kind == "narrow_reduce":  # NumPy: int64/uint64 (JAX's cumsum keeps the input's)
             fn = draw(st.sampled_from(["np.sum", "np.prod", "np.cumsum", "np.cumprod"]))
             body.append(f"    {y} = {fn}(x.astype({narrow}))")
@@ -503,6 +505,18 @@ def integer_programs(draw):
             expr = draw(st.sampled_from(["np.round(f)", "np.round(f * 10, -1)", "np.round(f, 1)",
                                          "np.around(f / 2, 1)", "np.rint(f)", "np.round(x / 2)"]))
             body.append(f"    {y} = {expr}")
+        elif kind == "rounded_quotient":  # XLA divides through the reciprocal (NJ414)
+            if draw(st.booleans()):  # a grid divided by its step (10 to 27 of 200 differ)
+                step = draw(st.sampled_from(["0.1", "0.01", "0.7"]))
+                rounding = draw(st.sampled_from([
+                    "np.floor(q / {s})", "np.ceil(q / {s})", "(q / {s}).astype(np.int64)",
+                    "(q / {s}) // 1", "(q / {s}) % 1", "np.floor(np.divide(q, {s}))",
+                    "np.trunc(np.abs(q / {s}))", "np.floor(q / 2)"]))
+                body += [f"    q = np.arange(200) * {step}", f"    {y} = " + rounding.format(s=step)]
+            else:  # sample times back to sample indices (12 to 22 of 200 differ)
+                rate = draw(st.sampled_from(["44100", "48000", "22050"]))
+                back = draw(st.sampled_from(["np.floor(u * {r})", "(u * {r}).astype(np.int64)"]))
+                body += [f"    u = np.arange(200) / {rate}", f"    {y} = " + back.format(r=rate)]
         elif kind == "narrow_compare":  # NumPy 2 compares with a Python int by value (NJ408)
             op = draw(st.sampled_from(["<", ">", "==", "!=", ">="]))
             bound = draw(st.sampled_from(["300", "-1", "255", "-200", "70000", "0"]))
