@@ -27,6 +27,8 @@ _TYPE_CHECK = ("is True for a NumPy scalar such as `x.mean()` (NumPy's {why}) bu
 _SPELLING = ("spells the value's type, `{numpy}` in NumPy and `{jax}` for the "
              "JAX array the converted code gives there: take `float({subject})` or "
              "`np.asarray({subject})` first if the text matters")
+# repr() of a 0-d value in each library
+_REPRS = ("np.float64(4.0)", "Array(4., dtype=float64)")
 _JSON = ("is given `{value}`, a NumPy scalar or array that becomes a JAX array, which json "
          "cannot write (NumPy's float64 scalars are floats): pass `{value}.tolist()` or "
          "`float({value})`")
@@ -46,6 +48,11 @@ class ArrayScalarAsPythonValue(Rule):
                 yield from self._type_check(call, call.args[0].value, call.args[1].value)
             elif self.analysis.qualified_names(call.func) & JSON_WRITERS and call.args:
                 yield from self._json(call, call.args[0].value)
+            elif self._builtin(call, "repr"):  # repr(m)
+                yield from self._spelled(call, call.args[0].value, *_REPRS)
+        for part in self.analysis.nodes(cst.FormattedStringExpression):
+            if part.conversion == "r":  # f"{m!r}"
+                yield from self._spelled(part, part.expression, *_REPRS)
         for attribute in self.analysis.nodes(cst.Attribute):
             call = attribute.value  # type(m).__name__
             if attribute.attr.value in ("__name__", "__qualname__") and isinstance(call, cst.Call) \
@@ -85,7 +92,8 @@ class ArrayScalarAsPythonValue(Rule):
             and self.analysis.qualified_names(call.func) == {f"builtins.{name}"}
 
     def _spelled(self, node, subject, numpy: str, jax: str):
-        """`type(m).__name__` of a value that is a JAX array once converted."""
+        """`type(m).__name__`, `repr(m)`, `f"{m!r}"` of a value that is a JAX array once
+        converted."""
         flow = self.analysis.dataflow
         if flow.jax_typed(subject):
             yield self.report(node, requires=flow.jax_refs(subject), code=code_of(node),
