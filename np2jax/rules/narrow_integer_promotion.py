@@ -76,10 +76,19 @@ class NarrowIntegerPromotion(Rule):
                     or self.analysis.ref_of_call(call) is not None:
                 continue
             dtype = dtype_of(func.value)
-            if dtype not in NARROW or _has_dtype(call) or not self.analysis.dataflow.jax_typed(func.value):
+            if dtype not in NARROW or _has_dtype(call):
+                continue
+            flow = self.analysis.dataflow
+            if flow.jax_typed(func.value):
+                requires = flow.jax_refs(func.value)
+            elif self._from_parameter(func.value):
+                # what a caller passes may be a JAX array; NumPy's own dtype for the result
+                # changes nothing where it is a NumPy array
+                requires = ()
+            else:
                 continue
             numpy_dtype, build = self._fix(func.attr.value, dtype, jnp, method=True)
-            yield self.report(call, fix=build, requires=self.analysis.dataflow.jax_refs(func.value),
+            yield self.report(call, fix=build, requires=requires,
                               imports=[("jax.numpy", jnp)], spelled=f".{func.attr.value}()",
                               dtype=dtype, difference=NARROWER.format(numpy_dtype),
                                   outcome=REWRITTEN.format(numpy_dtype))
@@ -100,6 +109,27 @@ class NarrowIntegerPromotion(Rule):
         yield from self._integer_with_float_calls(jnp)
         yield from self._python_ints()
         yield from self._widened_data(jnp)
+
+    def _from_parameter(self, value, depth: int = 0) -> bool:
+        """`x.astype(np.int32)`, `x[1:]`, `x.T` of a parameter `x` (`x` itself too), or a
+        name every binding of which is one."""
+        flow = self.analysis.dataflow
+        while True:
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and self.analysis.ref_of_call(value) is None:
+                value = value.func.value
+            elif isinstance(value, (cst.Subscript, cst.Attribute)):
+                value = value.value
+            else:
+                break
+        if not isinstance(value, cst.Name) or depth > 4:
+            return False
+        if flow.parameter_bound(value):
+            return True
+        values, aug_values = flow.name_values(value)
+        bound = [v for v, _ in flow.live_bindings(value, flow.reaching_bindings(value, values))]
+        return bool(bound) and not aug_values and all(
+            isinstance(v, cst.BaseExpression) and self._from_parameter(v, depth + 1) for v in bound)
 
     def _widened_data(self, jnp: str):
         """The data of a call NumPy computes in float64 where JAX keeps its dtype, which

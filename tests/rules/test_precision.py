@@ -96,3 +96,28 @@ def test_a_call_kept_on_scipy_handed_float32_values_is_reported_in_the_32_bit_mo
     assert len(found) == 1 and "`minimize(...)`" in found[0].message \
         and "`x0`" in found[0].message and "SciPy" in found[0].message
     assert [f for f in check_source(source) if f.code == "NJ401"] == []
+
+
+def test_statistics_of_a_narrow_cast_of_a_parameter_give_numpys_dtype_for_either_array():
+    """A library function no caller in the module shows: its parameter may be a NumPy array
+    (the user's) or a JAX array (converted code's). `.mean(dtype=jnp.float64)` is NumPy's
+    own dtype for int16 data, so both give NumPy's float64 (JAX alone gave float32)."""
+    import jax
+    import jax.numpy as jnp
+
+    source = ("import numpy as np\n\n\ndef level_stats(frame):\n"
+              "    levels = frame.astype(np.int16)\n"
+              "    return levels.mean(), levels.var(), frame[1:].astype(np.int32).mean()\n")
+    converted = convert_source(source, Config()).converted
+    assert "levels.mean(dtype=jnp.float64)" in converted
+    original, namespace = {}, {}
+    exec(compile(source, "<original>", "exec"), original)
+    exec(compile(converted, "<converted>", "exec"), namespace)
+    frame = np.arange(24.0).reshape(4, 6) * 11.3
+    expected = original["level_stats"](frame)
+    for given in (frame, jnp.asarray(frame)):
+        got = namespace["level_stats"](given)
+        for want, value in zip(expected, got):
+            assert np.asarray(value).dtype == want.dtype == np.float64
+            assert np.allclose(np.asarray(value), want, rtol=1e-12)
+    assert jax.config.jax_enable_x64
