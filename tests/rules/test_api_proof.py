@@ -296,9 +296,9 @@ def tiny_run(tmp_path_factory):
     grid = grid[:start] + 'dtypes = ["float64", "int64"]' + grid[end:]
     (folder / "grid.toml").write_text(grid)
     out = folder / "proven.json"
-    script = ("import sys\nfrom pathlib import Path\nfrom np2jax import apiproof\n"
-              f"apiproof.GRID_PATH = Path({str(folder / 'grid.toml')!r})\n"
-              f"apiproof.main(['--out', {str(out)!r}, '--jobs', '1', '--cache', '', "
+    script = ("from np2jax import apiproof\n"
+              f"apiproof.main(['--out', {str(out)!r}, '--grid', {str(folder / 'grid.toml')!r}, "
+              "'--jobs', '1', '--cache', '', "
               "'--only', 'numpy.take', 'scipy.signal.convolve2d'])\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
