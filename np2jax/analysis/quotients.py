@@ -160,8 +160,8 @@ class Quotients:
         if same_shape(self.flow, dividend, divisor):
             return True
         if kind_of_number(dividend):
-            known = static_shape(self.flow, divisor)
-            return bool(known)  # `1 / x`: the number is broadcast, not the array
+            # `1 / x`: the number is broadcast, not the array (nor a 0-d divisor)
+            return static_shape(self.flow, divisor) is not None
         first, second = static_shape(self.flow, dividend), static_shape(self.flow, divisor)
         if first is None or second is None or len(first) > len(second):
             return False

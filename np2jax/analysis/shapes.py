@@ -224,6 +224,10 @@ _SHAPE_OF_FIRST_ONLY = frozenset({"numpy.zeros_like", "numpy.ones_like", "numpy.
                                   "numpy.full_like", "numpy.copy", "numpy.asarray"})
 _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "any", "all"})
 _ARG_REDUCTIONS = frozenset({"argmax", "argmin"})
+# functions that reduce every axis when given no axis
+_FULL_REDUCTIONS = _REDUCTIONS | _ARG_REDUCTIONS | frozenset({
+    "amax", "amin", "median", "nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanstd",
+    "nanvar", "nanmedian", "average", "ptp", "count_nonzero"})
 
 
 def static_shape(flow, node: cst.BaseExpression, env=None, depth: int = 0):
@@ -475,6 +479,9 @@ def _call_shape(flow, call: cst.Call, env, depth: int):
     if name in ("numpy.array", "numpy.asarray") and len(positional) == 1 \
             and not set(keywords) - {"dtype"}:
         return _nested_shape(positional[0])
+    if name.removeprefix("numpy.") in _FULL_REDUCTIONS and len(positional) == 1 \
+            and set(keywords) <= {"dtype"}:
+        return ()  # np.mean(x): every axis reduced, whatever x's shape
     if name == "numpy.arange":
         bounds = [static_int(flow, p, env, depth) for p in positional]
         if keywords or None in bounds or len(bounds) > 3 or (len(bounds) == 3 and not bounds[2]):
@@ -517,6 +524,9 @@ def _method_shape(flow, func: cst.Attribute, positional, keywords, env, depth: i
         if len(positional) > (1 if method == "astype" else 0) or set(keywords) - {"dtype", "copy"}:
             return None
         return static_shape(flow, func.value, env, depth)
+    if (method in _REDUCTIONS or method in _ARG_REDUCTIONS) and not positional \
+            and set(keywords) <= {"dtype"}:
+        return ()  # `x.mean()`: every axis reduced, whatever x's shape
     receiver = static_shape(flow, func.value, env, depth)
     if receiver is None:
         return None

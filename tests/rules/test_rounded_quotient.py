@@ -114,6 +114,8 @@ weights = x / x.sum()
 steps = int(3.0 / 0.01)
 same = np.floor(x / (x + 1.0))
 cents = np.round(np.array([10.0, 7.5]) / np.array([4.0, 3.0]) * 100).astype(np.int64)
+ratio = np.floor(x.max() / np.min(x))
+inverse_mean = np.ceil(1.0 / np.mean(x))
 """
     assert _divisions(source) == []
 
