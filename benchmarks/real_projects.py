@@ -90,6 +90,10 @@ PROJECTS = [
     # lines; NumPy where it is installed, else `math` (its functions take Python floats and
     # arrays alike, which makes it a test of Python numbers meeting JAX arrays)
     Project("pymap3d", "3.1.0", "src/pymap3d", ["src/pymap3d/tests"]),
+    # state estimation: Kalman filters (linear, extended, unscented, ensemble, information,
+    # square-root), smoothers, IMM; classes holding their state in arrays they update in
+    # place (`self.x`, `self.P`). Its tests plot with matplotlib (installed beside it).
+    Project("filterpy", "1.4.5", "filterpy", ["filterpy"]),
     # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
     # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]

@@ -493,9 +493,11 @@ _PRECISION_BLIND = frozenset(f"numpy.{name}" for name in (
 
 def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
     """A call whose array data is a Python string the code shows (`np.array(word)`, `word` a
-    parameter annotated `str` or passed strings, a name bound to `name.upper()`): JAX has
-    no string arrays (`jnp.array("abc")` raises), so the call stays on NumPy, with the
-    reason (NJ102). String literals are caught when the call is planned."""
+    parameter annotated `str` or passed strings, a name bound to `name.upper()`), or holds
+    None (`np.array([[None] * n]).T`, a placeholder NumPy makes an object array): JAX has
+    no string or object arrays (`jnp.array("abc")`, `jnp.array([None])` raise), so the call
+    stays on NumPy, with the reason (NJ102). String literals are caught when the call is
+    planned."""
     for ref in collector.refs:
         if ref.keep is not None or ref.call is None:
             continue
@@ -506,6 +508,11 @@ def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
             if is_data and not argument.arg.star and dataflow.holds_string(value):
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
                 ref.detail = f"`{code_of(value)}`, which holds strings (JAX has no string arrays)"
+                break
+            if is_data and not argument.arg.star and dataflow.holds_none(value):
+                ref.keep = KEEP_UNSUPPORTED_ARGUMENT
+                ref.detail = (f"`{code_of(value)}`, which holds None (an object array in NumPy; "
+                              "JAX has no object arrays)")
                 break
 
 

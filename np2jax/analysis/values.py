@@ -209,6 +209,25 @@ class Values:
             return self._name_holds_string(node, deeper, seen)
         return False
 
+    def holds_none(self, node, depth: int = 0) -> bool:
+        """Whether `node` is array data with `None` among its items as the code shows them:
+        `[[None] * n]`, `(None, 1.0)`, a name bound only to such (NumPy makes an object
+        array of it, which JAX cannot hold: `jnp.array([None])` raises)."""
+        if depth > 8:
+            return False
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return any(isinstance(e.value, cst.Name) and e.value.value == "None"
+                       or self.holds_none(e.value, depth + 1) for e in node.elements)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Multiply, cst.Add)):
+            return self.holds_none(node.left, depth + 1) or self.holds_none(node.right, depth + 1)
+        if isinstance(node, cst.Name):
+            values, aug_values = self.name_values(node)
+            bound = [v for v, _ in self.live_bindings(node, values)]
+            return bool(bound) and not aug_values and all(
+                isinstance(v, cst.BaseExpression) for v in bound) and any(
+                self.holds_none(v, depth + 1) for v in bound)
+        return False
+
     def _call_holds_string(self, node: cst.Call, depth: int, seen: frozenset) -> bool:
         func = node.func
         first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
