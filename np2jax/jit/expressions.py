@@ -172,6 +172,13 @@ class ExpressionChecks(TraceCheckerBase):
                 self.index(node)
             return base
         for element in node.slice:
+            piece = element.slice
+            if base in PYTHON and not isinstance(piece, cst.Slice) \
+                    and self.expr(piece.value) in MAY_BE_ARRAY:
+                # `zs[i]` of a list (a list of tracers inside jax.jit) at a traced index
+                self.refuse(piece, f"it indexes `{code_of(node.value)}`, a Python "
+                                   f"{'list' if base == LIST else 'value'}, with "
+                                   f"`{code_of(piece.value)}`, an array while compiling")
             self.index_element(element, need=False)
         return STATIC if base == STATIC else UNKNOWN
 

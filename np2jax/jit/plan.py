@@ -452,7 +452,10 @@ def _judge_undecorated(m: JitModule, name: str, params: dict) -> JitPlan:
     plan = _judge_calls(m, name, params)
     if plan.compiled or not plan.reason.startswith(_FROM_CALLS):
         return plan
-    own = _judge_own(m, name, sites)
+    # a Python list a call passes stays a list (of tracers) inside jax.jit: its body may
+    # take its length and its items at Python indices, not an item at a traced index
+    lists = {p for site in sites for p, kind in site.passed.items() if kind == LIST}
+    own = _judge_own(m, name, sites, lists)
     return own if own.compiled else plan
 
 
@@ -541,16 +544,17 @@ def _body_verdict(m: JitModule, function: cst.FunctionDef, checker: TraceChecker
     return None
 
 
-def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
+def _judge_own(m: JitModule, name: str, sites: list, lists: frozenset = frozenset()) -> JitPlan:
     """A function judged on its own body, whoever calls it (another module, a user of the
     library): each parameter is any value (an array or a Python number) except those its
     body uses where jax.jit needs a Python value (a shape, a range bound, an axis, an index,
     a Python branch...), which become static. It compiles when the body traces for every
     call its signature admits: a static parameter a caller could give an array or a float
     (a Python `if` on it, a float default: each value would compile again) leaves it eager,
-    the parameter named."""
+    the parameter named. `lists`: parameters some call passes a Python list for (a list,
+    not any value)."""
     function = m.functions[name]
-    own = dict.fromkeys((p.name.value for p in parameters(function)), MIXED)
+    own = {p.name.value: LIST if p.name.value in lists else MIXED for p in parameters(function)}
     needs: dict = {}  # static parameter -> (what needs it, the node)
     checker = None
     for _ in range(len(own) + 1):
