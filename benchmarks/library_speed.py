@@ -221,7 +221,24 @@ HOT: dict[str, list[Hot]] = {
             lambda r: [(r.uniform(40, 41, 100_000), r.uniform(-80, -79, 100_000),
                         r.uniform(0, 500, 100_000), 40.5, -79.5, 100.0)], "100000 points, one call"),
     ],
+    # state estimation: one predict/update step of a constant-velocity filter a call, and
+    # the Gaussian density of a whole track
+    "filterpy": [
+        Hot("filterpy.kalman.kalman_filter", "predict",
+            lambda r: [(r.normal(size=(4, 1)), np.eye(4), _constant_velocity(), np.eye(4) * 0.01)
+                       for _ in range(BATCH)], f"{BATCH} steps, 4 states"),
+        Hot("filterpy.kalman.kalman_filter", "update",
+            lambda r: [(r.normal(size=(4, 1)), np.eye(4), r.normal(size=(2, 1)), np.eye(2) * 0.5,
+                        np.eye(2, 4)) for _ in range(BATCH)], f"{BATCH} steps, 4 states, 2 measured"),
+        Hot("filterpy.stats.stats", "gaussian",
+            lambda r: [(r.normal(size=100_000), 0.5, 2.0)], "100000 points, one call"),
+    ],
 }
+
+
+def _constant_velocity(dt: float = 0.1) -> np.ndarray:
+    """The transition of a 2-D constant-velocity model: positions move by velocity * dt."""
+    return np.eye(4) + np.eye(4, k=2) * dt
 
 
 # -- the child: one variant of one package -----------------------------------------------------

@@ -8,7 +8,8 @@ import libcst as cst
 from np2jax.analysis.references import bind_arguments as bind_api_arguments
 from np2jax.catalog import api_table
 from np2jax.jit.checker import CallSite, Stop, TraceCheckerBase
-from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, PYTHON, STATIC, UNKNOWN
+from np2jax.jit.lattice import (ARRAY, LIST, MAY_BE_ARRAY, MIXED, PYTHON, STATIC,
+                                TRACER_SHAPE_QUESTIONS, UNKNOWN)
 from np2jax.jit.masks import selection_count, selection_reduction, size_hint
 from np2jax.jit.names import parameters
 from np2jax.jit.rewrites import debug_print
@@ -165,6 +166,12 @@ class CallChecks(TraceCheckerBase):
 
     def api_call(self, node: cst.Call, ref) -> str:
         self.api_value(ref.node, ref)
+        if ref.qualname in TRACER_SHAPE_QUESTIONS:  # np.size(x, 0): x's shape, a tracer's too
+            for arg in node.args:
+                if self.expr(arg.value) == LIST:  # NumPy makes an array of it: of tracers
+                    self.refuse(node, f"`{code_of(node.func)}` is given `{code_of(arg.value)}`, "
+                                      "a Python list that holds tracers while compiling")
+            return STATIC
         short = ref.qualname.rsplit(".", 1)[-1]
         if short in DATA_DEPENDENT or (short == "where" and len(node.args) == 1):
             self.refuse(node, size_hint(code_of(node.func)))

@@ -8,7 +8,8 @@ import libcst as cst
 
 from np2jax.jit.checker import TraceCheckerBase
 from np2jax.jit.gather import non_boolean_index
-from np2jax.jit.lattice import (ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, UNKNOWN, arith,
+from np2jax.jit.lattice import (ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, TRACER_SHAPE_QUESTIONS,
+                                UNKNOWN, arith,
                                 join)
 from np2jax.jit.masks import selection_count, selection_in_where_write
 from np2jax.syntax import code_of
@@ -150,6 +151,8 @@ class ExpressionChecks(TraceCheckerBase):
 
     def api_value(self, node: cst.BaseExpression, ref) -> str:
         if not ref.converted:
+            if ref.qualname in TRACER_SHAPE_QUESTIONS:
+                return STATIC  # NumPy's np.shape(x) reads a tracer's shape
             self.refuse(node, f"`{code_of(node)}` stays on NumPy, which cannot take a tracer")
             return UNKNOWN
         if ref.qualname.startswith("numpy.random"):

@@ -16,6 +16,9 @@ from __future__ import annotations
 STATIC, ARRAY, MIXED, LIST, UNKNOWN = "static", "array", "mixed", "list", "unknown"
 MAY_BE_ARRAY = (ARRAY, MIXED)
 PYTHON = (STATIC, LIST)
+# NumPy functions kept on NumPy (policy.toml keep_numpy) whose result is STATIC for an
+# ARRAY too: they read a tracer's `.shape` (np.shape(x), np.ndim(x), np.size(x, 0))
+TRACER_SHAPE_QUESTIONS = frozenset({"numpy.shape", "numpy.ndim", "numpy.size"})
 
 
 def join(a: str | None, b: str | None) -> str | None:

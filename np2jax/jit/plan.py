@@ -29,6 +29,7 @@ from np2jax.analysis.values import always_leaves
 from np2jax.jit.checker import SHAPE_LIKE, JitModule, Stop, string_test
 from np2jax.jit.lattice import ARRAY, LIST, MAY_BE_ARRAY, MIXED, STATIC, UNKNOWN, join
 from np2jax.jit.names import declared_globals, module_bindings, parameters
+from np2jax.jit.patterns import int_literal
 from np2jax.jit.traceable import TraceChecker
 from np2jax.syntax import argument_for, code_of
 from np2jax.syntax.walk import walk
@@ -452,10 +453,13 @@ def _judge_undecorated(m: JitModule, name: str, params: dict) -> JitPlan:
     plan = _judge_calls(m, name, params)
     if plan.compiled or not plan.reason.startswith(_FROM_CALLS):
         return plan
+    own = _judge_own(m, name, sites)
     # a Python list a call passes stays a list (of tracers) inside jax.jit: its body may
-    # take its length and its items at Python indices, not an item at a traced index
+    # take its length and its items at Python indices, not an item at an index a loop
+    # compiled into fori_loop traces
     lists = {p for site in sites for p, kind in site.passed.items() if kind == LIST}
-    own = _judge_own(m, name, sites, lists)
+    if own.compiled and _indexed_by_a_name(function, lists):
+        return plan
     return own if own.compiled else plan
 
 
@@ -544,17 +548,33 @@ def _body_verdict(m: JitModule, function: cst.FunctionDef, checker: TraceChecker
     return None
 
 
-def _judge_own(m: JitModule, name: str, sites: list, lists: frozenset = frozenset()) -> JitPlan:
+def _indexed_by_a_name(function: cst.FunctionDef, names: set) -> bool:
+    """Whether the body subscripts one of `names` with something other than literals
+    (`zs[i]`, not `zs[0]` or `zs[1:]`)."""
+    if not names:
+        return False
+    for node in walk(function.body):
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) \
+                and node.value.value in names and not all(
+                    isinstance(e.slice, cst.Index) and int_literal(e.slice.value) is not None
+                    or isinstance(e.slice, cst.Slice) and all(
+                        part is None or int_literal(part) is not None
+                        for part in (e.slice.lower, e.slice.upper, e.slice.step))
+                    for e in node.slice):
+            return True
+    return False
+
+
+def _judge_own(m: JitModule, name: str, sites: list) -> JitPlan:
     """A function judged on its own body, whoever calls it (another module, a user of the
     library): each parameter is any value (an array or a Python number) except those its
     body uses where jax.jit needs a Python value (a shape, a range bound, an axis, an index,
     a Python branch...), which become static. It compiles when the body traces for every
     call its signature admits: a static parameter a caller could give an array or a float
     (a Python `if` on it, a float default: each value would compile again) leaves it eager,
-    the parameter named. `lists`: parameters some call passes a Python list for (a list,
-    not any value)."""
+    the parameter named."""
     function = m.functions[name]
-    own = {p.name.value: LIST if p.name.value in lists else MIXED for p in parameters(function)}
+    own = dict.fromkeys((p.name.value for p in parameters(function)), MIXED)
     needs: dict = {}  # static parameter -> (what needs it, the node)
     checker = None
     for _ in range(len(own) + 1):
