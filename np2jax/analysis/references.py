@@ -208,7 +208,8 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
                 return
         if entry.get("kind") in ("function", "ufunc", "class") or qualname in api_proof():
             verdict = check_call(qualname, ref.arguments, collector) or \
-                _check_caught(qualname, ref.call, parents, ref.arguments, collector)
+                _check_caught(qualname, ref.call, parents, ref.arguments, collector) or \
+                _caught_conversion(qualname, ref.call, parents)
             if verdict is not None:
                 ref.keep, ref.detail = verdict
                 return
@@ -829,6 +830,22 @@ def _check_caught(qualname: str, call: cst.Call, parents: dict, arguments: list[
                 f"it is inside `try` catching {exception}, which NumPy raises for {given} " \
                 f"where JAX's version returns a value"
     return None
+
+
+def _caught_conversion(qualname: str, call: cst.Call, parents: dict) -> tuple[str, str] | None:
+    """`np.array(values)` inside `try` catching ValueError or TypeError (or everything): the
+    program tries whether its values make an array. NumPy makes an object array of values
+    JAX cannot hold (callables, None, objects: filterpy's Saver turns every attribute it
+    recorded into an array this way), where JAX raises, so the handler would run instead."""
+    if qualname not in ARRAY_CONSTRUCTORS or not call.args or any(
+            a.keyword is not None and a.keyword.value == "dtype" for a in call.args):
+        return None
+    caught = _caught_around(call, parents)
+    if caught is not True and not caught & {"ValueError", "TypeError", "Exception"}:
+        return None
+    return KEEP_PROVEN_DIFFERENT, ("it is inside `try` catching what JAX raises for values it "
+                                   "cannot hold (callables, None, objects), of which NumPy "
+                                   "makes an object array")
 
 
 def _may_be_python_number(node: cst.BaseExpression, collector) -> bool:
