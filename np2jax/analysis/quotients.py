@@ -156,33 +156,32 @@ class Quotients:
 
     def _full_divisor(self, dividend, divisor) -> bool:
         """Whether the divisor provably has the quotient's shape (nothing broadcasts it):
-        the same shape as the dividend, or a known shape the dividend's broadcasts to."""
+        the same shape as the dividend, a known shape the dividend's broadcasts to, or any
+        shape under a number."""
         if same_shape(self.flow, dividend, divisor):
             return True
-        if kind_of_number(dividend):
-            # `1 / x`: the number is broadcast, not the array (nor a 0-d divisor)
-            return static_shape(self.flow, divisor) is not None
+        if _number(dividend) is not None:
+            return True  # `1 / x`: the number is broadcast, not the divisor
         first, second = static_shape(self.flow, dividend), static_shape(self.flow, divisor)
         if first is None or second is None or len(first) > len(second):
             return False
         return all(a in (1, b) for a, b in zip(reversed(first), reversed(second)))
 
 
-def kind_of_number(node) -> bool:
-    """A literal number, `2.5` or `-1`."""
+def _number(node) -> cst.Integer | cst.Float | None:
+    """The literal of a literal number (`2.5`, `-1`: its 1), else None."""
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         node = node.expression
-    return isinstance(node, (cst.Integer, cst.Float))
+    return node if isinstance(node, (cst.Integer, cst.Float)) else None
 
 
 def _power_of_two(node) -> bool:
     """A literal number whose reciprocal is exact: 2, 0.5, 8.0, -4."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-        node = node.expression
-    if not isinstance(node, (cst.Integer, cst.Float)):
+    literal = _number(node)
+    if literal is None:
         return False
-    value = float(node.evaluated_value)
-    if value <= 0 or value != value or value == float("inf"):
+    value = float(literal.evaluated_value)
+    if not 0 < value < float("inf"):
         return False
     mantissa, _ = math.frexp(value)
     return mantissa == 0.5
