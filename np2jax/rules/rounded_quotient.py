@@ -14,8 +14,6 @@ from np2jax.syntax import code_of, updates
 
 OUTCOME = ("rewritten to divide as NumPy does (the operands broadcast behind "
            "`jax.lax.optimization_barrier`, where XLA cannot turn the division into a product)")
-# operands that need their parentheses as call arguments
-_PARENTHESIZED = (cst.NamedExpr, cst.Yield, cst.GeneratorExp, cst.Tuple)
 
 
 class RoundedQuotient(Rule):
@@ -71,8 +69,8 @@ def exact_quotient(node, jnp: str) -> cst.Call:
     else:
         func = node.func
         operands = [a.value for a in node.args]
-    operands = [o if isinstance(o, _PARENTHESIZED) else o.with_changes(lpar=[], rpar=[])
-                for o in operands]
+    # as arguments, they need no parentheses (updates.call puts back those a tuple needs)
+    operands = [o.with_changes(lpar=[], rpar=[]) for o in operands]
     barrier = updates.call(
         updates.attr(updates.attr(cst.Name("jax"), "lax"), "optimization_barrier"),
         updates.jnp_call(jnp, "broadcast_arrays", *operands))

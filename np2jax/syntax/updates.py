@@ -32,9 +32,18 @@ def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 
 def call(func: cst.BaseExpression, *args: cst.BaseExpression, **keywords) -> cst.Call:
-    arguments = [cst.Arg(a) for a in args]
-    arguments += [keyword(k, v) for k, v in keywords.items()]
+    arguments = [cst.Arg(argument(a)) for a in args]
+    arguments += [keyword(k, argument(v)) for k, v in keywords.items()]
     return cst.Call(func=func, args=arguments)
+
+
+def argument(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The node as one argument of a call: a tuple written without parentheses (`rows[k] =
+    a, a + 1` stores the tuple) gets them, as do a yield and an assignment expression,
+    which an argument list would read otherwise."""
+    if isinstance(node, (cst.Tuple, cst.Yield, cst.NamedExpr, cst.GeneratorExp)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
 
 
 def with_keyword(node: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
