@@ -25,7 +25,7 @@ SETS = frozenset({"builtins.set", "builtins.frozenset"})
 _SPELLINGS = frozenset(name.rsplit(".", 1)[1] for name in HASHING_CALLS)
 _DICT = frozenset({"dict"})
 # the builtins the rule looks through: sorted(x), enumerate(x), range(n)...
-_BUILTINS = frozenset({"sorted", "list", "tuple", "reversed", "enumerate", "range"})
+_BUILTINS = frozenset({"sorted", "list", "tuple", "reversed", "enumerate", "range", "zip"})
 # methods hashing their first argument, by the container they are called on
 KEY_METHODS = {"dict": frozenset({"get", "setdefault", "pop"}),
                "set": frozenset({"add", "discard", "remove"})}
@@ -121,6 +121,10 @@ class ArrayAsHashKey(Rule):
         names = self.analysis.qualified_names(func, _SPELLINGS)
         if len(names) == 1 and (name := next(iter(names))) in HASHING_CALLS:
             return f"{HASHING_CALLS[name]}(...)", positional[0]
+        if self.analysis.qualified_names(func, _DICT) == {"builtins.dict"} and len(call.args) == 1 \
+                and isinstance(positional[0], cst.Call) \
+                and self._builtin(positional[0].func) == "builtins.zip" and _positional(positional[0]):
+            return "dict(zip(...))", _positional(positional[0])[0]  # its first items are keys
         if isinstance(func, cst.Attribute) and func.attr.value == "fromkeys" \
                 and self.analysis.qualified_names(func.value, _DICT) == {"builtins.dict"}:
             return "dict.fromkeys(...)", positional[0]
@@ -163,14 +167,14 @@ class ArrayAsHashKey(Rule):
         operand of a comparison, or a condition."""
         clause = comprehension.for_in
         while clause is not None:
-            found = self._element(clause.iter, clause.target)
             clause_now, clause = clause, clause.inner_for_in
-            if found is None:
-                continue
-            array, name = found
-            uses = [n for n in _names_in(comprehension, name) if not self._in(n, clause_now.target)]
-            if not any(self._in(n, key) for n in uses):
-                continue  # the element is not hashed
+            hashed = [(array, name, uses) for array, name in self._elements(clause_now.iter, clause_now.target)
+                      for uses in [[n for n in _names_in(comprehension, name)
+                                    if not self._in(n, clause_now.target)]]
+                      if any(self._in(n, key) for n in uses)]
+            if not hashed:
+                continue  # no element is hashed
+            array, name, uses = hashed[0]
             where = consumer or ("a dict comprehension's key" if isinstance(
                 comprehension, cst.DictComp) else "a set comprehension")
             if all(self._plain_use(n, key) for n in uses):
@@ -180,19 +184,27 @@ class ArrayAsHashKey(Rule):
                                   argument=code_of(array), consumer=where,
                                   outcome=OTHER_USES.format(name=name, array=code_of(array)))
 
-    def _element(self, iterable, target) -> tuple[cst.BaseExpression, str] | None:
-        """(the JAX array, the name its elements are bound to) for `for v in x` and
-        `for i, v in enumerate(x)` (also over sorted(x)...), else None."""
+    def _elements(self, iterable, target) -> list[tuple[cst.BaseExpression, str]]:
+        """(a JAX array, the name its elements are bound to) for `for v in x`, `for i, v in
+        enumerate(x)` (also over sorted(x)...) and each array of `for k, c in zip(x, y)`."""
         if isinstance(iterable, cst.Call) and self._builtin(iterable.func) == "builtins.enumerate":
             positional = _positional(iterable)
             if len(positional) != 1 or not (isinstance(target, cst.Tuple)
                                             and len(target.elements) == 2):
-                return None
+                return []
             iterable, target = positional[0], target.elements[1].value
+        if isinstance(iterable, cst.Call) and self._builtin(iterable.func) == "builtins.zip":
+            positional = _positional(iterable)
+            if not (isinstance(target, cst.Tuple) and len(target.elements) == len(positional)
+                    == len(iterable.args)):
+                return []
+            return [(array, element.value.value) for element, part in zip(target.elements, positional)
+                    if isinstance(element.value, cst.Name)
+                    and (array := self._iterated(part)) is not None]
         if not isinstance(target, cst.Name):
-            return None
+            return []
         array = self._iterated(iterable)
-        return (array, target.value) if array is not None else None
+        return [(array, target.value)] if array is not None else []
 
     def _in(self, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
         while node is not None:
@@ -316,8 +328,9 @@ class ArrayAsHashKey(Rule):
         for _value, statement in values:
             if not isinstance(statement, cst.For):
                 return None
-            found = self._element(statement.iter, statement.target)
-            if found is None or found[1] != name.value:
+            found = [array for array, bound in self._elements(statement.iter, statement.target)
+                     if bound == name.value]
+            if not found:
                 return None
             arrays.append(found[0])
         return arrays[0] if arrays else None
