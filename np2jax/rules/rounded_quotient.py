@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.dtypes import is_integer
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of, updates
+from np2jax.syntax import argument_for, code_of, updates
 
+ROUNDED = "is rounded to an integer by `{}`, and a quotient one ulp below an integer rounds to its neighbour"
+DECIMALS = ("divides its rounded values by {} (NumPy's `rint(x * f) / f`), so its results are not "
+            "the floats NumPy gives (`(np.round(p, 2) * 100).astype(int)`, `== 0.57` change)")
+# NumPy's functions rounding to decimals (rint(x * 10**d) / 10**d)
+ROUND_FUNCTIONS = frozenset({"numpy.round", "numpy.around", "numpy.round_"})
 OUTCOME = ("rewritten to divide as NumPy does (the operands broadcast behind "
            "`jax.lax.optimization_barrier`, where XLA cannot turn the division into a product)")
 
@@ -45,7 +51,51 @@ class RoundedQuotient(Rule):
                 yield self.report(division, fix=self._exact, requires=requires,
                                   imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
                                   report_if_unfixed=False, quotient=code_of(division),
-                                  rounding=code_of(where), outcome=OUTCOME)
+                                  context=ROUNDED.format(code_of(where)), outcome=OUTCOME)
+        yield from self._decimal_rounding()
+
+    def _decimal_rounding(self):
+        """`np.round(x, 2)`, `np.around(x, 2)`, `x.round(2)` of a JAX array with literal
+        positive decimals: NumPy computes `rint(x * 100.0) / 100.0`, which the rewrite
+        writes with the exact division (jnp.round divides through the reciprocal)."""
+        flow, dtype_of = self.analysis.dataflow, self.analysis.dtypes.dtype_of
+        for call in self.analysis.nodes(cst.Call):
+            ref = self.analysis.ref_of_call(call)
+            if ref is not None:
+                if ref.qualname not in ROUND_FUNCTIONS or not ref.converted or not call.args:
+                    continue
+                data, decimals = call.args[0].value, argument_for(call, 1, "decimals")
+                requires = (ref.node,)
+            elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "round":
+                data, decimals = call.func.value, argument_for(call, 0, "decimals")
+                if not flow.jax_typed(data):
+                    continue
+                requires = flow.jax_refs(data)
+            else:
+                continue
+            places = decimals.evaluated_value if isinstance(decimals, cst.Integer) else None
+            if not places or places > 15 or len(call.args) != (1 if ref is None else 2) \
+                    or any(a.star for a in call.args) or is_integer(dtype_of(data)) \
+                    or dtype_of(data) == "bool":
+                continue
+            factor = f"{10.0 ** places!r}"
+            yield self.report(call, fix=self._rounded_to(places, method=ref is None), requires=requires,
+                              imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
+                              report_if_unfixed=False, quotient=code_of(call),
+                              context=DECIMALS.format(factor), outcome=OUTCOME)
+
+    def _rounded_to(self, places: int, method: bool):
+        """The fix writing `rint(x * 10.0**places) / 10.0**places` with the exact division,
+        for `x.round(places)` (method) or `jnp.round(x, places)`."""
+        jnp = self.analysis.jnp_alias
+
+        def fix(node: cst.Call) -> cst.Call:
+            data = node.func.value if method else node.args[0].value
+            factor = cst.Float(f"{10.0 ** places!r}")
+            scaled = updates.jnp_call(jnp, "rint", updates.binary(data, "*=", factor))
+            return exact_quotient(cst.BinaryOperation(scaled, cst.Divide(), factor), jnp).with_changes(
+                lpar=node.lpar, rpar=node.rpar)
+        return fix
 
     def _divides_in_jax(self, division) -> bool:
         """`a / b`, or np.divide/np.true_divide converted to JAX's."""
