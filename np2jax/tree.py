@@ -61,6 +61,10 @@ class ModuleContext:
     # with --jit: functions of other modules of the tree compiled with jax.jit, named in
     # this file: (qualified name, signature `def f(...): pass`, static argument names)
     compiled: tuple = ()
+    # attributes other files of the tree write into in place through an object of a class
+    # (`kf.H[i, j] = 1.0`, Tree.attribute_writes): every array this module's classes bind
+    # to such an attribute stays NumPy (np2jax.analysis.islands), as a write of its own does
+    external_attribute_writes: frozenset = frozenset()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -189,7 +193,23 @@ class Tree:
             exported_mutators=frozenset(q.rsplit(".", 1)[1] for q in accepted
                                         if q.rsplit(".", 1)[0] == own),
             tree=self._roots if self.marked else "",
+            external_attribute_writes=frozenset().union(*(
+                names for other, names in self._attribute_writes.items() if other != path))
+            & frozenset(words),
         )
+
+    @cached_property
+    def _attribute_writes(self) -> dict[Path, frozenset]:
+        """Path -> the attributes its code writes into in place through an object other
+        than `self`: `kf.H[i, j] = 1.0`, `model.w[0] += v` (attribute_writes)."""
+        found = {}
+        for path, text in self.texts.items():
+            if is_notebook(path) or not _ATTRIBUTE_STORE.search(text):
+                continue  # no `name.attr[...] =` in the text: not worth a parse
+            parsed = _parsed(text)
+            if parsed is not None:
+                found[path] = attribute_writes(parsed)
+        return found
 
     @cached_property
     def _roots(self) -> str:
@@ -250,6 +270,34 @@ class Tree:
             if total == 0 or any(name in self.words.get(path, ()) for path in failed):
                 bad.add(qualname)  # mentioned elsewhere, but never as a call we understood
         return bad
+
+
+_ATTRIBUTE_STORE = re.compile(r"\w\.\w+\s*\[[^\n]*\]\s*[-+*/%@&|^<>]*=[^=]")
+
+
+def attribute_writes(tree: ast.Module) -> frozenset:
+    """The attributes a module writes into in place through an object other than `self`
+    (`kf.H[i, j] = 1.0`, `model.w[0] += v`, `a.b.c[1:] = 0`: c): another file's class may
+    bind them to arrays, which a JAX array could not take."""
+    found = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        stack = list(targets)
+        while stack:
+            target = stack.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                stack.extend(target.elts)
+                continue
+            if not isinstance(target, ast.Subscript):
+                continue
+            base = target.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Attribute) and not (
+                    isinstance(base.value, ast.Name) and base.value.id == "self"):
+                found.add(base.attr)
+    return frozenset(found)
 
 
 _DYNAMIC = re.compile(r"\b(getattr|import_module|__import__|importlib|__dict__|vars|globals)\b")

@@ -64,7 +64,8 @@ class Aliasing(Values):
         if not isinstance(target, cst.Name):
             return f"`{code_of(target)}` is not a plain name"
         name, scope = target.value, self.scopes.get(target)
-        values = self.collector.bindings.get((scope, name), [])
+        # a parameter rebound at the top of the body before the write is not written
+        values = self.live_bindings(target, self.collector.bindings.get((scope, name), []))
         if module_global and self.module_global_written(target):
             return self.global_write_unconvertible(target)
         if not values:
@@ -597,10 +598,14 @@ class Aliasing(Values):
         name = target.value
         scope = self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])
+        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return None  # `label += " = "`: text (an array of strings is never JAX's)
         if self.kind_of(target, node) in (SCALAR, CONTAINER):
             return None  # numbers are immutable; containers are not arrays
         if self.never_numpy(target):
             return None  # code already JAX: `a op= v` rebinds, as it did before
+        if self.module_class_instance(target, augmented=True):
+            return None  # `total += fee` of the module's own class: its operator, not NumPy's
         if self.module_global_written(target):  # `global G; G op= v` in a function
             return self.global_write_unconvertible(target, need_jax=False)
         for value, statement in values:
@@ -721,10 +726,18 @@ class Aliasing(Values):
         accesses = set(scope.accesses[name]) if name in scope.accesses else set()
         for assignment in scope.assignments[name] if name in scope.assignments else ():
             accesses.update(assignment.references)  # uses inside nested functions too
+        bindings = self.collector.bindings.get((scope, name), [])
+
+        def reaching(read) -> set:
+            return {id(s) for _, s in self.live_bindings(read, self.reaching_bindings(read, bindings))}
+
+        written = reaching(skip) if isinstance(skip, cst.Name) else None
         for access in sorted(accesses, key=lambda a: self.start(a.node)):
             use = access.node
             if use is skip or not self._before_or_looping(use, aug):
                 continue
+            if written is not None and isinstance(use, cst.Name) and not reaching(use) & written:
+                continue  # `x = np.asarray(x) * k`: that `x` is the array before, not this one
             holder = self._holder(use)
             if holder is not None and holder not in excused:
                 return holder

@@ -53,8 +53,10 @@ def int32_wrap(value: cst.BaseExpression, target: cst.BaseExpression, jnp: str,
     float-to-integer conversion; the integer narrowing wraps on every backend. `value` is
     written twice: the caller makes sure reading it twice is reading it once (is_pure)."""
     value = value.with_changes(lpar=[], rpar=[])  # an argument needs no parentheses
+    data = updates.jnp_call(jnp, "asarray", value) if isinstance(value, (cst.List, cst.Tuple)) \
+        else value  # `h[1:] = [2.5, -3.9]`: jnp.abs takes no list
     power = cst.BinaryOperation(cst.Float("2.0"), cst.Power(), cst.Integer(str(bits - 1)))
-    inside = cst.Comparison(updates.jnp_call(jnp, "abs", value), [cst.ComparisonTarget(
+    inside = cst.Comparison(updates.jnp_call(jnp, "abs", data), [cst.ComparisonTarget(
         cst.LessThan(), power)])
     truncated = updates.jnp_call(jnp, "asarray", value,
                                  dtype=cst.Attribute(cst.Name(jnp), cst.Name(f"int{bits}")))

@@ -80,6 +80,7 @@ class Collector(Walker):
         # what shows that values JAX cannot hold may reach the module's NumPy calls:
         # (node, "imports `decimal.Decimal`"), in source order
         self.object_values: list[tuple[cst.CSTNode, str]] = []
+        self.datetime_calls: list[cst.Call] = []  # of object_values: those making dates or times
 
     # imports: names bound by them are not references
     def visit_Import(self, node: cst.Import) -> bool:
@@ -308,6 +309,7 @@ class Collector(Walker):
             self.object_values.append((node, "makes an object array (`" + code_of(node) + "`)"))
         elif _makes_datetimes(node):
             self.object_values.append((node, "makes dates or times (`" + code_of(node) + "`)"))
+            self.datetime_calls.append(node)
         if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
             read = self._globals_read(node) if func.value == "globals" else None
             if read is None:

@@ -189,10 +189,24 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
             if call is not None and call.args and not call.args[0].star:
                 at = line(call)
                 sites.append(WriteSite(call, call.args[0].value, (at,) if at else (), at))
-        elif ref.keep == KEEP_OUT and call is not None:
-            for arg in call.args:  # np.maximum.accumulate(x, out=x)
+        elif ref.keep == KEEP_OUT:  # np.maximum.accumulate(x, out=x): the call is the method's
+            call = analysis.parents.get(analysis.parents.get(ref.node))
+            for arg in call.args if isinstance(call, cst.Call) else ():
                 if arg.keyword is not None and arg.keyword.value == "out":
                     sites.append(WriteSite(call, arg.value, (), None))
+    collector = flow.collector
+    for attr in sorted(collector.context.external_attribute_writes):  # `kf.H[i] = 1.0` elsewhere
+        bound = [statement for (_cls, name), values in collector.self_attr_bindings.items()
+                 if name == attr for _value, statement in values]
+        if bound:
+            sites.append(WriteSite(bound[0], cst.Attribute(cst.Name("self"), cst.Name(attr)), (), None))
+    typed = api_policy()["numpy_typed_arguments"]
+    for ref in analysis.refs:  # np.piecewise(x, [x < 0, x >= 0], ...) left on NumPy
+        if ref.keep is not None and ref.call is not None and ref.qualname in typed:
+            name, position = typed[ref.qualname]
+            argument = argument_for(ref.call, position, name)
+            if argument is not None:
+                sites.append(WriteSite(ref.call, argument, (), None))
     for fact in analysis.mutators:  # normalize(p) -> p = normalize(p) rebinds p
         for call, argument in fact.call_sites:  # (`total, p = f(p)`: the assignment's line)
             at = line(call) or line(analysis.parents.get(call))
@@ -304,6 +318,8 @@ def _may_be_jax(flow, finder, value, keys: set, depth: int = 0) -> bool:
         return True
     if flow.is_scalar(value) or isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
         return False
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return False  # `label += " = "`: text, which JAX has no arrays of
     if isinstance(value, (cst.Name, cst.Attribute)) and not (
             isinstance(value, cst.Attribute) and value.attr.value in VIEW_ATTRIBUTES):
         return not finder.root_keys(value) <= keys or not finder.root_keys(value)
@@ -490,6 +506,8 @@ class _Reach:
                 ref = self.collector.ref_by_call.get(value)
                 if ref is not None:
                     self._keep(ref)
+                    if ref.qualname in self.flow.view_functions and value.args:
+                        self._reach(value.args[0].value, depth)  # `l, r = np.split(a, 2)`: views of a
                     return
                 function = self.flow.module_function(value)
                 if function is not None:

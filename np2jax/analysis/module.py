@@ -19,6 +19,7 @@ import libcst as cst
 
 from np2jax.analysis.casts import Casts
 from np2jax.analysis.collect import Collector
+from np2jax.analysis.datetimes import datetime_functions
 from np2jax.analysis.dtypes import Dtypes, is_integer
 from np2jax.analysis.ranges import Ranges
 from np2jax.analysis.mutators import Dataflow
@@ -385,6 +386,12 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     parents = collector.parents
     positions = SourcePositions(module)
     pragmas = text is not None and "keep-numpy" in text
+    datetimes = datetime_functions(collector) if collector.datetime_calls else {}
+    if datetimes:  # kept as written, where the dates they hold stay (analysis.datetimes)
+        automatic = {**datetimes, **(automatic or {})}
+    if datetimes is not None:
+        collector.object_values = [(node, why) for node, why in collector.object_values
+                                   if node not in collector.datetime_calls]
     if keep or pragmas or automatic or (text is not None and "numba" in text):
         collector.kept_functions = find_kept(
             module, keep, lambda node: positions.start(node)[0],

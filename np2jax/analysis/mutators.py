@@ -16,6 +16,9 @@ from np2jax.syntax import argument_for, code_of
 from np2jax.tree import ModuleContext
 
 
+_TEXT = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
 class Dataflow(Aliasing):
     """The whole of the value analysis: values, aliasing, and functions that change an
     argument (the facade np2jax.analysis.module hands the rules)."""
@@ -63,27 +66,34 @@ class Dataflow(Aliasing):
         scope = self.scopes.get(function.body.body[0]) if function.body.body else None
         writes: dict[str, list] = defaultdict(list)
         other = set()
+
+        def argument(name) -> bool:
+            """`name` is a parameter here and still holds the argument (`x = x.copy()` at
+            the top of the body makes the writes after it its own array's)."""
+            return isinstance(name, cst.Name) and name.value in by_name \
+                and self.scopes.get(name) is scope \
+                and not self._rebound_before(by_name[name.value], name)
+
         for statement, target, _op in self.collector.subscript_stores:
             base = target.value
             while isinstance(base, cst.Subscript):
                 base = base.value
-            if isinstance(base, cst.Name) and base.value in by_name and self.scopes.get(base) is scope:
+            if argument(base):
                 writes[base.value].append(statement)
         for node in self.collector.aug_assigns:
-            if isinstance(node.target, cst.Name) and node.target.value in by_name \
-                    and self.scopes.get(node.target) is scope:
+            if argument(node.target):
                 writes[node.target.value].append(node)
         for _node, receiver, _method in self.collector.method_writes + self.collector.out_method_calls:
-            if isinstance(receiver, cst.Name) and receiver.value in by_name and self.scopes.get(receiver) is scope:
+            if argument(receiver):
                 other.add(receiver.value)
         for ref in self.collector.refs:  # out=, np.copyto(p, ...)
             for arg in written_arguments(ref):
-                value = arg.value
-                if isinstance(value, cst.Name) and value.value in by_name and self.scopes.get(value) is scope:
-                    other.add(value.value)
+                if argument(arg.value):
+                    other.add(arg.value.value)
         mutated = [name for name in writes if not all(
             isinstance(w, cst.AugAssign) and isinstance(w.target, cst.Name) and
-            (self.kind_of(w.target) in (SCALAR, CONTAINER) or self.never_numpy(w.target))
+            (self.kind_of(w.target) in (SCALAR, CONTAINER) or self.never_numpy(w.target)
+             or isinstance(w.value, _TEXT))  # `label += " = "`
             for w in writes[name])]
         if not mutated and not other:
             return None

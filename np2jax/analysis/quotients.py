@@ -51,6 +51,14 @@ CARRYING_FUNCTIONS = frozenset({
     "numpy.repeat", "numpy.tile", "numpy.broadcast_to", "numpy.take", "numpy.flip",
     "numpy.roll", "numpy.sort", "numpy.atleast_1d", "numpy.atleast_2d",
     "builtins.abs", "builtins.min", "builtins.max", "builtins.float"})
+# Of those, what selects, copies or reshapes values without computing with them
+SELECTING_FUNCTIONS = frozenset({
+    "numpy.where", "numpy.asarray", "numpy.array", "numpy.copy", "numpy.reshape", "numpy.ravel",
+    "numpy.transpose", "numpy.squeeze", "numpy.expand_dims", "numpy.concatenate",
+    "numpy.stack", "numpy.hstack", "numpy.vstack", "numpy.column_stack", "numpy.repeat",
+    "numpy.tile", "numpy.broadcast_to", "numpy.take", "numpy.flip", "numpy.roll",
+    "numpy.sort", "numpy.atleast_1d", "numpy.atleast_2d", "builtins.min", "builtins.max",
+    "builtins.float"})
 CARRYING_METHODS = frozenset({
     "astype", "reshape", "ravel", "flatten", "copy", "transpose", "clip", "squeeze", "repeat",
     "take", "item", "tolist"})
@@ -61,7 +69,28 @@ DIVIDING_FUNCTIONS = frozenset({"numpy.divide", "numpy.true_divide"})
 # (log2(8) is 2.9999999999999996), log10 at 38 of 300 powers of ten, exp2 at 51 of 60
 # integers, cbrt at 44 of 100 cubes. (sqrt and power are exact at those points.)
 INEXACT_FUNCTIONS = frozenset({"numpy.log2", "numpy.log10", "numpy.exp2", "numpy.cbrt"})
+# Reductions whose XLA result may be one ulp from NumPy's: summed in another order (NumPy adds
+# pairwise in blocks, XLA in its own tree, a cumulative sum term by term), a mean divided by
+# the count through its reciprocal (`jnp.mean(np.full(49, 3.0))` is 2.9999999999999996)
+REDUCING_FUNCTIONS = frozenset(f"numpy.{name}" for name in (
+    "sum", "nansum", "mean", "nanmean", "average", "cumsum", "nancumsum", "var", "nanvar",
+    "std", "nanstd", "prod", "nanprod", "cumprod", "nancumprod"))
+REDUCING_METHODS = frozenset({"sum", "mean", "cumsum", "var", "std", "prod", "cumprod"})
+# what Quotients._walk collects
+DIVISIONS, INEXACT, REDUCTIONS = "divisions", "inexact", "reductions"
 _CARRYING_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+# Comparisons: their answer jumps where a quotient meets the other side exactly (`t / dt < 5`
+# of t = 5 * dt). Not `is`, `in`: no value is compared.
+_COMPARING_OPERATORS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                        cst.Equal, cst.NotEqual)
+# NumPy's comparisons, and functions placing values among thresholds: (parameter, position)
+# of each argument compared
+COMPARING_FUNCTIONS = {
+    "numpy.less": (("x1", 0), ("x2", 1)), "numpy.less_equal": (("x1", 0), ("x2", 1)),
+    "numpy.greater": (("x1", 0), ("x2", 1)), "numpy.greater_equal": (("x1", 0), ("x2", 1)),
+    "numpy.equal": (("x1", 0), ("x2", 1)), "numpy.not_equal": (("x1", 0), ("x2", 1)),
+    "numpy.searchsorted": (("a", 0), ("v", 1)), "numpy.digitize": (("x", 0), ("bins", 1)),
+}
 _DEPTH = 12
 
 
@@ -97,21 +126,43 @@ class Quotients:
                 found.append((node, node.args[0].value))
         return found
 
-    def divisions(self, value: cst.BaseExpression) -> list[cst.CSTNode]:
+    def compared_values(self, nodes) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+        """(where, value) for each operand among `nodes` (the module's Comparisons and
+        Calls) that is compared with something: both sides of `<`, `<=`, `>`, `>=`, `==`,
+        `!=`, the arguments of COMPARING_FUNCTIONS (np.searchsorted's values and edges)."""
+        found = []
+        for node in nodes:
+            if isinstance(node, cst.Comparison):
+                if len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator,
+                                                            _COMPARING_OPERATORS):
+                    left, right = node.left, node.comparisons[0].comparator
+                    if not (_is_zero(left) or _is_zero(right)):  # a quotient's sign is exact
+                        found.extend([(node, left), (node, right)])
+                continue
+            for name in self.flow.collector.qualified_names(node.func):
+                for parameter, position in COMPARING_FUNCTIONS.get(name, ()):
+                    value = argument_for(node, position, parameter)
+                    if value is not None:
+                        found.append((node, value))
+        return found
+
+    def divisions(self, value: cst.BaseExpression, arithmetic: bool = True) -> list[cst.CSTNode]:
         """The true divisions (`a / b`, `np.divide(a, b)`) whose last bit reaches `value`
         through arithmetic, CARRYING_FUNCTIONS, CARRYING_METHODS, CARRYING_ATTRIBUTES,
         subscripts, conditionals and the bindings of names, less
         those NumPy and XLA compute alike: a divisor that is a power of two, a Python
-        number divided by an array."""
+        number divided by an array. Without `arithmetic`, only the quotients `value` is,
+        through what selects or reshapes (a compared value: `t / dt == k`, not a
+        tolerance test `abs(x * x - v / x) < tol`)."""
         found: list = []
-        self._walk(value, 0, set(), found, names=True)
+        self._walk(value, 0, set(), found, names=True, arithmetic=arithmetic)
         return found
 
     def inexact_calls(self, value: cst.BaseExpression) -> list[cst.Call]:
         """The calls of INEXACT_FUNCTIONS whose result reaches `value` as divisions(value)
         follows them (`np.floor(np.log2(n))`, `k = np.log2(n); int(k)`)."""
         found: list = []
-        self._walk(value, 0, set(), found, names=True, inexact=True)
+        self._walk(value, 0, set(), found, names=True, wanted=INEXACT)
         return found
 
     def direct_divisions(self, value: cst.BaseExpression) -> list[cst.CSTNode]:
@@ -121,31 +172,33 @@ class Quotients:
         return found
 
     def _walk(self, node, depth: int, seen: set, found: list, names: bool,
-              inexact: bool = False) -> None:
-        """Collect into `found` the divisions (or, `inexact`, the calls of
+              wanted: str = DIVISIONS, arithmetic: bool = True) -> None:
+        """Collect into `found` the divisions (or, `wanted`: INEXACT, the calls of
         INEXACT_FUNCTIONS) whose last bit reaches `node`."""
         if depth > _DEPTH or id(node) in seen:
             return
         seen.add(id(node))
         parts: list = []
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _CARRYING_OPERATORS):
-            if not inexact and isinstance(node.operator, cst.Divide) \
+            if wanted == DIVISIONS and isinstance(node.operator, cst.Divide) \
                     and self._differs(node.left, node.right):
                 found.append(node)
-            parts = [node.left, node.right]
+            parts = [node.left, node.right] if arithmetic else []
         elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-            parts = [node.expression]
+            parts = [node.expression] if arithmetic else []
         elif isinstance(node, cst.Call):
             names_called = self.flow.collector.qualified_names(node.func)
             data = [a.value for a in node.args if a.keyword is None and not a.star]
-            if inexact and (names_called & INEXACT_FUNCTIONS or names_called & {"numpy.exp"}
+            if wanted == REDUCTIONS and self._reduction(node, names_called):
+                found.append(node)
+            elif wanted == INEXACT and (names_called & INEXACT_FUNCTIONS or names_called & {"numpy.exp"}
                             and self._of_a_log(node)):
                 found.append(node)
             elif names_called & DIVIDING_FUNCTIONS and len(data) == 2 and len(node.args) == 2:
-                if not inexact and self._differs(*data):
+                if wanted == DIVISIONS and self._differs(*data):
                     found.append(node)
-                parts = data
-            elif names_called & CARRYING_FUNCTIONS:
+                parts = data if arithmetic else []
+            elif names_called & CARRYING_FUNCTIONS and (arithmetic or names_called & SELECTING_FUNCTIONS):
                 parts = [a.value for a in node.args]
             elif isinstance(node.func, cst.Attribute) and node.func.attr.value in CARRYING_METHODS \
                     and self.flow.collector.ref_by_call.get(node) is None:
@@ -161,7 +214,21 @@ class Quotients:
             values = self.flow.live_bindings(node, self.flow.reaching_bindings(node, values))
             parts = [v for v, _ in values if isinstance(v, cst.BaseExpression)]
         for part in parts:
-            self._walk(part, depth + 1, seen, found, names, inexact)
+            self._walk(part, depth + 1, seen, found, names, wanted, arithmetic)
+
+    def reduction_calls(self, value: cst.BaseExpression, arithmetic: bool = True) -> list[cst.Call]:
+        """The calls of REDUCING_FUNCTIONS and REDUCING_METHODS whose result reaches `value`
+        as divisions(value, arithmetic) follows them (`int(x.mean())`, `total == 1.0`)."""
+        found: list = []
+        self._walk(value, 0, set(), found, names=True, wanted=REDUCTIONS, arithmetic=arithmetic)
+        return found
+
+    def _reduction(self, call: cst.Call, names_called: set) -> bool:
+        if names_called & REDUCING_FUNCTIONS:
+            return True
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value in REDUCING_METHODS \
+            and self.flow.collector.ref_by_call.get(call) is None
 
     def _of_a_log(self, call: cst.Call) -> bool:
         """`np.exp(np.log(n))`, `np.exp(k * np.log(b))`: an exponential undoing a logarithm,
@@ -178,8 +245,11 @@ class Quotients:
             if isinstance(node, (cst.Name, cst.Attribute)):
                 return self.flow.kind_of(node)
             return self.flow.value_kind(node)
-        if kind(divisor) == SCALAR and kind(dividend) == SCALAR:
-            return False  # Python's division of two numbers (a JAX 0-d array is "array")
+        if kind(divisor) == SCALAR:
+            # Python's division of two numbers (a JAX 0-d array is "array"); an array's by a
+            # number, which compiled code holds as a constant: XLA multiplies by its
+            # reciprocal whatever the shapes (`s / 49` of a 0-d `s` under jax.jit)
+            return kind(dividend) != SCALAR
         return not self._full_divisor(dividend, divisor)
 
     def _full_divisor(self, dividend, divisor) -> bool:
@@ -201,6 +271,11 @@ def _number(node) -> cst.Integer | cst.Float | None:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         node = node.expression
     return node if isinstance(node, (cst.Integer, cst.Float)) else None
+
+
+def _is_zero(node) -> bool:
+    literal = _number(node)
+    return literal is not None and float(literal.evaluated_value) == 0.0
 
 
 def _power_of_two(node) -> bool:

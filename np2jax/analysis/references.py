@@ -979,13 +979,13 @@ def _dtype_literal(node: cst.BaseExpression, collector):
 
 
 def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
-    """`np.take(np.asarray(a), i)` kept on NumPy (NJ103): its `np.asarray` stays NumPy too,
+    """`np.take(np.asarray(a), i)` kept on NumPy (NJ103, or NJ204's out=): its `np.asarray` stays NumPy too,
     on purpose. NumPy hands a first argument that is not a NumPy array to its method of the
     same name (policy.toml method_dispatch), so `jnp.asarray(a)` there would run JAX's
     `take` again; NJ103 writes that `np.asarray` where the argument is a JAX array."""
     dispatch = frozenset(api_policy()["method_dispatch"])
     for ref in refs:
-        if ref.keep not in (KEEP_PROVEN_DIFFERENT, KEEP_UNPROVEN) or ref.qualname not in dispatch \
+        if ref.keep not in (KEEP_PROVEN_DIFFERENT, KEEP_UNPROVEN, KEEP_OUT) or ref.qualname not in dispatch \
                 or ref.call is None or not ref.call.args or ref.call.args[0].keyword is not None:
             continue
         inner = collector.ref_by_call.get(ref.call.args[0].value)

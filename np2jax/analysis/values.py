@@ -376,9 +376,11 @@ class Values:
                     and any(isinstance(t.target, cst.Name) and t.target.value == read.value
                             for t in statement.targets):
                 last = at if last is None else max(last, at)
-        if last is None:
-            return values
         compound = not isinstance(statements[here], cst.SimpleStatementLine)
+        if last is None:  # a simple statement is not reached by the bindings after it
+            kept = [(value, statement) for value, statement in values
+                    if compound or (at := index_of(statement)) is None or at < here]
+            return kept or values
         kept = [(value, statement) for value, statement in values
                 if (at := index_of(statement)) is not None
                 and (last <= at < here or (at == here and compound))]
@@ -525,13 +527,16 @@ class Values:
         return None
 
     def generator_shuffles(self, calls) -> list:
-        """rng.shuffle(x) with rng from np.random: shuffles x in place."""
+        """rng.shuffle(x) with rng from np.random, or a parameter (a generator its callers
+        pass), and Python's random.shuffle(x): each shuffles x in place."""
         shuffles = []
         for call in calls:
             receiver = call.func.value
             values, _ = self.values_of(receiver) if isinstance(receiver, cst.Name) else (None, None)
             if any(isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
-                   and ref.qualname.startswith("numpy.random") for v, _ in values or ()):
+                   and ref.qualname.startswith("numpy.random") or v == "param"
+                   for v, _ in values or ()) \
+                    or self.collector.qualified_names(call.func) == {"random.shuffle"}:
                 shuffles.append(call)
         return shuffles
 
@@ -829,16 +834,17 @@ class Values:
                 return None
         return node
 
-    def module_class_instance(self, expr: cst.BaseExpression) -> bool:
+    def module_class_instance(self, expr: cst.BaseExpression, augmented: bool = False) -> bool:
         """Whether `expr` holds an instance of a class of this module that is not an array
         (module_class): a name every binding of which is a call of such a class (`bag =
         Bag()`), or `self` in a method of such a class (its first parameter, the method
         neither a staticmethod nor a classmethod). Its `.sort()`, `.fill(v)`, `.put(...)`
-        are the class's own methods, not NumPy's in-place ones."""
+        are the class's own methods, not NumPy's in-place ones. With `augmented`, the name
+        may also be bound by `name op= v`: the question is then whose operator that runs."""
         if not isinstance(expr, cst.Name):
             return False
         values, aug_values = self.name_values(expr)
-        if not values or aug_values:
+        if not values or (aug_values and not augmented):
             return False
         for value, statement in values:
             if value == "param":

@@ -50,9 +50,13 @@ class ArrayScalarAsPythonValue(Rule):
                 yield from self._json(call, call.args[0].value)
             elif self._builtin(call, "repr"):  # repr(m)
                 yield from self._spelled(call, call.args[0].value, *_REPRS)
+            elif self._builtin(call, "str"):  # str([m.max(), m.min()]): its items' reprs
+                yield from self._items_spelled(call, call.args[0].value)
         for part in self.analysis.nodes(cst.FormattedStringExpression):
             if part.conversion == "r":  # f"{m!r}"
                 yield from self._spelled(part, part.expression, *_REPRS)
+            elif part.conversion in (None, "s"):  # f"{pair}" of a tuple holding m
+                yield from self._items_spelled(part, part.expression)
         for attribute in self.analysis.nodes(cst.Attribute):
             call = attribute.value  # type(m).__name__
             if attribute.attr.value in ("__name__", "__qualname__") and isinstance(call, cst.Call) \
@@ -98,6 +102,18 @@ class ArrayScalarAsPythonValue(Rule):
         if flow.jax_typed(subject):
             yield self.report(node, requires=flow.jax_refs(subject), code=code_of(node),
                               reason=_SPELLING.format(numpy=numpy, jax=jax, subject=code_of(subject)))
+
+    def _items_spelled(self, node, container):
+        """`str(items)`, `print(items)`, `f"{items}"` of a list, tuple or dict (or a name bound
+        once to one) holding a value that is a JAX array once converted: a container prints
+        its items' reprs (`[np.float64(1.5)]` becomes `[Array(1.5, dtype=float64)]`)."""
+        leaves = list(self._leaves(container))
+        if leaves == [container]:
+            return  # not a container the code shows
+        for leaf in leaves:
+            yield from self._spelled(node, leaf, *_REPRS)
+            if self.analysis.dataflow.jax_typed(leaf):
+                return
 
     def _told_apart_from_numpy(self, check, subject) -> bool:
         """The function around `check` also asks whether the same value is a NumPy type."""

@@ -27,30 +27,31 @@ class CallDiffersInJax(Rule):
         A kept call of a NumPy function that hands a non-NumPy first argument to its method
         (policy.toml method_dispatch: `np.take(a, i)` is `a.take(i, mode="raise")`) would
         still run JAX's version on a JAX array: that argument is read as `np.asarray(a)`."""
-        dispatch = frozenset(api_policy()["method_dispatch"])
-        flow = self.analysis.dataflow
         for ref in self.analysis.refs:
             if ref.keep not in (facts.KEEP_PROVEN_DIFFERENT, facts.KEEP_UNPROVEN):
                 continue
             fields = {"name": code_of(ref.node), "reason": ref.detail}
             yield self.report(ref.node, **fields)
-            call = ref.call
-            if ref.qualname in dispatch and call is not None and call.args \
-                    and call.args[0].keyword is None and not call.args[0].star:
-                first = call.args[0].value
-                if flow.jax_typed(first):
-                    yield self.report(first, **fields, fix=self._asarray(),
-                                      imports=self._imports(), requires=flow.jax_refs(first),
-                                      report_if_unfixed=False, listed=False, boundary=True)
+            yield from numpy_dispatch(self, ref, **fields)
 
-    def _asarray(self):
-        alias = self.analysis.numpy_alias[0]
+
+def numpy_dispatch(rule: Rule, ref, **fields):
+    """For a call left on NumPy of a function that hands a non-NumPy first argument to its
+    method (policy.toml method_dispatch: `np.cumprod(a, out=b)` is `a.cumprod(out=b)`), the
+    report reading a JAX array first argument as `np.asarray(a)`, unlisted, in `rule`'s
+    name (NJ103's, NJ204's): else JAX's method runs, with JAX's answer or its refusal."""
+    call = ref.call
+    if ref.qualname not in api_policy()["method_dispatch"] or call is None or not call.args \
+            or call.args[0].keyword is not None or call.args[0].star:
+        return
+    first, flow = call.args[0].value, rule.analysis.dataflow
+    if flow.jax_typed(first):
+        alias, needed = rule.analysis.numpy_alias
 
         def fix(node: cst.BaseExpression) -> cst.BaseExpression:
             return cst.Call(func=cst.Attribute(cst.Name(alias), cst.Name("asarray")),
                             args=[cst.Arg(node)])
-        return fix
 
-    def _imports(self):
-        needed = self.analysis.numpy_alias[1]
-        return (needed,) if needed else ()
+        yield rule.report(first, **fields, fix=fix, imports=(needed,) if needed else (),
+                          requires=flow.jax_refs(first), report_if_unfixed=False, listed=False,
+                          boundary=True)

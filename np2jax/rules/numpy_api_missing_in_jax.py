@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis import facts
+from np2jax.analysis.shapes import static_shape
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
@@ -38,7 +39,8 @@ class NumpyApiMissingInJax(Rule):
             # dtype's type (`issubclass(x.dtype.type, np.inexact)`, `np.issubdtype(...)`,
             # `dtype=np.bool_`, which JAX arrays answer as NumPy's do), an unbound method or
             # a class deriving from np.ndarray says nothing of the values a body is given
-            body_needs_numpy = ref.keep == facts.KEEP_TYPE_CHECK and self._value_type_check(ref.node)
+            body_needs_numpy = ref.keep == facts.KEEP_TYPE_CHECK and self._value_type_check(ref.node) \
+                or ref.keep == facts.KEEP_DIFFERS and self._scalar_question_of_jax(ref)
             if ref.keep == facts.KEEP_TYPE_CHECK:
                 parent = self.analysis.parents.get(ref.node)
                 if isinstance(parent, cst.Attribute) and parent.value is ref.node:
@@ -65,6 +67,20 @@ class NumpyApiMissingInJax(Rule):
             yield self.report(star, name=code_of(star).strip(), keeps_function=False,
                               reason="the names a star import brings in cannot be resolved, so "
                                      "none of them is converted")
+
+    def _scalar_question_of_jax(self, ref) -> bool:
+        """`np.isscalar(v)` kept on NumPy, of a value that may be a 0-d JAX array once
+        converted (`x.mean()`, or a parameter its callers here pass one for): NumPy's answer
+        is True for NumPy's scalar and False for the 0-d array, so the function needs
+        NumPy's values (kept: its entry reads a 0-d JAX array as NumPy's scalar). Not where
+        the value provably has dimensions."""
+        call = ref.call
+        if ref.qualname != "numpy.isscalar" or call is None or len(call.args) != 1 \
+                or call.args[0].star:
+            return False
+        value, flow = call.args[0].value, self.analysis.dataflow
+        shape = static_shape(flow, value)
+        return flow.jax_typed(value) and not (shape is not None and len(shape) > 0)
 
     def _missing_attributes(self):
         """`m.strides`, `it = m.flat` in a NumPy module: JAX arrays lack the attribute, so

@@ -12,6 +12,7 @@ from np2jax.analysis import facts
 from np2jax.catalog import api_policy
 from np2jax.rules._in_place import NOT_ARRAYS, left_because, rewritten_as, statement_fix
 from np2jax.rules.base import Rule
+from np2jax.rules.call_differs_in_jax import numpy_dispatch
 from np2jax.syntax import code_of, is_none, updates
 
 
@@ -42,8 +43,10 @@ class OutArgument(Rule):
             if ref.keep == facts.KEEP_OUT:
                 reason = self.analysis.dataflow.out_call_convertible(ref) if ref.call is not None \
                     else "it is a ufunc method"
-                yield self.report(ref.call or ref.node, call=code_of(ref.node), out=out,
-                                  outcome=left_because(reason or "its arguments cannot be checked"))
+                fields = {"call": code_of(ref.node), "out": out,
+                          "outcome": left_because(reason or "its arguments cannot be checked")}
+                yield self.report(ref.call or ref.node, **fields)
+                yield from numpy_dispatch(self, ref, **fields)  # np.cumprod(a, out=b): a.cumprod
                 continue
             yield self._converted_call(ref, out)
         for ref in self.analysis.refs:  # np.maximum.accumulate(x, out=x) and friends

@@ -14,6 +14,8 @@ from np2jax.rules.base import Rule
 from np2jax.syntax import argument_for, code_of, updates
 
 ROUNDED = "is rounded to an integer by `{}`, and a quotient one ulp below an integer rounds to its neighbour"
+COMPARED = ("is compared by `{}`, and a quotient one ulp off a value it meets exactly falls on "
+            "the other side")
 DECIMALS = ("divides its rounded values by {} (NumPy's `rint(x * f) / f`), so its results are not "
             "the floats NumPy gives (`(np.round(p, 2) * 100).astype(int)`, `== 0.57` change)")
 # NumPy's functions rounding to decimals (rint(x * 10**d) / 10**d)
@@ -26,33 +28,41 @@ class RoundedQuotient(Rule):
     code = "NJ414"
 
     def run(self):
-        """A true division whose quotient is rounded to an integer (analysis.quotients):
+        """A true division whose quotient is rounded to an integer or compared (analysis.quotients):
         `np.floor(x / 0.1)`, `t = np.arange(n) / sr; idx = (t * sr).astype(int)`. Reported
         and rewritten where the division is JAX's once converted: the quotient is a JAX
         array (Values.jax_typed), or the division is written in the argument of a rounding
         call that is converted (its result is a JAX array whatever the division gives)."""
-        quotients, flow = self.analysis.quotients, self.analysis.dataflow
-        nodes = [*self.analysis.nodes(cst.Call), *self.analysis.nodes(cst.BinaryOperation)]
+        quotients, calls = self.analysis.quotients, self.analysis.nodes(cst.Call)
         done: set = set()
-        for where, value in quotients.rounded_values(nodes):
-            site = self.analysis.ref_of_call(where) if isinstance(where, cst.Call) else None
-            direct = quotients.direct_divisions(value) if site is not None and site.converted \
-                else ()
-            for division in quotients.divisions(value):
-                if division in done or not self._divides_in_jax(division):
-                    continue
-                if flow.jax_typed(division):
-                    requires = flow.jax_refs(division)
-                elif division in direct:
-                    requires = (site.node,)
-                else:
-                    continue
-                done.add(division)
-                yield self.report(division, fix=self._exact, requires=requires,
-                                  imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
-                                  report_if_unfixed=False, quotient=code_of(division),
-                                  context=ROUNDED.format(code_of(where)), outcome=OUTCOME)
+        for where, value in quotients.rounded_values([*calls, *self.analysis.nodes(cst.BinaryOperation)]):
+            yield from self._divisions(where, value, ROUNDED.format(code_of(where)), done)
+        for where, value in quotients.compared_values([*self.analysis.nodes(cst.Comparison), *calls]):
+            yield from self._divisions(where, value, COMPARED.format(code_of(where)), done,
+                                       arithmetic=False)
         yield from self._decimal_rounding()
+
+    def _divisions(self, where, value, context: str, done: set, arithmetic: bool = True):
+        """The reports for the divisions whose quotient reaches `value`, rounded or compared
+        at `where` (Quotients.divisions: `arithmetic`)."""
+        quotients, flow = self.analysis.quotients, self.analysis.dataflow
+        site = self.analysis.ref_of_call(where) if isinstance(where, cst.Call) else None
+        direct = quotients.direct_divisions(value) if site is not None and site.converted \
+            else ()
+        for division in quotients.divisions(value, arithmetic):
+            if division in done or not self._divides_in_jax(division):
+                continue
+            if flow.jax_typed(division):
+                requires = flow.jax_refs(division)
+            elif division in direct:
+                requires = (site.node,)
+            else:
+                continue
+            done.add(division)
+            yield self.report(division, fix=self._exact, requires=requires,
+                              imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
+                              report_if_unfixed=False, quotient=code_of(division),
+                              context=context, outcome=OUTCOME)
 
     def _decimal_rounding(self):
         """`np.round(x, 2)`, `np.around(x, 2)`, `x.round(2)` of a JAX array with literal

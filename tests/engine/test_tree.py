@@ -369,6 +369,44 @@ def test_an_attribute_no_other_module_names_is_rebound(tmp_path):
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
 
 
+FILTER = """
+import numpy as np
+
+
+class Filter:
+    def __init__(self, n):
+        self.H = np.zeros((n, n))
+        self.x = np.ones(n)
+
+    def measure(self):
+        return np.dot(self.H, self.x)
+"""
+
+
+def test_an_attribute_another_module_writes_into_stays_numpy(tmp_path):
+    """`f.H[i, i] = 1.0` in another module writes into the array the class binds to `.H`:
+    left in place (NJ201), so every array bound to `.H` stays NumPy, or the write would
+    meet a JAX array (it crashed: JAX arrays are immutable)."""
+    app = """
+    import numpy as np
+
+    from pkg.model import Filter
+
+
+    def main():
+        f = Filter(3)
+        for i in range(3):
+            f.H[i, i] = 1.0
+        return {"m": f.measure(), "h": f.H, "s": np.sum(f.x)}
+    """
+    source, out, run = _convert(tmp_path, model=FILTER, app=app)
+    model = (out / "pkg" / "model.py").read_text()
+    assert "        self.H = np.zeros((n, n))\n" in model
+    assert "        self.x = jnp.ones(n)\n" in model  # an attribute no one writes still moves
+    assert [f.code for f in run.findings] == ["NJ201"]
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
 STATE = """
 import numpy as np
 

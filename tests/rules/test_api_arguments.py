@@ -283,14 +283,19 @@ def test_a_call_on_data_of_a_dtype_proven_the_same_converts(setup, call):
     assert np.asarray(converted["r"]).dtype == np.asarray(reference["r"]).dtype
 
 
-def test_a_module_making_dates_stays_on_numpy():
+@pytest.mark.parametrize(("source", "code"), [
+    ("import numpy as np\n\n\ndef main():\n    start = np.datetime64('2024-01-28')\n"
+     "    days = start + np.arange(3)\n    return {'days': [str(d) for d in days]}\n", "NJ104"),
+    ("import numpy as np\n\nSTART = np.datetime64('2024-01-28')\n\n\ndef main():\n"
+     "    days = START + np.arange(3)\n    return {'days': [str(d) for d in days]}\n", "NJ102"),
+])
+def test_dates_keep_their_function_or_the_module_on_numpy(source, code):
     """JAX has no datetime arrays: `start + np.arange(3)` must add NumPy's range to NumPy's
-    date, so every call of a module that makes dates stays on NumPy (NJ102)."""
-    source = ("import numpy as np\n\n\ndef main():\n    start = np.datetime64('2024-01-28')\n"
-              "    days = start + np.arange(3)\n    return {'days': [str(d) for d in days]}\n")
+    date. Made in a function, the function stays on NumPy as written (NJ104); made at
+    module level, every call of the module does (NJ102)."""
     result = convert_source(source, Config())
-    assert "np.arange(3)" in result.converted and "jnp" not in result.converted
-    assert any("makes dates or times" in f.message for f in result.findings if f.code == "NJ102")
+    assert "np.arange(3)" in result.converted and "jnp.arange" not in result.converted
+    assert any("makes dates or times" in f.message for f in result.findings if f.code == code)
     namespace: dict = {}
     exec(compile(result.converted, "<converted>", "exec"), namespace)
     assert namespace["main"]()["days"] == ["2024-01-28", "2024-01-29", "2024-01-30"]

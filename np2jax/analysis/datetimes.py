@@ -1,0 +1,191 @@
+"""Functions that hold dates or times (np.datetime64, `dtype="M8[D]"`, `.astype("m8[s]")`):
+JAX has no arrays of them, so such a function is kept on NumPy as written (NJ104,
+np2jax.analysis.kept), with the functions its dates reach: its callers, when it returns
+them. Where the dates may go further (a module-level statement, an attribute, a global, a
+container the caller passed, a function other modules or unknown callers reach), nothing is
+contained and the module stays on NumPy (np2jax.analysis.module)."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import GlobalScope
+
+from np2jax.analysis.kept import qualname_of
+from np2jax.syntax import code_of
+
+MAKES = "automatically: it makes dates or times (`{}`), which JAX has no arrays of"
+GETS = "automatically: it gets dates or times from `{}`, which JAX has no arrays of"
+# methods by which a body changes a list, dict or set it did not make
+_CONTAINER_WRITES = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+
+
+def datetime_functions(collector) -> dict | None:
+    """FunctionDef -> (qualname, reason) of the functions whose bodies hold dates or times,
+    each made in it or returned to it by another; {} when the module makes none; None when
+    they may reach code outside such functions."""
+    parents = collector.parents
+    found: dict = {}
+    work = []
+    for call in collector.datetime_calls:
+        function = _outermost_function(call, parents)
+        if function is None:
+            return None  # made by a module-level statement or a class body
+        if function not in found:
+            found[function] = (qualname_of(function, parents), MAKES.format(code_of(call)))
+            work.append(function)
+    while work:
+        function = work.pop()
+        if _leaks(function):
+            return None
+        if not _gives_values(function):
+            continue
+        callers = _callers(function, collector)
+        if callers is None:
+            return None
+        for caller, call in callers:
+            if caller not in found:
+                found[caller] = (qualname_of(caller, parents), GETS.format(code_of(call)))
+                work.append(caller)
+    return found
+
+
+def _outermost_function(node, parents: dict) -> cst.FunctionDef | None:
+    """The `def` holding `node` that no other `def` holds (a method counts as one)."""
+    outermost = None
+    node = parents.get(node)
+    while node is not None:
+        if isinstance(node, cst.FunctionDef):
+            outermost = node
+        node = parents.get(node)
+    return outermost
+
+
+# builtins whose result holds no date: a Python number, truth value or string
+_PLAIN_RESULTS = frozenset({"int", "float", "bool", "len", "str", "round", "repr"})
+
+
+def _may_hold_dates(value) -> bool:
+    """Whether a returned value may hold dates or times: anything but numbers, strings,
+    comparisons and `int(...)`, `len(...)`, `str(...)` (inside tuples, lists and dicts too)."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                          cst.ConcatenatedString, cst.FormattedString, cst.Comparison)):
+        return False
+    if isinstance(value, cst.Name):
+        return value.value not in ("None", "True", "False")
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return any(_may_hold_dates(e.value) for e in value.elements)
+    if isinstance(value, cst.Dict):
+        return any(not isinstance(e, cst.DictElement) or _may_hold_dates(e.value)
+                   for e in value.elements)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+        return value.func.value not in _PLAIN_RESULTS
+    return True
+
+
+def _gives_values(function: cst.FunctionDef) -> bool:
+    """Whether the function may hand dates back: a `return` of a value that may hold them
+    (_may_hold_dates), or a yield."""
+    found = False
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            nonlocal found
+            found = found or node.value is not None and _may_hold_dates(node.value)
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            nonlocal found
+            found = True
+
+    function.body.visit(Visitor())
+    return found
+
+
+def _leaks(function: cst.FunctionDef) -> bool:
+    """Whether the body may put a value where code outside it reads it: `global`/`nonlocal`,
+    a store into an attribute, into an item of a container it did not make (a parameter, a
+    global), or such a container's `.append(...)`."""
+    params = {p.name.value for p in (*function.params.params, *function.params.posonly_params,
+                                     *function.params.kwonly_params)}
+    for star in (function.params.star_arg, function.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            params.add(star.name.value)
+    local: set = set()
+    stores: list = []
+    leaked = False
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Global(self, node) -> None:
+            nonlocal leaked
+            leaked = True
+
+        def visit_Nonlocal(self, node) -> None:
+            nonlocal leaked
+            leaked = True
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._target(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._target(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._target(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._target(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                self._target(node.asname.name)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _CONTAINER_WRITES:
+                stores.append(func.value)
+
+        def _target(self, target) -> None:
+            nonlocal leaked
+            if isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._target(element.value)
+            elif isinstance(target, cst.StarredElement):
+                self._target(target.value)
+            elif isinstance(target, cst.Name):
+                local.add(target.value)
+            elif isinstance(target, cst.Attribute):
+                leaked = True
+            elif isinstance(target, cst.Subscript):
+                stores.append(target.value)
+
+    function.body.visit(Visitor())
+    if leaked:
+        return True
+    for base in stores:
+        while isinstance(base, (cst.Subscript, cst.Attribute)):
+            base = base.value
+        if not isinstance(base, cst.Name) or base.value in params or base.value not in local:
+            return True
+    return False
+
+
+def _callers(function: cst.FunctionDef, collector) -> list | None:
+    """(calling function, call) for each reference to a module-level function, every one a
+    call inside another function of the module; None when some other code may reach it
+    (a module-level statement, a reference that is not a call, another module, `__all__`,
+    `globals()`), or when the function is not a plain module-level one (a method)."""
+    parents, name = collector.parents, function.name.value
+    scope = collector.scopes.get(function)
+    if not isinstance(scope, GlobalScope) or len(scope.assignments[name]) != 1 \
+            or name in collector.context.external_names or name in collector.exported_names \
+            or name in collector.dynamic_names or collector.dynamic_scopes:
+        return None
+    found = []
+    for access in next(iter(scope.assignments[name])).references:  # reads in any scope
+        call = parents.get(access.node)
+        if not isinstance(call, cst.Call) or call.func is not access.node:
+            return None
+        caller = _outermost_function(call, parents)
+        if caller is None:
+            return None
+        found.append((caller, call))
+    return found
