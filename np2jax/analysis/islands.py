@@ -200,6 +200,10 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
                  if name == attr for _value, statement in values]
         if bound:
             sites.append(WriteSite(bound[0], cst.Attribute(cst.Name("self"), cst.Name(attr)), (), None))
+    for ref in analysis.refs:  # np.nditer(a, op_flags=["readwrite"]): its items write into a
+        if ref.qualname == "numpy.nditer" and ref.call is not None and ref.call.args \
+                and not ref.call.args[0].star and "write" in code_of(ref.call):
+            sites.append(WriteSite(ref.call, ref.call.args[0].value, (), None))
     typed = api_policy()["numpy_typed_arguments"]
     for ref in analysis.refs:  # np.piecewise(x, [x < 0, x >= 0], ...) left on NumPy
         if ref.keep is not None and ref.call is not None and ref.qualname in typed:
@@ -269,6 +273,9 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
         island = finder.island(site.target)
         drops.update(island.kept)
         drops.update(site.keeps)
+        # a function the island follows to its result (`h = head(a, 2)`, a view of `a`) gives
+        # JAX arrays once compiled: it stays eager, NumPy in, NumPy out
+        drops.update(f for f in compiled if f.name.value in island.functions)
         all_keys |= island.keys
         island.copies = [c for c in island.copies if copied(c)]
         for copy in island.copies:
@@ -722,7 +729,7 @@ class _Reach:
         if isinstance(func, cst.Attribute) and not (
                 isinstance(func.value, (cst.Name, cst.Attribute)) and self.collector.is_api(func.value)):
             method = func.attr.value
-            if method in flow.fresh_methods or flow._draws(func):
+            if method in flow.fresh_methods and not _may_not_copy(call) or flow._draws(func):
                 # a NumPy generator's draw is a NumPy array unless converted (jax_typed)
                 if flow.jax_typed(call) if flow._draws(func) else self._may_be_jax_array(call):
                     self._copy(call)

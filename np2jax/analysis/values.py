@@ -41,6 +41,9 @@ _STRING_KEEPING = frozenset(f"numpy.{name}" for name in (
     "ravel", "flip", "roll", "repeat", "tile", "atleast_1d", "atleast_2d", "squeeze",
     "transpose", "take", "copy", "append", "insert", "delete", "char.upper", "char.lower",
     "char.strip", "char.add", "char.join", "char.replace", "char.zfill", "char.mod"))
+# functions whose result is made of the values given after the first argument (conditions,
+# indices): strings there give a string array
+_STRING_CHOOSING = frozenset({"numpy.where", "numpy.select", "numpy.choose", "numpy.piecewise"})
 # jax modules whose functions return JAX arrays (not jax.device_get, which gives NumPy's)
 JAX_ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
@@ -246,6 +249,9 @@ class Values:
         if isinstance(func, cst.Attribute):
             ref = self.collector.ref_by_call.get(node)
             if ref is not None:  # `np.array(words)`: NumPy keeps the strings, unless cast
+                if ref.qualname in _STRING_CHOOSING:  # np.where(ok, "pass", "fail")
+                    return any(self.holds_string(a.value, depth, seen)
+                               for a in node.args[1:] if not a.star)
                 if ref.qualname not in ARRAY_CONSTRUCTORS and ref.qualname not in _STRING_KEEPING:
                     return False
                 if any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis import facts
+from np2jax.analysis.kept import enclosing_function, entry_parameters, has_prologue
 from np2jax.analysis.shapes import static_shape
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
@@ -79,6 +80,11 @@ class NumpyApiMissingInJax(Rule):
                 or call.args[0].star:
             return False
         value, flow = call.args[0].value, self.analysis.dataflow
+        parents = self.analysis.parents
+        function = enclosing_function(call, parents)
+        if isinstance(value, cst.Name) and function is not None and has_prologue(function, parents) \
+                and value.value in {p.name.value for p in entry_parameters(function, parents)}:
+            return True  # kept by an earlier conversion: its entry reads JAX arrays as NumPy's
         shape = static_shape(flow, value)
         return flow.jax_typed(value) and not (shape is not None and len(shape) > 0)
 
