@@ -66,11 +66,11 @@ class JitModule:
     # qualified name -> (their signature as a FunctionDef, their static argument names)
     external_compiled: dict = field(default_factory=dict)
 
-    def shared_update(self, node: cst.AugAssign) -> bool:
-        """Whether the analysis found that `a op= v` updates an array another name may
-        hold (NJ203's `shared_because`): NumPy changes it there too, a rebinding would not."""
-        return any(fact.node is node and fact.shared_because is not None
-                   for fact in self.analysis.aug_assigns)
+    def shared_update(self, node: cst.AugAssign) -> str | None:
+        """Why the analysis found that `a op= v` updates an array another name may hold
+        (NJ203's `shared_because`: NumPy changes it there too, a rebinding would not), or None."""
+        return next((fact.shared_because for fact in self.analysis.aug_assigns
+                     if fact.node is node), None)
 
     def histories_of(self, function: cst.FunctionDef | None) -> Histories:
         """The lists the loops of `function` collect (np2jax.jit.scan), found once."""

@@ -102,10 +102,10 @@ class StatementChecks(TraceCheckerBase):
                 old = self.env.get(target.value)
                 if target.value in self.params and old in MAY_BE_ARRAY:
                     self.refuse(node, f"it changes its argument `{target.value}` in place")
-                elif old in MAY_BE_ARRAY and self.m.shared_update(node):
+                elif old in MAY_BE_ARRAY and (shared := self.m.shared_update(node)) is not None:
                     # `arr = np.asarray(data); arr -= m`: NumPy's update reaches `data` too
-                    self.refuse(node, f"`{code_of(node).strip()}` changes an array another name "
-                                      "may hold, in place")
+                    self.refuse(node, f"`{code_of(node).strip()}` changes in place an array "
+                                      f"another name may hold ({shared})")
                 self.carried_in_control_flow(target, node)
                 self.env[target.value] = join(old, arith(old, value))
             else:
