@@ -27,7 +27,7 @@ ARITHMETIC_UFUNCS = frozenset(f"numpy.{name}" for name in (
     "power"))
 _INTEGER_FLOAT = frozenset(a + b for a in "bui" for b in "fc") | frozenset(b + a for a in "bui" for b in "fc")
 REWRITTEN = "rewritten to compute in {} as NumPy does"
-NARROWER = "NumPy computes it in {}, JAX in a narrower type"
+NARROWER = "NumPy computes it in {}, JAX in another type"
 # the operators whose Python int operand NumPy 2 converts to the array's integer dtype,
 # raising OverflowError where the dtype cannot hold it (JAX wraps it); not `/` (float64)
 CHECKED_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
@@ -50,8 +50,7 @@ class NarrowIntegerPromotion(Rule):
     code = "NJ402"
 
     def run(self):
-        if not self.config.x64:
-            return  # in the 32-bit mode JAX computes in 32 bits everywhere (NJ401)
+        x32 = not self.config.x64
         jnp = self.analysis.jnp_alias
         dtype_of = self.analysis.dtypes.dtype_of
         for ref in self.analysis.refs:
@@ -66,10 +65,14 @@ class NarrowIntegerPromotion(Rule):
             fix = self._fix(name, dtype, jnp, method=False)
             if fix is not None:
                 numpy_dtype, build = fix
+                if x32 and numpy_dtype != "float16":
+                    continue  # the 32-bit mode computes in 32 bits (NJ401); float16 it keeps
                 yield self.report(ref.call, fix=build, requires=(ref.node,),
                                   imports=[("jax.numpy", jnp)], spelled=code_of(ref.node),
                                   dtype=dtype, difference=NARROWER.format(numpy_dtype),
                                   outcome=REWRITTEN.format(numpy_dtype))
+        if x32:
+            return
         for call in self.analysis.nodes(cst.Call):
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value in METHODS) \
