@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.casts import is_float
 from np2jax.analysis.dtypes import is_integer
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
@@ -85,6 +86,7 @@ class Float64Dependent(Rule):
                                          "digits, and an ill-conditioned matrix (normal "
                                          "equations, a Vandermonde matrix) takes most of them")
         yield from self._matrix_products()
+        yield from self._float32_made_integers()
         jax_refs = self.analysis.dataflow.jax_refs
         for ref, argument in self.analysis.kept_calls_given_jax_values:
             library = "SciPy" if ref.qualname.startswith("scipy") else "NumPy"
@@ -142,6 +144,32 @@ class Float64Dependent(Rule):
                     and self.analysis.ref_of_call(call) is None and jax_typed(func.value) \
                     and floats(func.value, *(a.value for a in call.args[:1])):
                 yield self.report(call, spelled=code_of(func) + "(...)", reason=TF32)
+
+    def _float32_made_integers(self):
+        """A float value of converted code rounded to an integer (the places of
+        analysis.quotients: `np.floor(v)`, `int(v)`, `.astype(np.uint8)`), or stored into
+        an integer array (`img[:2] = img[:2] * gain`): computed in float32, a value near an
+        integer lands on its other side (180 * 1.3 is 233.99998 in float32, 234.00000000000003
+        in float64, so uint8 233 for NumPy's 234)."""
+        flow, dtype_of = self.analysis.dataflow, self.analysis.dtypes.dtype_of
+        nodes = [*self.analysis.nodes(cst.Call), *self.analysis.nodes(cst.BinaryOperation)]
+        places = [(where, value) for where, value in self.analysis.quotients.rounded_values(nodes)]
+        for write in self.analysis.subscript_writes:
+            statement = write.statement
+            if isinstance(statement, cst.Assign) and is_integer(dtype_of(write.target.value)):
+                places.append((statement, statement.value))
+        done: set = set()
+        for where, value in places:
+            if where in done or not is_float(dtype_of(value)) or not flow.jax_typed(value) \
+                    or isinstance(value, (cst.Float, cst.Integer)):
+                continue
+            done.add(where)
+            yield self.report(where, spelled=" ".join(code_of(where).split()),
+                              requires=flow.jax_refs(value),
+                              reason=f"`{code_of(value)}` is made an integer, and JAX computes "
+                                     "it in float32: a value near an integer lands on its "
+                                     "other side (180 * 1.3 is 233.99998 in float32, "
+                                     "234.00000000000003 in float64: uint8 233 for NumPy's 234)")
 
     def _integer_accumulation(self, call: cst.Call, name: str):
         """A sum or product of integer data: int32 wraps past 2**31."""
