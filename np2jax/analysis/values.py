@@ -1042,8 +1042,24 @@ class Values:
         if isinstance(node, cst.Name):
             values, aug_values = self.name_values(node)
             return bool(values) and not aug_values and all(
-                not isinstance(v, str) and self._one_position(v, depth + 1) for v, _ in values)
+                self._one_position(v, depth + 1) if not isinstance(v, str)
+                else self._counted_by_loop(node.value, s) for v, s in values)
         return False
+
+    def _counted_by_loop(self, name: str, statement) -> bool:
+        """`name` is bound by `for name in range(...)`, `for name, x in enumerate(...)`, or
+        `for name in np.flatnonzero(m)` (an index array's items): one integer each time."""
+        if not isinstance(statement, cst.For):
+            return False
+        target, iterated = statement.target, statement.iter
+        if not isinstance(iterated, cst.Call) or any(a.star for a in iterated.args):
+            return False
+        builtin = self.collector.qualified_names(iterated.func)
+        if isinstance(target, cst.Name) and target.value == name:
+            return builtin == {"builtins.range"} or self._distinct_positions(iterated, whole=False)
+        return isinstance(target, cst.Tuple) and len(target.elements) == 2 \
+            and isinstance(target.elements[0].value, cst.Name) \
+            and target.elements[0].value.value == name and builtin == {"builtins.enumerate"}
 
     def is_scalar(self, node) -> bool:
         """A Python number: literals, names bound only to numbers, arithmetic of them."""
