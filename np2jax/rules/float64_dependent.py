@@ -30,6 +30,10 @@ TF32 = ("JAX multiplies float32 matrices on NVIDIA GPUs in TF32 by default (inpu
         "keeps about 1e-7); for float32's digits run it under `with "
         "jax.default_matmul_precision(\"highest\"):`, or set "
         "JAX_DEFAULT_MATMUL_PRECISION=highest for the process")
+# data made as it is given: float32 holds these values as float64 does (small ones)
+MADE_AS_GIVEN = frozenset(f"numpy.{name}" for name in (
+    "ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like", "eye",
+    "identity", "array", "asarray"))
 _FOLDED = {cst.Power: lambda a, b: a ** b, cst.LeftShift: lambda a, b: a << b,
            cst.Multiply: lambda a, b: a * b}
 
@@ -158,10 +162,10 @@ class Float64Dependent(Rule):
             statement = write.statement
             if isinstance(statement, cst.Assign) and is_integer(dtype_of(write.target.value)):
                 places.append((statement, statement.value))
-        done: set = set()
+        done: set = set(self._decimal_roundings())  # reported as roundings to decimals
         for where, value in places:
             if where in done or not is_float(dtype_of(value)) or not flow.jax_typed(value) \
-                    or isinstance(value, (cst.Float, cst.Integer)):
+                    or not self._computed(value):
                 continue
             done.add(where)
             yield self.report(where, spelled=" ".join(code_of(where).split()),
@@ -170,6 +174,21 @@ class Float64Dependent(Rule):
                                      "it in float32: a value near an integer lands on its "
                                      "other side (180 * 1.3 is 233.99998 in float32, "
                                      "234.00000000000003 in float64: uint8 233 for NumPy's 234)")
+
+    def _computed(self, value, depth: int = 0) -> bool:
+        """Arithmetic or a converted function's result, seen through names bound once: not
+        data made as it is (`np.ones(2)`, a literal), whose float32 values are exact."""
+        if depth > 4:
+            return True
+        if isinstance(value, cst.Name):
+            values, aug_values = self.analysis.dataflow.values_of(value)
+            if values and len(values) == 1 and not aug_values and not isinstance(values[0][0], str):
+                return self._computed(values[0][0], depth + 1)
+            return True
+        if isinstance(value, (cst.Float, cst.Integer, cst.List, cst.Tuple)):
+            return False
+        ref = self.analysis.ref_of_call(value) if isinstance(value, cst.Call) else None
+        return ref is None or ref.qualname not in MADE_AS_GIVEN
 
     def _integer_accumulation(self, call: cst.Call, name: str):
         """A sum or product of integer data: int32 wraps past 2**31."""
