@@ -7,6 +7,7 @@ import libcst as cst
 from libcst.metadata import FunctionScope, GlobalScope
 
 from np2jax.analysis.facts import (
+    TEXT_NODES,
     ARRAY,
     CONTAINER,
     CONTAINER_CALLS,
@@ -598,7 +599,7 @@ class Aliasing(Values):
         name = target.value
         scope = self.scopes.get(target)
         values = self.collector.bindings.get((scope, name), [])
-        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if isinstance(node.value, TEXT_NODES):
             return None  # `label += " = "`: text (an array of strings is never JAX's)
         if self.kind_of(target, node) in (SCALAR, CONTAINER):
             return None  # numbers are immutable; containers are not arrays

@@ -43,6 +43,8 @@ KEEP_PROVEN_DIFFERENT = "proven-different"
 KEEP_UNPROVEN = "unproven"
 
 # Operators NumPy applies elementwise (not `is`, `in`), and the operands np2jax may wrap.
+# string literals, concatenated or formatted: text, which JAX has no arrays of
+TEXT_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 ELEMENTWISE_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                            cst.Equal, cst.NotEqual)
 OPERAND_NODES = (cst.Name, cst.Subscript)

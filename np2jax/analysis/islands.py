@@ -33,6 +33,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope
 
 from np2jax.analysis.facts import (
+    TEXT_NODES,
     ARRAY,
     GENERATOR_FACTORIES,
     CONTAINER,
@@ -200,17 +201,8 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
                  if name == attr for _value, statement in values]
         if bound:
             sites.append(WriteSite(bound[0], cst.Attribute(cst.Name("self"), cst.Name(attr)), (), None))
-    for ref in analysis.refs:  # np.nditer(a, op_flags=["readwrite"]): its items write into a
-        if ref.qualname == "numpy.nditer" and ref.call is not None and ref.call.args \
-                and not ref.call.args[0].star and "write" in code_of(ref.call):
-            sites.append(WriteSite(ref.call, ref.call.args[0].value, (), None))
-    typed = api_policy()["numpy_typed_arguments"]
-    for ref in analysis.refs:  # np.piecewise(x, [x < 0, x >= 0], ...) left on NumPy
-        if ref.keep is not None and ref.call is not None and ref.qualname in typed:
-            name, position = typed[ref.qualname]
-            argument = argument_for(ref.call, position, name)
-            if argument is not None:
-                sites.append(WriteSite(ref.call, argument, (), None))
+    for call, argument in _numpy_only_arguments(analysis):
+        sites.append(WriteSite(call, argument, (), None))
     for fact in analysis.mutators:  # normalize(p) -> p = normalize(p) rebinds p
         for call, argument in fact.call_sites:  # (`total, p = f(p)`: the assignment's line)
             at = line(call) or line(analysis.parents.get(call))
@@ -241,6 +233,27 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
         if call not in draws and call.args and not call.args[0].star:
             sites.append(WriteSite(call, call.args[0].value, (), None))
     return sites
+
+
+def _numpy_only_arguments(analysis: ModuleFacts):
+    """(call, argument) of the calls left on NumPy that need a NumPy array there: the
+    array `np.nditer(a, op_flags=["readwrite"])` writes into, and what a NumPy function
+    tells apart by type (np.piecewise's conditions: policy.toml numpy_typed_arguments)."""
+    typed = api_policy()["numpy_typed_arguments"]
+    for ref in analysis.refs:
+        call = ref.call
+        if call is None or ref.keep is None or not call.args or call.args[0].star:
+            continue
+        if ref.qualname == "numpy.nditer":
+            flags = argument_for(call, 2, "op_flags")  # nditer(op, flags, op_flags, ...)
+            if flags is not None and ("write" in code_of(flags)  # "readwrite", "writeonly"
+                                      or not isinstance(flags, (cst.List, cst.Tuple, cst.SimpleString))):
+                yield call, call.args[0].value
+        elif ref.qualname in typed:
+            name, position = typed[ref.qualname]
+            argument = argument_for(call, position, name)
+            if argument is not None:
+                yield call, argument
 
 
 def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
@@ -325,7 +338,7 @@ def _may_be_jax(flow, finder, value, keys: set, depth: int = 0) -> bool:
         return True
     if flow.is_scalar(value) or isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
         return False
-    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+    if isinstance(value, TEXT_NODES):
         return False  # `label += " = "`: text, which JAX has no arrays of
     if isinstance(value, (cst.Name, cst.Attribute)) and not (
             isinstance(value, cst.Attribute) and value.attr.value in VIEW_ATTRIBUTES):

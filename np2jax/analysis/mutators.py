@@ -9,14 +9,11 @@ from dataclasses import replace
 import libcst as cst
 
 from np2jax.analysis.aliasing import Aliasing
-from np2jax.analysis.facts import CONTAINER, SCALAR, MutatorFunction
+from np2jax.analysis.facts import CONTAINER, SCALAR, TEXT_NODES, MutatorFunction
 from np2jax.analysis.references import written_arguments
 from np2jax.analysis.values import ReturnsFinder
 from np2jax.syntax import argument_for, code_of
 from np2jax.tree import ModuleContext
-
-
-_TEXT = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 class Dataflow(Aliasing):
@@ -93,7 +90,7 @@ class Dataflow(Aliasing):
         mutated = [name for name in writes if not all(
             isinstance(w, cst.AugAssign) and isinstance(w.target, cst.Name) and
             (self.kind_of(w.target) in (SCALAR, CONTAINER) or self.never_numpy(w.target)
-             or isinstance(w.value, _TEXT))  # `label += " = "`
+             or isinstance(w.value, TEXT_NODES))  # `label += " = "`
             for w in writes[name])]
         if not mutated and not other:
             return None

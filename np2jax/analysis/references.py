@@ -12,6 +12,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameSource
 
 from np2jax.analysis.facts import (
+    TEXT_NODES,
     KEEP_AMBIGUOUS,
     KEEP_BOUND_TO_NAME,
     KEEP_BY_DESIGN,
@@ -339,7 +340,7 @@ def _unsupported_data(argument: Argument, policy: dict, ref: ApiRef) -> str | No
 def _holds_strings(node: cst.BaseExpression) -> bool:
     """String literals, lists of them, `str(...)`, and an array made of them in place
     (`np.unique(np.array(["b", "a"]))`: the inner array stays NumPy, so must the call)."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+    if isinstance(node, TEXT_NODES):
         return True
     if isinstance(node, (cst.List, cst.Tuple)):
         return any(_holds_strings(e.value) for e in node.elements)

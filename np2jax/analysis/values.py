@@ -11,6 +11,7 @@ from libcst.metadata import GlobalScope
 
 from np2jax.analysis.collect import Collector
 from np2jax.analysis.facts import (
+    TEXT_NODES,
     ARRAY,
     ARRAY_CONSTRUCTORS,
     CONTAINER,
@@ -176,7 +177,7 @@ class Values:
             return False
         seen = seen | {id(node)}
         deeper = depth + 1
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if isinstance(node, TEXT_NODES):
             return True
         if isinstance(node, cst.Param):
             annotation = node.annotation.annotation if node.annotation is not None else None
