@@ -12,8 +12,8 @@ from typing import Any
 from np2jax.apiproof.verdicts import (
     ALONE_CASE, AS_ARRAY, AS_FLOAT_ARRAY, DIFFERS, DTYPE_AS_FLOAT64, INTEGER_PARAMS,
     INT_ARRAY_CASE, NO_VALUE_REPRS, NUMBERS_ALONE, NUMPY_RAISES, OMITTED, OPTION_DTYPES,
-    OPTION_DTYPE_CASES, PYTHON_NUMBERS, RAISES, SAME, Timeout, UFUNC_METHODS,
-    WEAKLY_TYPED, WIDENED_DTYPES,
+    OPTION_DTYPE_CASES, PYTHON_NUMBERS, RAISES, SAME, SIGNED_ZEROS, Timeout, UFUNC_METHODS,
+    UNSIGNED_ZEROS, WEAKLY_TYPED, WIDENED_DTYPES,
 )
 from np2jax.apiproof.grid import Context, LIKE_KINDS, Samples, key_of, resolve, variant
 from np2jax.apiproof.running import run_both, short, timed
@@ -191,7 +191,32 @@ class Prover:
             out["python_numbers"] = numbers
         out["positional"] = [p.name for p in self._jax_params()
                              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if _mentions(out, UNSIGNED_ZEROS) and self._numpy_gives_negative_zero(args, kwargs):
+            out = _replaced(out, UNSIGNED_ZEROS, SIGNED_ZEROS)
         return out
+
+    def _numpy_gives_negative_zero(self, args, kwargs) -> bool:
+        """Whether NumPy's result holds -0.0 for data that is all -0.0 (float64, as the grid's
+        -0.0 edge makes integer data), in each data argument alone and in all at once: the grid's -0.0 edge alone does not show that
+        NumPy never keeps one (`np.floor_divide(-0.0, 2.0)` is -0.0; `np.sign(-0.0)` 0.0)."""
+        np = self.samples.np
+        ctx = Context(self.samples)
+        values = [ctx.value(a) for a in args]
+        np_kwargs = {self.renames.get(k, k): ctx.value(v) for k, v in kwargs.items()}
+        data = [i for i, v in enumerate(values)
+                if isinstance(v, np.ndarray) and v.dtype.kind in "iuf" and v.size]
+        cases = [[i] for i in data] + ([data] if len(data) > 1 else [])
+        for case in cases:
+            given = [np.full(v.shape, -0.0) if i in case else v for i, v in enumerate(values)]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = timed(self.np_fn, *given, **np_kwargs)
+            except Exception:  # noqa: BLE001 - a case NumPy refuses shows nothing
+                continue
+            if _holds_negative_zero(result, np):
+                return True
+        return False
 
     def _base(self, out: dict) -> tuple[list, dict, list] | None:
         """The base call (args, kwargs, the parameters JAX requires), or None with the
@@ -297,8 +322,8 @@ class Prover:
         verdicts = {}
         for dtype in dtypes or self.grid["dtypes"]:
             verdict = self.run(args, kwargs, dtype=dtype)
-            if verdict.startswith(DIFFERS) and dtype in WIDENED_DTYPES and self.run(
-                    args, kwargs, dtype=dtype, jax_float64=True) == SAME:
+            if not _fine_or_zero_signs(verdict) and dtype in WIDENED_DTYPES and _equal_numbers(self.run(
+                    args, kwargs, dtype=dtype, jax_float64=True)):
                 verdict = DTYPE_AS_FLOAT64  # np.cov of float32: NumPy computes in float64
             verdicts[dtype] = verdict
         return verdicts
@@ -349,23 +374,23 @@ class Prover:
             if integers is not None:
                 # an int64 array beside float32 data: NumPy computes in float64, JAX in float32
                 verdict = worst([self.run(given, kwargs, dtype="float32") for given in integers])
-                if not _fine(verdict) and verdict != RAISES:
+                if not _fine_or_zero_signs(verdict) and verdict != RAISES:
                     as_float = [[a.astype(np.float64) if isinstance(a, np.ndarray) else
                                  [i.astype(np.float64) if isinstance(i, np.ndarray) else i for i in a]
                                  if isinstance(a, list) else a for a in given] for given in integers]
-                    if worst([self.run(given, kwargs, dtype="float32", jax_args=jax_given)
-                              for given, jax_given in zip(integers, as_float)]) == SAME:
+                    if _equal_numbers(worst([self.run(given, kwargs, dtype="float32", jax_args=jax_given)
+                                             for given, jax_given in zip(integers, as_float)])):
                         verdict = AS_FLOAT_ARRAY
                 cases[INT_ARRAY_CASE] = verdict
             for number, dtype in PYTHON_NUMBERS:
                 verdict = worst([self.run(given, kwargs, dtype=dtype) for given in places(number)])
-                if not _fine(verdict) and verdict != RAISES:
+                if not _fine_or_zero_signs(verdict) and verdict != RAISES:
                     wraps = [(AS_ARRAY, np.asarray(number))]
                     if isinstance(number, int):
                         wraps.append((AS_FLOAT_ARRAY, np.asarray(float(number))))
                     for name, array in wraps:
-                        if worst([self.run(given, kwargs, dtype=dtype, jax_args=jax_given)
-                                  for given, jax_given in zip(places(number), places(array))]) == SAME:
+                        if _equal_numbers(worst([self.run(given, kwargs, dtype=dtype, jax_args=jax_given)
+                                                 for given, jax_given in zip(places(number), places(array))])):
                             verdict = name
                             break
                 cases[f"{number!r} beside {dtype}"] = verdict
@@ -378,7 +403,7 @@ class Prover:
             verdict = self.run(alone, kwargs, weak=True)
             if verdict == f"{DIFFERS}: {WEAKLY_TYPED}":
                 as_array = [np.asarray(2.5) if i in data else a for i, a in enumerate(args)]
-                if self.run(alone, kwargs, jax_args=as_array, weak=True) == SAME:
+                if _equal_numbers(self.run(alone, kwargs, jax_args=as_array, weak=True)):
                     verdict = AS_ARRAY
             out[NUMBERS_ALONE] = {ALONE_CASE: verdict}
         return out
@@ -526,6 +551,17 @@ def _fine(verdict: str) -> bool:
     return verdict == SAME or verdict.startswith(NUMPY_RAISES)
 
 
+def _fine_or_zero_signs(verdict: str) -> bool:
+    return _fine(verdict) or _equal_numbers(verdict)
+
+
+def _equal_numbers(verdict: str) -> bool:
+    """Same, or equal numbers whose zeros' signs differ: what a re-run proving a mended
+    form (data cast to float64, a Python number as an array) or a default needs to show."""
+    return verdict == SAME or verdict.startswith((f"{DIFFERS}: {UNSIGNED_ZEROS}",
+                                                  f"{DIFFERS}: {SIGNED_ZEROS}"))
+
+
 def _combined(first: str, second: str) -> str:
     """One verdict for a Python number given at either of two positions of `*args`: a
     wrapping (AS_ARRAY) proven at one position only proves nothing for the other."""
@@ -565,3 +601,27 @@ def method_entries(table: dict) -> dict[str, dict]:
                     out[f"{name}.{method}"] = {"jax": f"{entry['jax']}.{method}", "kind": "method",
                                                "method": method}
     return out
+
+
+def _mentions(record, text: str) -> bool:
+    if isinstance(record, dict):
+        return any(_mentions(value, text) for value in record.values())
+    return isinstance(record, str) and text in record
+
+
+def _replaced(record, old: str, new: str):
+    if isinstance(record, dict):
+        return {key: _replaced(value, old, new) for key, value in record.items()}
+    return record.replace(old, new) if isinstance(record, str) else record
+
+
+def _holds_negative_zero(result, np) -> bool:
+    if isinstance(result, (tuple, list)):
+        return any(_holds_negative_zero(item, np) for item in result)
+    if not isinstance(result, (np.ndarray, np.generic, float)):
+        return False
+    array = np.asarray(result)
+    if array.dtype.kind not in "fc":
+        return False
+    parts = (array.real, array.imag) if array.dtype.kind == "c" else (array,)
+    return any(bool(np.signbit(part[part == 0]).any()) for part in parts)

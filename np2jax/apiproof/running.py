@@ -7,8 +7,8 @@ import signal
 import warnings
 
 from np2jax.apiproof.verdicts import (
-    CALL_TIMEOUT_S, DIFFERS, MISSING, NUMPY_RAISES, RAISES, SAME, TOLERANCES, Timeout,
-    WEAKLY_TYPED,
+    CALL_TIMEOUT_S, DIFFERS, MISSING, NUMPY_RAISES, RAISES, SAME, SIGNED_ZEROS, TOLERANCES,
+    UNSIGNED_ZEROS, WEAKLY_TYPED, Timeout,
 )
 
 
@@ -161,11 +161,12 @@ def compare(expected, got, np, where: str = "", values: bool = True) -> str | No
         fields = getattr(expected, "_fields", None)
         if fields and tuple(getattr(got, "_fields", ())) != tuple(fields):
             return f"fields {getattr(got, '_fields', None)} where NumPy has {tuple(fields)}{at}"
-        for index, (e, g) in enumerate(zip(expected, got)):
-            problem = compare(e, g, np, f"{where}.{index}" if where else str(index), values)
-            if problem is not None:
-                return problem
-        return None
+        problems = [compare(e, g, np, f"{where}.{index}" if where else str(index), values)
+                    for index, (e, g) in enumerate(zip(expected, got))]
+        # a difference in the sign of zeros only after every item's values are compared
+        problems.sort(key=lambda problem: problem is not None and problem.startswith(
+            (UNSIGNED_ZEROS, SIGNED_ZEROS)))
+        return next((problem for problem in problems if problem is not None), None)
     if expected is None or got is None:
         return None if expected is got else f"{_kind(got)} where NumPy gives {_kind(expected)}{at}"
     numeric = (np.ndarray, np.generic, int, float, complex, bool)
@@ -240,4 +241,18 @@ def _compare_arrays(a, b, np, at, values: bool = True) -> str | None:
         if np.any(err > atol * scale + rtol * np.abs(x[finite])):
             rel = float(np.max(err / np.maximum(np.abs(x[finite]), 1e-300)))
             return f"values differ (max abs error {float(np.max(err)):.3g}, max rel error {rel:.3g}){at}"
-    return None
+    return _compare_zero_signs(parts, np, at)
+
+
+def _compare_zero_signs(parts, np, at) -> str | None:
+    """Which of NumPy's zeros JAX gives with the other sign, once the values compare equal."""
+    numpy_negative = jax_flipped = False
+    for x, y in ((parts[0], parts[2]), (parts[1], parts[3])):
+        if x is None:
+            continue
+        zeros = (x == 0) & (y == 0)
+        numpy_negative |= bool(np.signbit(x[x == 0]).any())
+        jax_flipped |= bool((np.signbit(x[zeros]) != np.signbit(y[zeros])).any())
+    if not jax_flipped:
+        return None
+    return f"{SIGNED_ZEROS if numpy_negative else UNSIGNED_ZEROS}{at}"

@@ -25,7 +25,7 @@ from np2jax.apiproof.verdicts import (
     AS_ARRAY, AS_FLOAT_ARRAY, CALLABLE_TIMEOUT_S, DEFAULT_OUT, DIFFERS, DTYPE_AS_FLOAT64,
     GRID_PATH, INTEGER_PARAMS, INT_ARRAY_CASE, NUMPY_RAISES, OPTION_DTYPES,
     OPTION_DTYPE_CASES, PARTS, PART_NAMES, PYTHON_NUMBERS, RAISES, ROOT, SAME, TABLE_PATH,
-    TASKS_PER_WORKER, TOLERANCES,
+    SIGNED_ZEROS, TASKS_PER_WORKER, TOLERANCES, UNSIGNED_ZEROS,
 )
 from np2jax.apiproof.grid import Samples
 from np2jax.apiproof.running import short
@@ -108,11 +108,16 @@ def summarize(results: dict) -> dict:
               "edges": buckets(),
               INTEGER_PARAMS: buckets(), OPTION_DTYPES: buckets(),
               "python_numbers": dict(buckets(), **{AS_ARRAY: 0, AS_FLOAT_ARRAY: 0})}
+    counts["zero_signs"] = {UNSIGNED_ZEROS: 0, SIGNED_ZEROS: 0}
     for result in results.values():
         if "skipped" in result:
             counts["skipped"] += 1
             continue
         counts["proven"] += 1
+        text = json.dumps(result)
+        # NJ417 mends the one-array results (a tuple's item says where: " (item 0)")
+        counts["zero_signs"][UNSIGNED_ZEROS] += f'{UNSIGNED_ZEROS}"' in text
+        counts["zero_signs"][SIGNED_ZEROS] += SIGNED_ZEROS in text or f"{UNSIGNED_ZEROS} (item" in text
         counts["verdicts"][_bucket(result["verdict"]) or DIFFERS] += 1
         for cases in result.get("python_numbers", {}).values():
             for verdict in cases.values():
@@ -167,7 +172,9 @@ def describe(provenance: dict) -> str:
         line("Python numbers:", summary["python_numbers"])
         + f", same as a 64-bit array {summary['python_numbers'][AS_ARRAY]}, as a float64 "
           f"array {summary['python_numbers'][AS_FLOAT_ARRAY]}",
-    ] + [f"  ({PART_NAMES[part]} run apart in {provenance[part]['run_seconds']} s, "
+    ] + ([f"  {'zeros signed:':<18} {zeros[UNSIGNED_ZEROS]} callables give -0.0 where NumPy's "
+          f"zeros are 0.0 (NJ417), {zeros[SIGNED_ZEROS]} other zeros' signs (equal numbers)"]
+         if (zeros := summary.get("zero_signs")) else []) + [f"  ({PART_NAMES[part]} run apart in {provenance[part]['run_seconds']} s, "
          f"{provenance[part]['date']}: --part {part.replace('_', '-')})"
          for part in PARTS if part in provenance])
 

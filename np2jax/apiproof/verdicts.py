@@ -16,6 +16,12 @@ SAME, RAISES, DIFFERS = "same", "raises", "differs"
 # the error (np2jax keeps a call inside `try` on NumPy for these).
 NUMPY_RAISES = "numpy raises"
 OMITTED = "<omitted>"
+# Results equal as numbers whose zeros differ in sign (-0.0 == 0.0, but they print, divide
+# and `copysign` apart). UNSIGNED_ZEROS: every zero of NumPy's result is 0.0 and JAX's has
+# -0.0 (np.sign): `jnp.where(r == 0, 0, r)` gives NumPy's result, which np2jax writes.
+# SIGNED_ZEROS: NumPy has -0.0 where JAX has 0.0 (np.cumsum, np.clip), which nothing mends.
+UNSIGNED_ZEROS = "-0.0 where every zero of NumPy's result is 0.0"
+SIGNED_ZEROS = "zeros whose sign differs from NumPy's"
 CALL_TIMEOUT_S = 60  # one NumPy call (a signal interrupts Python code only)
 CALLABLE_TIMEOUT_S = 900  # all the runs of one callable, enforced by killing its process
 TASKS_PER_WORKER = 40

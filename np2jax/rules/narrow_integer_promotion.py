@@ -28,6 +28,8 @@ ARITHMETIC_UFUNCS = frozenset(f"numpy.{name}" for name in (
 _INTEGER_FLOAT = frozenset(a + b for a in "bui" for b in "fc") | frozenset(b + a for a in "bui" for b in "fc")
 REWRITTEN = "rewritten to compute in {} as NumPy does"
 NARROWER = "NumPy computes it in {}, JAX in another type"
+X32_REWRITTEN = "rewritten to accumulate in {}, the widest integer of the 32-bit mode"
+X32_WIDEST = {"int64": "int32", "uint64": "uint32"}
 # the operators whose Python int operand NumPy 2 converts to the array's integer dtype,
 # raising OverflowError where the dtype cannot hold it (JAX wraps it); not `/` (float64)
 CHECKED_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
@@ -62,17 +64,13 @@ class NarrowIntegerPromotion(Rule):
             dtype = dtype_of(data.value) if data.keyword is None and not data.star else None
             if dtype not in NARROW or _has_dtype(ref.call):
                 continue
-            fix = self._fix(name, dtype, jnp, method=False)
+            fix = self._in_mode(name, dtype, jnp, method=False)
             if fix is not None:
-                numpy_dtype, build = fix
-                if x32 and numpy_dtype != "float16":
-                    continue  # the 32-bit mode computes in 32 bits (NJ401); float16 it keeps
+                numpy_dtype, build, outcome = fix
                 yield self.report(ref.call, fix=build, requires=(ref.node,),
                                   imports=[("jax.numpy", jnp)], spelled=code_of(ref.node),
                                   dtype=dtype, difference=NARROWER.format(numpy_dtype),
-                                  outcome=REWRITTEN.format(numpy_dtype))
-        if x32:
-            return
+                                  outcome=outcome)
         for call in self.analysis.nodes(cst.Call):
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value in METHODS) \
@@ -90,11 +88,16 @@ class NarrowIntegerPromotion(Rule):
                 requires = ()
             else:
                 continue
-            numpy_dtype, build = self._fix(func.attr.value, dtype, jnp, method=True)
+            fix = self._in_mode(func.attr.value, dtype, jnp, method=True)
+            if fix is None:
+                continue
+            numpy_dtype, build, outcome = fix
             yield self.report(call, fix=build, requires=requires,
                               imports=[("jax.numpy", jnp)], spelled=f".{func.attr.value}()",
                               dtype=dtype, difference=NARROWER.format(numpy_dtype),
-                                  outcome=REWRITTEN.format(numpy_dtype))
+                              outcome=outcome)
+        if x32:
+            return  # a true division of narrow integers is float32 in the 32-bit mode (NJ401)
         for operation in self.analysis.nodes(cst.BinaryOperation):
             yield from self._integer_with_float(operation, jnp)
             if not isinstance(operation.operator, cst.Divide):
@@ -337,6 +340,22 @@ class NarrowIntegerPromotion(Rule):
                           imports=[("jax.numpy", jnp)], spelled=code_of(operation.operator).strip(),
                           dtype=spelled_dtypes, difference=NARROWER.format(numpy_dtype),
                           outcome=REWRITTEN.format(numpy_dtype))
+
+    def _in_mode(self, name: str, dtype: str, jnp: str, method: bool):
+        """(NumPy's result dtype, the fix, its outcome) in the mode converted to, or None.
+        The 32-bit mode keeps NumPy's float16 and accumulates narrow integers in the widest
+        integer it has (JAX's cumsum of int8 stays int8, wrapping past 127; NumPy's is int64):
+        the rest computes in 32 bits, which NJ401 reports."""
+        fix = self._fix(name, dtype, jnp, method)
+        if fix is None or self.config.x64:
+            return None if fix is None else (*fix, REWRITTEN.format(fix[0]))
+        numpy_dtype, build = fix
+        if numpy_dtype == "float16":
+            return numpy_dtype, build, REWRITTEN.format(numpy_dtype)
+        if name in ACCUMULATING and numpy_dtype in X32_WIDEST:
+            widest = X32_WIDEST[numpy_dtype]
+            return numpy_dtype, _keyword_dtype(widest, jnp), X32_REWRITTEN.format(widest)
+        return None
 
     @staticmethod
     def _fix(name: str, dtype: str, jnp: str, method: bool):

@@ -178,7 +178,8 @@ def test_the_converter_reads_the_verdicts_the_generator_writes():
     from np2jax.analysis import references
 
     for name in ("SAME", "RAISES", "NUMPY_RAISES", "OMITTED", "AS_ARRAY", "AS_FLOAT_ARRAY",
-                 "INT_ARRAY_CASE", "INTEGER_PARAMS", "DTYPE_AS_FLOAT64", "OPTION_DTYPES"):
+                 "INT_ARRAY_CASE", "INTEGER_PARAMS", "DTYPE_AS_FLOAT64", "OPTION_DTYPES",
+                 "UNSIGNED_ZEROS", "SIGNED_ZEROS"):
         assert getattr(references, name) == getattr(apiproof, name), name
     numbers = {f"{n!r} " for n, _ in apiproof.PYTHON_NUMBERS}
     assert numbers == {prefix for prefixes in references._NUMBER_CASES.values() for prefix in prefixes}
