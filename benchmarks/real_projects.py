@@ -94,6 +94,10 @@ PROJECTS = [
     # square-root), smoothers, IMM; classes holding their state in arrays they update in
     # place (`self.x`, `self.P`). Its tests plot with matplotlib (installed beside it).
     Project("filterpy", "1.4.5", "filterpy", ["filterpy"]),
+    # numerical differentiation: finite differences with Richardson extrapolation
+    # (Derivative, Gradient, Jacobian, Hessian), Fornberg weights, limits; NumPy and SciPy
+    # (its statsmodels-backed tests fail on either side: statsmodels is not installed)
+    Project("numdifftools", "0.11.2", "src/numdifftools", ["src/numdifftools/tests"]),
     # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
     # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]

@@ -307,6 +307,8 @@ class Collector(Walker):
         func = node.func
         if _makes_object_array(node):
             self.object_values.append((node, "makes an object array (`" + code_of(node) + "`)"))
+        elif _makes_records(node):
+            self.object_values.append((node, "makes a structured array (`" + code_of(node) + "`)"))
         elif _makes_datetimes(node):
             self.object_values.append((node, "makes dates or times (`" + code_of(node) + "`)"))
             self.datetime_calls.append(node)
@@ -470,6 +472,33 @@ def _makes_object_array(call: cst.Call) -> bool:
             return True
     return isinstance(call.func, cst.Attribute) and call.func.attr.value == "astype" \
         and bool(call.args) and call.args[0].keyword is None and _is_object_dtype(call.args[0].value)
+
+
+# functions reading a table into a structured array when given field names (`names=True`)
+# or left to guess the dtype per column (`dtype=None`)
+_TABLE_READERS = ("genfromtxt", "loadtxt", "recfromcsv", "recfromtxt", "fromregex")
+
+
+def _makes_records(call: cst.Call) -> bool:
+    """A structured or record array, which JAX has no arrays of: `np.dtype([("sku", "U4"),
+    ("qty", int)])`, a `dtype=[...]` or `dtype={...}` of fields, `np.rec.fromarrays(...)`,
+    `np.recarray(...)`, `np.genfromtxt(f, names=True)` or `dtype=None`."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    chain = code_of(func).split(".")
+    if "rec" in chain[:-1] or name == "recarray":
+        return True
+    fields = (cst.List, cst.Dict)
+    if name == "dtype" and call.args and isinstance(call.args[0].value, fields):
+        return True
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if isinstance(keywords.get("dtype"), fields):
+        return True
+    if name in _TABLE_READERS:
+        names = keywords.get("names")
+        return (names is not None and not (isinstance(names, cst.Name) and names.value in ("None", "False"))) \
+            or (isinstance(keywords.get("dtype"), cst.Name) and keywords["dtype"].value == "None")
+    return False
 
 
 # NumPy's date and time types, which JAX has no arrays of ("M8[D]", "timedelta64[s]", np.datetime64)

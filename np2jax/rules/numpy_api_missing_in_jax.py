@@ -23,8 +23,9 @@ _MISSING_REASONS = {
     facts.KEEP_NO_METHOD: "JAX's version is a plain function without `.{detail}`",
     facts.KEEP_BOUND_TO_NAME: "it is bound to a name, so its later uses (`.at`, `out=`) "
                                 "cannot be checked",
-    facts.KEEP_OBJECT_VALUES: "the module {detail}: values JAX cannot hold (JAX has no object "
-                              "arrays) may reach this call, so the module stays on NumPy",
+    facts.KEEP_OBJECT_VALUES: "the module {detail}: values JAX cannot hold (JAX has no object, "
+                              "structured or date arrays) may reach this call, so the module "
+                              "stays on NumPy",
 }
 
 
