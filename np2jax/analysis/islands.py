@@ -27,6 +27,7 @@ its own), until nothing changes. Each refused write's finding then says what sta
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 import libcst as cst
@@ -87,6 +88,8 @@ class ModuleFacts(Protocol):
     def ref_of_call(self, call: cst.Call) -> Any: ...
 
     def attribute_loads(self, attribute: str) -> list: ...
+
+    def nodes(self, kind: type) -> list: ...
 
     numpy_only_attribute_reads: list
     subclass_views: list
@@ -440,9 +443,10 @@ class _Reach:
         elif isinstance(node, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
             if self._may_be_jax_array(node):
                 self._copy(node)
-            elif isinstance(node, cst.BinaryOperation) and self.flow.value_kind(node) not in (CONTAINER, SCALAR):
+            elif isinstance(node, cst.BinaryOperation) and self.flow.value_kind(node) != SCALAR:
                 # not known to be an array, so not copied: what it is made of may be one
-                # (`arc(lat2, lat1) / aux` of another module's function on JAX arrays)
+                # (`arc(lat2, lat1) / aux` of another module's function on JAX arrays), or
+                # a list holding them (`[np.zeros(2)] * 3`: three times the same array)
                 self._reach(node.left, deeper)
                 self._reach(node.right, deeper)
         elif isinstance(node, cst.IfExp):
@@ -483,6 +487,7 @@ class _Reach:
             self._current.names.append(node.value)
         for value, statement in values:
             self._binding(node.value, value, statement, scope, depth)
+        self._stored_into(node.value, scope, depth)
         if scope is not None and getattr(scope, "globals", None) is scope:
             # a module global: the functions declaring it `global` bind it too
             for (other, bound), others in list(self.collector.bindings.items()):
@@ -492,6 +497,32 @@ class _Reach:
                     for value, statement in others:
                         if value != "global":
                             self._binding(node.value, value, statement, other, depth)
+
+    def _stored_into(self, name: str, scope, depth: int) -> None:
+        """The values stored into the container `name` holds (`_CACHE[n] = np.arange(n)`,
+        `rows.append(v)`): what is read back from it (`t = _CACHE[n]; t[0] = 1`) is one of
+        them."""
+        for statement, target, operator in self.collector.subscript_stores:
+            base = target.value
+            if operator is None and isinstance(base, cst.Name) and base.value == name \
+                    and isinstance(statement, cst.Assign) \
+                    and self.flow.name_bindings(base)[0] is scope:
+                self._reach(statement.value, depth)
+        for call in self._container_additions.get(name, ()):
+            if self.flow.name_bindings(call.func.value)[0] is scope:
+                self._reach(call.args[-1].value, depth)
+
+    @cached_property
+    def _container_additions(self) -> dict:
+        """name -> the calls adding a value to the list or dict it holds (`name.append(v)`)."""
+        found: dict = {}
+        for call in self.analysis.nodes(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                    and func.attr.value in ("append", "insert", "setdefault") and call.args \
+                    and not any(a.star for a in call.args):
+                found.setdefault(func.value.value, []).append(call)
+        return found
 
     def _binding(self, name: str, value, statement, scope, depth: int) -> None:
         if value == "param":
@@ -681,6 +712,38 @@ class _Reach:
                 if isinstance(t, cst.Attribute) and t.attr.value == attr and not (
                         isinstance(t.value, cst.Name) and t.value.value == "self"):
                     self._reach(assign.value, depth)
+        for value in self._dataclass_field_values(attr):
+            self._reach(value, depth)
+
+    def _dataclass_field_values(self, attr: str) -> list:
+        """What the module's calls of its dataclasses give their field `attr` (`Body(start)`
+        for `pos: np.ndarray`, the field's default): the generated `__init__` binds
+        `self.pos` to the caller's array itself."""
+        values = []
+        for cls in self.collector.nodes.get(cst.ClassDef, []):
+            if not any(code_of(d.decorator).split("(")[0].rsplit(".", 1)[-1] == "dataclass"
+                       for d in cls.decorators):
+                continue
+            fields = [line.body[0] for line in cls.body.body
+                      if isinstance(line, cst.SimpleStatementLine) and line.body
+                      and isinstance(line.body[0], cst.AnnAssign)
+                      and isinstance(line.body[0].target, cst.Name)]
+            names = [f.target.value for f in fields]
+            if attr not in names:
+                continue
+            position = names.index(attr)
+            if fields[position].value is not None:
+                values.append(fields[position].value)
+            for call in self.analysis.nodes(cst.Call):
+                if not (isinstance(call.func, cst.Name) and call.func.value == cls.name.value):
+                    continue
+                for index, arg in enumerate(call.args):
+                    if arg.star:
+                        break
+                    if (arg.keyword is None and index == position) or \
+                            (arg.keyword is not None and arg.keyword.value == attr):
+                        values.append(arg.value)
+        return values
 
     def _call(self, call: cst.Call, depth: int) -> None:
         flow = self.flow

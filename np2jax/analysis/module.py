@@ -361,7 +361,7 @@ class ModuleAnalysis:
             try:
                 self._draws = frozenset(
                     draw.call for state in self.random_states if state.refused is None
-                    for draw in state.draws if not draw.shuffle)
+                    for draw in state.all_draws if not draw.shuffle)
             finally:
                 self._finding_draws = False
         return self._draws

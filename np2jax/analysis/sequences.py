@@ -355,6 +355,8 @@ class Sequences:
             return OPAQUE
         if isinstance(func, cst.Attribute):
             method = func.attr.value
+            if call in flow.draws_on_jax():  # `rng.uniform(1, 50, n)` of a generator parameter
+                return NOT_SEQUENCE
             if method in ("tolist", "nonzero"):
                 return SEQUENCE
             if method == "copy" and not call.args:
