@@ -258,7 +258,8 @@ class LoopChecks(TraceCheckerBase):
         broadcasting and type promotion give the same result when applied again. The first
         iteration is then run before fori_loop (peeled), the others inside it."""
         changing = set(stores) | {counter}
-        if counter in names_outside_guards(node.body, histories):
+        if counter in names_outside_guards(node.body, histories) \
+                and not _counter_only_indexes(node.body, counter):
             return (f"it rebinds the carried `{rebound[0]}` and reads its counter "
                     f"`{counter}` (the first iteration, run before fori_loop, would see a "
                     "Python int)")
@@ -275,6 +276,8 @@ class LoopChecks(TraceCheckerBase):
             if name in rebound:
                 continue
             for statement in statements_storing(node.body, name):
+                if _stores_into_elements(statement, name):
+                    continue  # `path[i] = x`: `.at[i].set(x)` keeps `path`'s shape and dtype
                 if names_mentioned(statement) & set(rebound):
                     return (f"the update of `{name}` reads `{', '.join(rebound)}`, whose type "
                             "is settled only after the first iteration")
@@ -372,6 +375,29 @@ class LoopChecks(TraceCheckerBase):
                         or promote(target, dtype_of(node.value)) != target:
                     return True
         return False
+
+def _stores_into_elements(statement, name: str) -> bool:
+    """`name[...] = v` or `name[...] += v`: a store into elements of the array `name`."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        statement = statement.body[0]
+    targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) \
+        else [statement.target] if isinstance(statement, cst.AugAssign) else []
+    return bool(targets) and all(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name)
+                                 and t.value.value == name for t in targets)
+
+
+def _counter_only_indexes(body: cst.CSTNode, counter: str) -> bool:
+    """Whether every read of the loop counter in `body` is a whole index (`xs[i] = x`,
+    `a[i, :]`): a Python int there (the peeled first iteration) and the traced one give the
+    same element, so peeling the first iteration changes nothing."""
+    indexes = set()
+    for node in walk(body):
+        if isinstance(node, cst.SubscriptElement) and isinstance(node.slice, cst.Index) \
+                and isinstance(node.slice.value, cst.Name) and node.slice.value.value == counter:
+            indexes.add(id(node.slice.value))
+    reads = [n for n in walk(body) if isinstance(n, cst.Name) and n.value == counter]
+    return bool(reads) and all(id(n) in indexes for n in reads)
+
 
 def _literal_count(call: cst.Call) -> int | None:
     """range(...)'s length when its bounds are integer literals."""
