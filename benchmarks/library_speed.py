@@ -233,6 +233,19 @@ HOT: dict[str, list[Hot]] = {
         Hot("filterpy.stats.stats", "gaussian",
             lambda r: [(r.normal(size=100_000), 0.5, 2.0)], "100000 points, one call"),
     ],
+    # numerical differentiation: finite-difference weights and derivatives of sampled data,
+    # and the Shanks extrapolation of three estimates
+    "numdifftools": [
+        Hot("numdifftools.fornberg", "fd_weights",
+            lambda r: [(np.sort(r.uniform(-1.0, 1.0, 7)), 0.0, 2) for _ in range(BATCH)],
+            f"{BATCH} stencils of 7 points"),
+        Hot("numdifftools.fornberg", "fd_derivative",
+            lambda r: [(np.sin(x), x) for x in [np.linspace(0.0, 3.0, 2000)]],
+            "2000 samples, one call"),
+        Hot("numdifftools.extrapolation", "dea3",
+            lambda r: [tuple(1.0 + r.normal(size=1000) * 10.0 ** -k for k in (2, 3, 4))
+                       for _ in range(BATCH)], f"{BATCH} calls of 1000 estimates"),
+    ],
 }
 
 

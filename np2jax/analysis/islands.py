@@ -506,11 +506,15 @@ class _Reach:
             base = target.value
             if operator is None and isinstance(base, cst.Name) and base.value == name \
                     and isinstance(statement, cst.Assign) \
-                    and self.flow.name_bindings(base)[0] is scope:
+                    and self.flow.name_bindings(base)[0] is scope and self._container(base):
                 self._reach(statement.value, depth)
         for call in self._container_additions.get(name, ()):
             if self.flow.name_bindings(call.func.value)[0] is scope:
                 self._reach(call.args[-1].value, depth)
+
+    def _container(self, name: cst.Name) -> bool:
+        """A dict or list, whose items are the objects stored (an array's are copied in)."""
+        return self.flow.container_type(name) is not None or self.flow.value_kind(name) == CONTAINER
 
     @cached_property
     def _container_additions(self) -> dict:
