@@ -48,6 +48,7 @@ class CallIndex(Protocol):
     ref_by_call: dict
     ref_by_node: dict
     jax_calls: dict
+    nodes: dict  # node type -> the module's nodes of that type
 
 
 def numpy_qualname(names) -> str | None:
@@ -1026,3 +1027,12 @@ def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
         inner = collector.ref_by_call.get(ref.call.args[0].value)
         if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
             inner.keep = KEEP_BY_DESIGN
+    # `rng.choice(n, p=np.asarray(p))`: NumPy checks the sum of `p` within float32's
+    # tolerance only for a NumPy float32 array (NJ301 writes this `np.asarray` for JAX `p`)
+    for call in collector.nodes.get(cst.Call, []):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "choice":
+            for arg in call.args:
+                inner = collector.ref_by_call.get(arg.value) if arg.keyword is not None \
+                    and arg.keyword.value == "p" else None
+                if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
+                    inner.keep = KEEP_BY_DESIGN

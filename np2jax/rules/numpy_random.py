@@ -58,11 +58,8 @@ class NumpyRandom(Rule):
                     alias, needed = self.analysis.numpy_alias
 
                     def fix(node, alias=alias):
-                        asarray = cst.Attribute(cst.Name(alias), cst.Name("asarray"))
-                        if isinstance(node, cst.Call) and code_of(node.func) == \
-                                f"{self.analysis.jnp_alias}.asarray" and len(node.args) == 1:
-                            return node.with_changes(func=asarray)  # `np.asarray(p)` as written
-                        return cst.Call(asarray, [cst.Arg(node)])
+                        return cst.Call(cst.Attribute(cst.Name(alias), cst.Name("asarray")),
+                                        [cst.Arg(node)])
                     yield self.report(arg.value, name=code_of(func), extra="", fix=fix,
                                       imports=(needed,) if needed else (),
                                       requires=flow.jax_refs(arg.value), report_if_unfixed=False,
