@@ -409,6 +409,11 @@ class Collector(Walker):
         if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or \
                 (isinstance(parent, cst.AnnAssign) and parent.target is node):
             return
+        # a type, not an index: `f: Callable[[], float]`, `Handler = Callable[[int], None]`
+        if self._in_annotation(node) or any(
+                name.startswith(("typing.", "collections.abc.", "typing_extensions."))
+                for name in self.qualified_names(node.value)):
+            return
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and isinstance(index.value, cst.List):
