@@ -523,7 +523,7 @@ class _Reach:
         for call in self.analysis.nodes(cst.Call):
             func = call.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                    and func.attr.value in ("append", "insert", "setdefault") and call.args \
+                    and len(call.args) == {"append": 1, "insert": 2, "setdefault": 2}.get(func.attr.value) \
                     and not any(a.star for a in call.args):
                 found.setdefault(func.value.value, []).append(call)
         return found
