@@ -196,9 +196,10 @@ class Prover:
         return out
 
     def _numpy_gives_negative_zero(self, args, kwargs) -> bool:
-        """Whether NumPy's result holds -0.0 for data that is all -0.0 (float64, as the grid's
-        -0.0 edge makes integer data), in each data argument alone and in all at once: the grid's -0.0 edge alone does not show that
-        NumPy never keeps one (`np.floor_divide(-0.0, 2.0)` is -0.0; `np.sign(-0.0)` 0.0)."""
+        """Whether NumPy's result holds -0.0 for data that is all -0.0 (float64, as the
+        grid's -0.0 edge makes integer data), in each data argument alone and in all at
+        once: the grid's -0.0 edge alone does not show that NumPy never keeps one
+        (`np.floor_divide(-0.0, 2.0)` is -0.0; `np.sign(-0.0)` is 0.0)."""
         np = self.samples.np
         ctx = Context(self.samples)
         values = [ctx.value(a) for a in args]
@@ -557,7 +558,7 @@ def _fine_or_zero_signs(verdict: str) -> bool:
 
 def _equal_numbers(verdict: str) -> bool:
     """Same, or equal numbers whose zeros' signs differ: what a re-run proving a mended
-    form (data cast to float64, a Python number as an array) or a default needs to show."""
+    form (data cast to float64, a Python number as an array) needs to show."""
     return verdict == SAME or verdict.startswith((f"{DIFFERS}: {UNSIGNED_ZEROS}",
                                                   f"{DIFFERS}: {SIGNED_ZEROS}"))
 
