@@ -191,7 +191,10 @@ class Prover:
             out["python_numbers"] = numbers
         out["positional"] = [p.name for p in self._jax_params()
                              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        if _mentions(out, UNSIGNED_ZEROS) and self._numpy_gives_negative_zero(args, kwargs):
+        # NJ417 makes every zero of the converted calls 0.0: only where NumPy never keeps a
+        # -0.0 (no case of the grid where it does, none of all -0.0 data either)
+        if _mentions(out, UNSIGNED_ZEROS) and (
+                _mentions(out, SIGNED_ZEROS) or self._numpy_gives_negative_zero(args, kwargs)):
             out = _replaced(out, UNSIGNED_ZEROS, SIGNED_ZEROS)
         return out
 
