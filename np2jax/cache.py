@@ -158,7 +158,8 @@ def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext,
              [list(d) for d in context.jit_decorators],
              [[n, [list(a) for a in found]] for n, found in context.array_arguments],
              [[q, signature, list(static)] for q, signature, static in context.compiled],
-             context.tree, sorted(context.external_attribute_writes), _text_digest(text).hex()]
+             context.tree, sorted(context.external_attribute_writes),
+             [list(g) for g in context.given_objects], _text_digest(text).hex()]
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=list).encode()).hexdigest()
 
 

@@ -332,13 +332,15 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
     decorators = tree_jit_decorators(tree) if engine.config.jit else {}
     array_arguments: dict = {}  # with --jit: tree_array_arguments
     compiled: dict = {}  # with --jit: tree_compiled
+    given_objects: dict = {}  # tree_object_arguments
     verb = "converting" if engine.rewrite else "checking"
     passes = 0
     while True:
         passes += 1
         batch = [(item.path, sources[item.path].text, tree.context(item.path, accepted, effects,
                                                                   numpy_params, decorators,
-                                                                  array_arguments, compiled))
+                                                                  array_arguments, compiled,
+                                                                  given_objects))
                  for item in files if item.path not in failed]
         description = verb if passes == 1 else f"{verb} again (cross-module rewrites, pass {passes})"
         results = {}
@@ -355,7 +357,8 @@ def process_tree(files: list[InputFile], sources: dict, engine: Engine,
             numpy_params = tree_numpy_params(results, tree)
             array_arguments = tree_array_arguments(results, tree)
             compiled = tree_compiled(results, tree)
-            if accepted or effects or numpy_params or array_arguments or compiled:
+            given_objects = tree_object_arguments(results, tree)
+            if accepted or effects or numpy_params or array_arguments or compiled or given_objects:
                 continue
         elif passes < 6:
             # a function compiled once its callees of other modules were known to be: its
@@ -467,6 +470,19 @@ def tree_array_arguments(results: dict[Path, FileResult], tree: Tree) -> dict:
                 qualname = defining.from_imports[name]
             if qualname.rpartition(".")[0] in by_module:
                 found.setdefault(qualname, set()).update(tuple(a) for a in arguments)
+    return found
+
+
+def tree_object_arguments(results: dict[Path, FileResult], tree: Tree) -> dict:
+    """Qualified name of a function of the tree (where it is defined, re-exports followed)
+    -> the string or object array another file passes it, as code, with that file's path
+    (FileResult.object_arguments): the defining file keeps the function on NumPy."""
+    found: dict = {}
+    for path, result in sorted(results.items()):
+        for qualname, shown in result.object_arguments.items():
+            defined = tree.defined_at(qualname)
+            if defined is not None:
+                found.setdefault(defined, f"{shown} in {tree.names.get(path, path.name)}")
     return found
 
 

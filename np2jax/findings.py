@@ -149,6 +149,9 @@ class FileResult:
     # with --jit: this module's functions compiled with jax.jit: name -> (signature, static
     # argument names) (np2jax.jit.plan.compiled_exports)
     compiled: dict = field(default_factory=dict)
+    # qualified name of another module's function -> the string or object array this file
+    # passes it, as code (np2jax.analysis.module.object_arguments)
+    object_arguments: dict = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -167,7 +170,8 @@ class FileResult:
                 "transparent_decorators": self.transparent_decorators,
                 "from_imports": self.from_imports,
                 "kept_entries": self.kept_entries, "numpy_params": self.numpy_params,
-                "array_arguments": self.array_arguments, "compiled": self.compiled}
+                "array_arguments": self.array_arguments, "compiled": self.compiled,
+                "object_arguments": self.object_arguments}
 
     @classmethod
     def from_json(cls, data: dict, path: str, original: str) -> FileResult:
@@ -193,4 +197,5 @@ class FileResult:
                    array_arguments={k: [tuple(a) for a in v]
                                     for k, v in data.get("array_arguments", {}).items()},
                    compiled={k: (signature, tuple(static))
-                             for k, (signature, static) in data.get("compiled", {}).items()})
+                             for k, (signature, static) in data.get("compiled", {}).items()},
+                   object_arguments=dict(data.get("object_arguments", {})))

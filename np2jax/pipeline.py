@@ -85,6 +85,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     # libcst and the rules load only for a file that passes the pre-filter
     from np2jax.analysis import analyze
     from np2jax.analysis.decorators import transparent_decorators
+    from np2jax.analysis.module import object_arguments
     from np2jax.rules.base import RuleContext, all_rules
     from np2jax.syntax.parse import parse_with_ast
 
@@ -142,7 +143,8 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         kept = _in_kept_functions(kept, analysis, kept_functions,
                                   {id(r) for r, f in kept if f.message != plain[id(r)]})
     converted = text  # libcst gives the text back unchanged: no code generation for it
-    edges = _kept_edges(analysis, bool(applied))  # the entries of functions kept on NumPy
+    # the entries of functions kept on NumPy, and the helper they and the islands read with
+    edges = _kept_edges(analysis, bool(applied), bool(islands.as_numpy))
     if (applied or edges) and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
@@ -173,6 +175,7 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         kept_entries=sorted({e for k in kept_functions.values() for e in k.entries}),
         numpy_params=_numpy_params(analysis),
         array_arguments=_array_arguments(analysis) if config.jit else {},
+        object_arguments=object_arguments(analysis),
         compiled=_compiled(shared) if config.jit and config.enabled("NJ501") else {},
     )
 
@@ -275,13 +278,14 @@ class _Helper:
         return with_helper(node)
 
 
-def _kept_edges(analysis, converted: bool) -> list:
+def _kept_edges(analysis, converted: bool, helper: bool = False) -> list:
     """The prologues of the functions kept on NumPy (np2jax.analysis.kept): each reads the
     JAX arrays its callers pass as NumPy arrays. Added when the module converts something,
     or other files of the tree may call the function (a module left on NumPy, called only
-    by itself, gets none)."""
+    by itself, gets none). With `helper`, the helper they call is written into the module
+    even with no prologue (an island reads a value with it: Islands.as_numpy)."""
     kept = analysis.kept_functions
-    if not kept:
+    if not kept and not helper:
         return []
     from np2jax.analysis.kept import (
         changes_container, entry_parameters, has_helper, has_prologue, helper_anchor, prologue)
@@ -304,7 +308,7 @@ def _kept_edges(analysis, converted: bool) -> list:
         if lines:
             edges.append(Report("NJ104", function, "", _Prologue(lines), listed=False))
     anchor = helper_anchor(analysis.module)
-    if edges and anchor is not None and not has_helper(analysis.module):
+    if (edges or helper) and anchor is not None and not has_helper(analysis.module):
         edges.append(Report("NJ104", anchor, "", _Helper(), listed=False))
     return edges
 
@@ -424,9 +428,15 @@ def _copies(analysis, islands) -> list:
                                args=[libcst.Arg(node)])
         return fix
 
+    def as_numpy(node):
+        from np2jax.analysis.kept import HELPER
+
+        return libcst.Call(func=libcst.Name(HELPER), args=[libcst.Arg(node)])
+
     imports = (needed,) if needed else ()
     return [Report("NJ201", node, "", wrap("array"), imports) for node in islands.copies] + \
-        [Report("NJ203", node, "", wrap("asarray"), imports) for node in islands.reads]
+        [Report("NJ203", node, "", wrap("asarray"), imports) for node in islands.reads] + \
+        [Report("NJ104", node, "", as_numpy) for node in islands.as_numpy]
 
 
 def _check_parses(converted: str, original: str, path: str) -> None:

@@ -65,6 +65,9 @@ class ModuleContext:
     # (`kf.H[i, j] = 1.0`, Tree.attribute_writes): every array this module's classes bind
     # to such an attribute stays NumPy (np2jax.analysis.islands), as a write of its own does
     external_attribute_writes: frozenset = frozenset()
+    # this module's functions other modules of the tree pass string or object arrays
+    # (np2jax.analysis.module.object_arguments): (name, the value shown) each; kept on NumPy
+    given_objects: tuple = ()
 
     def mutator_parameter(self, qualname: str):
         return dict(self.external_mutators).get(qualname)
@@ -157,12 +160,15 @@ class Tree:
                 numpy_params: dict | None = None,
                 jit_decorators: dict | None = None,
                 array_arguments: dict | None = None,
-                compiled: dict | None = None) -> ModuleContext:
+                compiled: dict | None = None,
+                given_objects: dict | None = None) -> ModuleContext:
         """`effects`: path -> {qualified name: effects of another module's function the
         file's analysis asked about} (np2jax.engine.tree_effects); `numpy_params`:
         qualified name -> the parameters of a function kept on NumPy that must get NumPy
         arrays (np2jax.engine.tree_numpy_params); `jit_decorators`: qualified name -> kind
-        of the tree's decorators that may sit above jax.jit (np2jax.engine.tree_jit_decorators)."""
+        of the tree's decorators that may sit above jax.jit (np2jax.engine.tree_jit_decorators);
+        `given_objects`: qualified name -> the string or object array other files pass the
+        function (np2jax.engine.tree_object_arguments)."""
         using = self._using
         own = self.names.get(path, "")
         words = self.words.get(path, ())
@@ -196,6 +202,9 @@ class Tree:
             external_attribute_writes=frozenset().union(*(
                 names for other, names in self._attribute_writes.items() if other != path))
             & frozenset(words),
+            given_objects=tuple(sorted(
+                (q.rsplit(".", 1)[1], shown) for q, shown in (given_objects or {}).items()
+                if q.rsplit(".", 1)[0] == own)),
         )
 
     @cached_property
@@ -249,6 +258,35 @@ class Tree:
     def defining_path(self, qualname: str) -> Path | None:
         module = qualname.rsplit(".", 1)[0]
         return next((p for p, n in self.names.items() if n == module), None)
+
+    def defined_at(self, qualname: str) -> str | None:
+        """The qualified name where the tree's function `qualname` is defined, re-exports
+        followed (`from .helpers import f`, `from .helpers import *` in a package's
+        __init__.py); None when no module of the tree defines it."""
+        pending, seen = [qualname], set()
+        while pending and len(seen) < 32:
+            current = pending.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            module, _, name = current.rpartition(".")
+            path = self.defining_path(current)
+            if path is None or is_notebook(path):
+                continue
+            text = self.texts[path]
+            if re.search(rf"^(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b", text, re.MULTILINE):
+                return current
+            syntax = _parsed(text)
+            for statement in syntax.body if syntax is not None else ():
+                if isinstance(statement, ast.ImportFrom):
+                    base = resolve("." * statement.level + (statement.module or ""), module,
+                                   path.name == "__init__.py")
+                    for alias in statement.names:
+                        if alias.name == "*":
+                            pending.append(f"{base}.{name}")
+                        elif (alias.asname or alias.name) == name:
+                            pending.append(f"{base}.{alias.name}")
+        return None
 
     def unsettled(self, accepted: dict, results: dict, failed: set) -> set[str]:
         """The accepted functions whose rewrite did not happen everywhere it had to: the

@@ -104,6 +104,9 @@ class ApiRef:
     # data arguments to give JAX as float64, where running both showed that gives NumPy's
     # result for their dtype (np.cov of float32 data: NumPy computes in float64; NJ402)
     widened: tuple = ()
+    # kept because its data hold what JAX has no arrays of (strings, None, objects): what it
+    # makes is a string or object array, which another module's converted code cannot take
+    holds_objects: bool = False
 
     @property
     def jax_path(self) -> str | None:

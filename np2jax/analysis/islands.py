@@ -14,6 +14,10 @@ arguments the callers pass for a parameter it writes. Along the way:
   the module returning a new array nobody else holds) is copied into a NumPy array where it
   is made: `np.array(...)` (never `np.asarray`, a read-only view of a JAX array), which
   preserves every write, since no one else holds that array;
+- a copy of a value that may be a list as well as a JAX array (`x = xs.copy()` of a
+  parameter whose callers np2jax cannot see, given what a converted function returns) reads
+  the value with the kept functions' helper first, `_np2jax_as_numpy(xs).copy()`: a JAX
+  array becomes a writable NumPy copy, a list stays a list;
 - a function whose result is not such a fresh array stays NumPy along the path to what it
   returns (its returned values join the island);
 - a converted write or call that would rebind a name of the island to a JAX array (`x =
@@ -118,6 +122,8 @@ class Island:
     keys: set = field(default_factory=set)  # (scope, name) and ("attr", name)
     kept: list = field(default_factory=list)  # NumPy reference nodes kept
     copies: list = field(default_factory=list)  # expressions copied with np.array
+    # receivers of `.copy()` that may be a list or a JAX array: read with the helper first
+    as_numpy: list = field(default_factory=list)
     functions: list = field(default_factory=list)  # functions kept on NumPy up to their result
     notes: list = field(default_factory=list)  # what the island cannot reach
 
@@ -131,6 +137,12 @@ class Islands:
     # (`a -= v` with a JAX `v` is JAX's `v.__rsub__(a)`, a new JAX array: JAX arrays carry a
     # higher __array_priority__, and NumPy gives way even in place.)
     reads: list = field(default_factory=list)
+    # `xs` of `x = xs.copy()` where `xs` may be a list or a JAX array (a parameter whose
+    # callers np2jax cannot see, given what another converted function returns): read with
+    # the kept functions' helper, `_np2jax_as_numpy(xs).copy()` (np2jax.analysis.kept), a
+    # JAX array as a NumPy one, a list as a list; np.array(xs.copy()) would make a list an
+    # array
+    as_numpy: list = field(default_factory=list)
 
 
 def _method_out(call: cst.Call, method: str) -> cst.BaseExpression | None:
@@ -271,6 +283,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
     converted = [s for s, no in zip(sites, left) if not no and s.drop is not None]
     drops: set = set()
     copies: list = []
+    as_numpy: list = []
     sentences: dict = {}
     finder = _Reach(analysis)
     all_keys: set = set()
@@ -297,6 +310,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
         for copy in island.copies:
             if copy not in copies:
                 copies.append(copy)
+        as_numpy.extend(r for r in island.as_numpy if r not in as_numpy and copied(r))
         sentence = describe(island, numpy_alias)
         if sentence and site.node in kept_names and site.node in sentences:
             if sentence not in sentences[site.node]:  # what a kept function reads: each island
@@ -318,7 +332,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 drops.add(ref.node)  # already read as NumPy (a conversion run twice)
             else:
                 reads.append(value)
-    for node in [*copies, *reads, *drops]:  # no NumPy array inside a compiled function
+    for node in [*copies, *reads, *as_numpy, *drops]:  # no NumPy array inside a compiled function
         for function in _functions_around(analysis.parents, node):
             if function in compiled:
                 drops.add(function)
@@ -330,7 +344,7 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 break
     drops.discard(None)
     reads = [r for r in reads if copied(r)]
-    return Islands(drops, copies, sentences, reads)
+    return Islands(drops, copies, sentences, reads, as_numpy)
 
 
 def _may_be_jax(flow, finder, value, keys: set, depth: int = 0) -> bool:
@@ -813,6 +827,8 @@ class _Reach:
                 # a NumPy generator's draw is a NumPy array unless converted (jax_typed)
                 if flow.jax_typed(call) if flow._draws(func) else self._may_be_jax_array(call):
                     self._copy(call)
+                elif method == "copy" and not call.args and self._may_hold_jax(func.value):
+                    self._current.as_numpy.append(func.value)
                 return
             self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x
         elif isinstance(func, cst.Name) and flow.value_kind(call) != CONTAINER \
@@ -868,6 +884,16 @@ class _Reach:
         surely_array = kind == ARRAY or isinstance(value, cst.Comparison) or (
             isinstance(value, cst.Call) and value.func.attr.value not in _NOT_ONLY_ARRAY_METHODS)
         return surely_array and any(_may_be_jax(flow, self, o, self._current.keys) for o in operands)
+
+    def _may_hold_jax(self, receiver) -> bool:
+        """Whether the receiver of a `.copy()` that is not surely an array may be a JAX
+        array, or a list or tuple of them: a value whose kind np2jax does not know (a
+        parameter, an attribute, what an unknown function returns) that is not already read
+        with the helper."""
+        if self.flow.value_kind(receiver) != UNKNOWN or not isinstance(
+                receiver, (cst.Name, cst.Attribute, cst.Subscript)):
+            return False
+        return _may_be_jax(self.flow, self, receiver, self._current.keys)
 
     def _fresh_result(self, function: cst.FunctionDef) -> bool:
         """Whether every call of `function` returns a new array no one else holds: each

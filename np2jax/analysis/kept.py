@@ -21,6 +21,11 @@ PRAGMA = re.compile(r"#\s*np2jax:\s*keep-numpy(?![\w-])(?:\s*--\s*(?P<reason>.*\
 BY_OPTION = "asked by --keep-numpy"
 BY_PRAGMA = "asked by the pragma `# np2jax: keep-numpy`"
 BY_NUMBA = "it is compiled by numba, which takes NumPy arrays only"
+BY_PROTOCOL = "NumPy calls `{name}` with its own arrays, object arrays too, and wants NumPy's back"
+# the methods by which a class takes part in NumPy's own calls (`np.exp(obj)` hands
+# `obj.__array_wrap__` an object array; `np.asarray(obj)` wants an ndarray from `__array__`)
+NUMPY_PROTOCOL_METHODS = frozenset({"__array__", "__array_wrap__", "__array_prepare__",
+                                    "__array_ufunc__", "__array_function__", "__array_finalize__"})
 _NUMBA_DECORATORS = {"jit", "njit", "vectorize", "guvectorize", "generated_jit", "cfunc", "stencil"}
 
 
@@ -74,6 +79,9 @@ def find_kept(module: cst.Module, specs, line_of, lines: list[str] | None,
     walk(module.body, None)
     for function, qualname in numba_compiled(module).items():
         found.setdefault(function, KeptFunction(function, qualname, BY_NUMBA, numba=True))
+    for function, qualname in numpy_protocol_methods(module).items():
+        found.setdefault(function, KeptFunction(
+            function, qualname, BY_PROTOCOL.format(name=function.name.value), automatic=True))
     for function, (qualname, reason) in (automatic or {}).items():
         found.setdefault(function, KeptFunction(function, qualname, reason, automatic=True))
     return found
@@ -133,6 +141,25 @@ def numba_compiled(module: cst.Module) -> dict:
 
     return {node: node.name.value for node in _statements_deep(module.body)
             if isinstance(node, cst.FunctionDef) and any(is_numba(d.decorator) for d in node.decorators)}
+
+
+def numpy_protocol_methods(module: cst.Module) -> dict:
+    """FunctionDef -> qualname of the methods NumPy itself calls (NUMPY_PROTOCOL_METHODS)
+    in the module's classes (nested in classes too)."""
+    found = {}
+
+    def walk(body, prefix: str) -> None:
+        for statement in _statements(body):
+            if isinstance(statement, cst.ClassDef):
+                walk(statement.body, f"{prefix}{statement.name.value}.")
+            elif isinstance(statement, cst.FunctionDef) and prefix \
+                    and statement.name.value in NUMPY_PROTOCOL_METHODS:
+                found[statement] = prefix + statement.name.value
+
+    for statement in _statements_deep(module.body):
+        if isinstance(statement, cst.ClassDef):
+            walk(statement.body, f"{statement.name.value}.")
+    return found
 
 
 def _statements_deep(body) -> list:
@@ -225,7 +252,7 @@ HELPER = "_np2jax_as_numpy"
 
 HELPER_CODE = '''
 def {helper}(value, in_place=False, _within=()):
-    # np2jax (NJ104): `value`, given to a function kept on NumPy, with every JAX array in it
+    # np2jax (NJ104): `value`, given to code kept on NumPy, with every JAX array in it
     # read as a NumPy array (a 0-d one as NumPy's scalar, as a NumPy reduction gives it),
     # inside lists, tuples and dicts too; the same object where it holds none. in_place: a
     # list or dict holding one is changed in place (the function changes what it is given).

@@ -389,10 +389,13 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     datetimes = datetime_functions(collector) if collector.datetime_calls else {}
     if datetimes:  # kept as written, where the dates they hold stay (analysis.datetimes)
         automatic = {**datetimes, **(automatic or {})}
+    given_objects = _given_objects(module, context)
+    if given_objects:  # other modules of the tree pass them object or string arrays
+        automatic = {**given_objects, **(automatic or {})}
     if datetimes is not None:
         collector.object_values = [(node, why) for node, why in collector.object_values
                                    if node not in collector.datetime_calls]
-    if keep or pragmas or automatic or (text is not None and "numba" in text):
+    if keep or pragmas or automatic or (text is not None and ("numba" in text or "__array" in text)):
         collector.kept_functions = find_kept(
             module, keep, lambda node: positions.start(node)[0],
             text.splitlines() if pragmas else None, automatic)
@@ -500,11 +503,12 @@ _PRECISION_BLIND = frozenset(f"numpy.{name}" for name in (
 
 def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
     """A call whose array data is a Python string the code shows (`np.array(word)`, `word` a
-    parameter annotated `str` or passed strings, a name bound to `name.upper()`), or holds
-    None (`np.array([[None] * n]).T`, a placeholder NumPy makes an object array): JAX has
-    no string or object arrays (`jnp.array("abc")`, `jnp.array([None])` raise), so the call
-    stays on NumPy, with the reason (NJ102). String literals are caught when the call is
-    planned."""
+    parameter annotated `str` or passed strings, a name bound to `name.upper()`), holds
+    None (`np.array([[None] * n]).T`, a placeholder NumPy makes an object array), or is an
+    instance of a class of the module (`np.exp(d)` calls `d.exp()`): JAX has no string or
+    object arrays (`jnp.array("abc")`, `jnp.array([None])` raise) and takes no objects, so
+    the call stays on NumPy, with the reason (NJ102). String literals are caught when the
+    call is planned."""
     for ref in collector.refs:
         if ref.keep is not None or ref.call is None:
             continue
@@ -515,12 +519,76 @@ def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
             if is_data and not argument.arg.star and dataflow.holds_string(value):
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
                 ref.detail = f"`{code_of(value)}`, which holds strings (JAX has no string arrays)"
+                ref.holds_objects = True
                 break
             if is_data and not argument.arg.star and dataflow.holds_none(value):
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
                 ref.detail = (f"`{code_of(value)}`, which holds None (an object array in NumPy; "
                               "JAX has no object arrays)")
+                ref.holds_objects = True
                 break
+            if is_data and not argument.arg.star and _instance_jax_refuses(dataflow, value):
+                ref.keep = KEEP_UNSUPPORTED_ARGUMENT
+                ref.detail = (f"`{code_of(value)}`, an instance of a class of this module (NumPy "
+                              "calls its method of the same name or makes an object array; "
+                              "JAX takes arrays and numbers)")
+                ref.holds_objects = True
+                break
+
+
+def _given_objects(module: cst.Module, context: ModuleContext) -> dict:
+    """FunctionDef -> (name, reason) of the module-level functions other modules of the
+    tree pass string or object arrays (ModuleContext.given_objects): kept on NumPy, which
+    takes them (`reshape_z(np.array([None] * n), ...)`: JAX has no object arrays)."""
+    given = dict(context.given_objects)
+    return {s: (s.name.value, f"another module passes it what JAX has no arrays of: {given[s.name.value]}")
+            for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value in given}
+
+
+def object_arguments(analysis: "ModuleAnalysis") -> dict:
+    """Qualified name of another module's function -> what this module passes it that is
+    a string or object array (a NumPy call kept for data JAX cannot hold, ApiRef.holds_objects,
+    or a name bound to one), shown as `code` in `path`-less words (FileResult.object_arguments;
+    the tree keeps such a function on NumPy where it is defined)."""
+    collector = analysis.dataflow.collector
+    made = {ref.call for ref in analysis.refs if ref.holds_objects and ref.call is not None}
+    if not made:
+        return {}
+
+    def objects(value):
+        if value in made:
+            return value
+        if isinstance(value, cst.Name):
+            for bound, _ in analysis.dataflow.name_values(value)[0]:
+                if bound in made:
+                    return bound
+        return None
+
+    found: dict = {}
+    for call in collector.nodes.get(cst.Call, []):
+        if call in collector.ref_by_call:
+            continue  # NumPy's or SciPy's own
+        names = collector.imported_names(call.func, sole=True)
+        if len(names) != 1:
+            continue
+        (qualname,) = names
+        for arg in call.args:
+            held = objects(arg.value) if not arg.star else None
+            if held is not None:
+                found.setdefault(qualname, f"`{code_of(held)}`")
+                break
+    return found
+
+
+def _instance_jax_refuses(dataflow: Dataflow, value) -> bool:
+    """An instance of a class of this module (`Dual(1.0, 1.0)`, `self` in its methods) that
+    does not give JAX an array (`__jax_array__`)."""
+    if not dataflow.module_class_instance(value):
+        return False
+    classes = [dataflow.module_class(v.func) for v, _ in dataflow.name_values(value)[0]
+               if isinstance(v, cst.Call)]
+    return not any(isinstance(s, cst.FunctionDef) and s.name.value == "__jax_array__"
+                   for c in classes if c is not None for s in c.body.body)
 
 
 def _keep_for_data_dtypes(collector: Collector, parents: dict, dtypes: Dtypes) -> None:

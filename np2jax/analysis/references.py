@@ -184,7 +184,7 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
         ref.keep = KEEP_MODULE_VALUE
         return
     if ref.call is None and entry.get("kind") in ("function", "ufunc"):
-        _check_value_reference(ref)  # `key=np.abs`, `f = np.mean`: called with what, unknown
+        _check_value_reference(ref, parents)  # `key=np.abs`, `f = np.mean`: called with what, unknown
         return
     if ref.call is not None:
         ref.arguments = bind_arguments(ref.call, entry, qualname)
@@ -532,10 +532,16 @@ def _why(verdict: str) -> str:
     return verdict.split(": ", 1)[1] if ": " in verdict else verdict
 
 
-def _check_value_reference(ref: ApiRef) -> None:
+def _check_value_reference(ref: ApiRef, parents: dict) -> None:
     """A function taken as a value (`key=np.abs`, `f = np.mean`): whoever calls it passes
     arguments nothing here sees, so it converts when its call with NumPy's defaults was
-    proven the same and JAX requires nothing NumPy defaults."""
+    proven the same and JAX requires nothing NumPy defaults, and it is not returned: its
+    callers may hand it what only NumPy's takes."""
+    if _returned(ref.node, parents):
+        ref.keep, ref.detail = KEEP_PROVEN_DIFFERENT, \
+            "it is returned as a value, and its callers may call it with what only NumPy's " \
+            "version takes (a list, an object whose method NumPy calls: `np.cos(z)` is `z.cos()`)"
+        return
     record = api_proof().get(ref.qualname)
     if record is None or "verdict" not in record:
         ref.keep, ref.detail = KEEP_UNPROVEN, _unproven_why(record)
@@ -556,6 +562,20 @@ def _check_value_reference(ref: ApiRef) -> None:
                 f"it is taken as a value, and called without `{name}` JAX's version differs: " \
                 f"{_why(omitted)}"
             return
+
+
+def _returned(node, parents: dict) -> bool:
+    """Whether `node` is what a `return` gives, or an item of it (`return (np.cos, dcos)[n]`,
+    `return {"cos": np.cos}`, `return np.sin if odd else np.cos`)."""
+    parent = parents.get(node)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.Element, cst.DictElement,
+                              cst.IfExp, cst.BooleanOperation, cst.Subscript)):
+        if isinstance(parent, cst.Subscript) and parent.value is not node \
+                or isinstance(parent, cst.DictElement) and parent.value is not node \
+                or isinstance(parent, cst.IfExp) and parent.test is node:
+            return False  # an index, a key, a condition
+        node, parent = parent, parents.get(parent)
+    return isinstance(parent, cst.Return)
 
 
 def _unproven_why(record: dict | None) -> str:

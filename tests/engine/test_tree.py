@@ -866,3 +866,48 @@ def test_arrays_handed_to_another_module_left_on_numpy_stay_numpy_where_a_write_
     assert "jnp.broadcast_arrays" not in route and "broadcast_arrays(lat1, lat2)" in route
     expected, converted = _run_main(source), _run_main(out)
     assert compare_values("main()", expected, converted) is None
+
+
+HELPERS = """
+import numpy as np
+
+
+def reshape_z(z, dim_z):
+    z = np.atleast_2d(z)
+    if z.shape[1] == dim_z:
+        z = z.T
+    return z
+
+
+def scaled(v, k):
+    return np.asarray(v) * k
+"""
+
+PLACEHOLDERS = """
+import numpy as np
+
+from pkg.common import reshape_z, scaled
+
+
+def main():
+    empty = np.array([None] * 3)
+    z = reshape_z(empty, 3)
+    return {"empty": np.array(z == None), "z": reshape_z(np.arange(3.0), 3), "s": scaled(np.ones(2), 2.0)}
+"""
+
+
+def test_a_function_another_module_passes_an_object_array_stays_numpy(tmp_path):
+    """`reshape_z(np.array([None] * 3), 3)` in another module, re-exported by a star import
+    of a package's __init__.py: the object array, which JAX cannot hold, reaches the
+    function, which stays on NumPy with its reason (it raised in jnp.asarray); the module's
+    other functions convert."""
+    source, out, run = _convert(tmp_path, app=PLACEHOLDERS)
+    (source / "pkg" / "common").mkdir()
+    (source / "pkg" / "common" / "__init__.py").write_text("from .helpers import *\n")
+    (source / "pkg" / "common" / "helpers.py").write_text(HELPERS.lstrip("\n"))
+    run = convert_paths([source], Config(), out=out)
+    helpers = (out / "pkg" / "common" / "helpers.py").read_text()
+    assert "    z = np.atleast_2d(z)\n" in helpers and "jnp.asarray(v) * k" in helpers
+    kept = [f for f in run.findings if f.code == "NJ104"]
+    assert len(kept) == 1 and "`np.array([None] * 3)` in pkg.app" in kept[0].message
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
