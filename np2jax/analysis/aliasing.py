@@ -685,7 +685,7 @@ class Aliasing(Values):
                 return True  # x.at[i].add(v): JAX's update gives a new array
             if value in self.collector.jax_calls:
                 return True  # a jax.numpy function: JAX arrays are never views of another
-            function = self.module_function(value)
+            function = self.module_function(value) or self.module_method(value)
             if function is not None:
                 return self.effects.fresh_return(function)  # every return a new array
             effects = self.tree_function_effects(value)

@@ -578,7 +578,7 @@ class _Reach:
                     if ref.qualname in self.flow.view_functions and value.args:
                         self._reach(value.args[0].value, depth)  # `l, r = np.split(a, 2)`: views of a
                     return
-                function = self.flow.module_function(value)
+                function = self.flow.module_function(value) or self.flow.module_method(value)
                 if function is not None:
                     returned = _returned(function)
                     if returned and all(isinstance(r, cst.Tuple) and len(r.elements) == count
@@ -798,7 +798,7 @@ class _Reach:
         if decorated is not None and self._fresh_result(decorated):
             self._copy(call)  # the wrapper may convert its arguments: only a new array is followed
             return
-        function = flow.module_function(call)
+        function = flow.module_function(call) or flow.module_method(call)
         if function is not None:
             if function in self.analysis.kept_functions and self._fresh_result(function):
                 return  # a new NumPy array: the function is kept on NumPy

@@ -1056,3 +1056,15 @@ def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
                     and arg.keyword.value == "p" else None
                 if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
                     inner.keep = KEEP_BY_DESIGN
+    # `np.random.default_rng(np.asarray(seed).tolist())`: NumPy's SeedSequence takes ints
+    # and lists of them (NJ301 writes this form for a seed a converted generator drew)
+    for ref in refs:
+        if not ref.qualname.startswith("numpy.random.") or ref.call is None:
+            continue
+        for arg in ref.call.args:
+            tolist = arg.value
+            if isinstance(tolist, cst.Call) and isinstance(tolist.func, cst.Attribute) \
+                    and tolist.func.attr.value == "tolist" and not tolist.args:
+                inner = collector.ref_by_call.get(tolist.func.value)
+                if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
+                    inner.keep = KEEP_BY_DESIGN

@@ -817,6 +817,34 @@ class Values:
             return None
         return node
 
+    def module_method(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The method a call `obj.m(...)` calls when `obj` is a new instance of a class of
+        this module (`Source().m(...)`), a name bound only to such instances, or `self` in a
+        method of a class no class of the module derives from, and `m` is a plain method of
+        that class's own body (undecorated, synchronous, defined once there). Else None."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        receiver = func.value
+        if isinstance(receiver, cst.Call):
+            cls = self.module_class(receiver.func)
+        elif isinstance(receiver, cst.Name):
+            values, aug_values = self.name_values(receiver)
+            classes = {self._class_of_self(statement) if v == "param" else
+                       self.module_class(v.func) if isinstance(v, cst.Call) else None
+                       for v, statement in values}
+            cls = classes.pop() if len(classes) == 1 and not aug_values and values else None
+        else:
+            return None
+        if cls is None or not isinstance(cls.body, cst.IndentedBlock):
+            return None
+        found = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)
+                 and s.name.value == func.attr.value]
+        named = [s for s in cls.body.body if func.attr.value in _bound_names(s)]
+        if len(found) != 1 or len(named) != 1 or found[0].decorators or found[0].asynchronous:
+            return None
+        return found[0]
+
     def module_class(self, name: cst.BaseExpression, depth: int = 0) -> cst.ClassDef | None:
         """The class `name` names when it is a class of this module, bound once at module
         level, undecorated, none of whose bases may be an array type: no base, `object`,
@@ -860,6 +888,18 @@ class Values:
             elif not (isinstance(value, cst.Call) and self.module_class(value.func) is not None):
                 return False
         return True
+
+    def _class_of_self(self, param) -> cst.ClassDef | None:
+        """The class of which `param` is `self` (_self_of_module_class), when no class of
+        the module names it among its bases (whose methods could override the class's)."""
+        if not self._self_of_module_class(param):
+            return None
+        function = self.parents.get(self.parents.get(param))
+        cls = self.parents.get(self.parents.get(function))
+        derived = any(isinstance(b.value, cst.Name) and b.value.value == cls.name.value
+                      for other in self.collector.nodes.get(cst.ClassDef, [])
+                      for b in other.bases)
+        return None if derived else cls
 
     def _self_of_module_class(self, param) -> bool:
         function = self.parents.get(self.parents.get(param))
@@ -1262,7 +1302,7 @@ class _JaxTyping:
                 return (True, frozenset({ref.node})) if self._array_call(ref) else no
             if value in flow.draws_on_jax():  # `rng.uniform(...)` of a state NJ302 converts:
                 return True, frozenset({value})  # its fix is on the draw (left out: NumPy's)
-            function = flow.module_function(value)
+            function = flow.module_function(value) or flow.module_method(value)
             if function is not None:
                 return self._all(flow.function_returns(function) or ())
             effects = flow.tree_function_effects(value)
@@ -1396,7 +1436,7 @@ class _JaxTyping:
         if ref is not None:
             typed = self._array_call(ref) or self._sequence_call(ref)
             return (True, frozenset({ref.node})) if typed else no
-        function = self.flow.module_function(call)
+        function = self.flow.module_function(call) or self.flow.module_method(call)
         returns = self.flow.function_returns(function) if function is not None else None
         if not returns or not all(
                 isinstance(r, cst.Tuple) and len(r.elements) == count
@@ -1412,3 +1452,20 @@ class _JaxTyping:
             return False, frozenset()
         passed = self.flow.passed_arguments(param)
         return self._all(passed) if passed else (False, frozenset())
+
+
+def _bound_names(statement) -> set:
+    """The names a statement of a class body binds (a def, an assignment)."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return {statement.name.value}
+    names = set()
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else []
+            for target in targets:
+                for node in [target, *getattr(target, "elements", [])]:
+                    node = getattr(node, "value", node) if isinstance(node, cst.Element) else node
+                    if isinstance(node, cst.Name):
+                        names.add(node.value)
+    return names

@@ -13,6 +13,10 @@ from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
 _IN_PLACE = "; it shuffles its argument in place, which fails on a JAX array"
+# NumPy's constructors of random states and seeders: what they are given as a seed
+_SEEDING = frozenset({"numpy.random.default_rng", "numpy.random.seed", "numpy.random.RandomState",
+                      "numpy.random.SeedSequence", "numpy.random.PCG64", "numpy.random.PCG64DXSM",
+                      "numpy.random.MT19937", "numpy.random.Philox", "numpy.random.SFC64"})
 
 
 class NumpyRandom(Rule):
@@ -34,6 +38,7 @@ class NumpyRandom(Rule):
                 yield self.report(ref.node, name=code_of(ref.node), extra=extra)
         yield from self._probabilities(converted, {s.name for s in self.analysis.random_states
                                                     if s.refused is not None})
+        yield from self._seeds(converted)
         for call in self.analysis.random_shuffles:
             if call not in converted:
                 extra = _IN_PLACE
@@ -64,3 +69,29 @@ class NumpyRandom(Rule):
                                       imports=(needed,) if needed else (),
                                       requires=flow.jax_refs(arg.value), report_if_unfixed=False,
                                       listed=False, boundary=True)
+
+    def _seeds(self, converted: set):
+        """`np.random.default_rng(seeds[0])` left on NumPy, its seed drawn by a generator
+        converted to jax.random (NJ302): NumPy's SeedSequence takes ints and sequences of
+        them, not a JAX array ("SeedSequence expects int"), nor a 0-d NumPy one. Given as
+        `np.asarray(seed).tolist()`, an int or a list of ints as NumPy's own arrays would
+        seed it, unlisted (the call's own finding says it stays NumPy)."""
+        flow = self.analysis.dataflow
+        for ref in self.analysis.refs:
+            call = ref.call
+            if ref.qualname not in _SEEDING or call is None or ref.node in converted \
+                    or call in converted or not call.args:
+                continue
+            seed = next((a for a in call.args if a.keyword is not None and a.keyword.value == "seed"),
+                        call.args[0] if call.args[0].keyword is None and not call.args[0].star else None)
+            if seed is None or not flow.jax_typed(seed.value):
+                continue
+            alias, needed = self.analysis.numpy_alias
+
+            def fix(node, alias=alias):
+                read = cst.Call(cst.Attribute(cst.Name(alias), cst.Name("asarray")), [cst.Arg(node)])
+                return cst.Call(cst.Attribute(read, cst.Name("tolist")), [])
+            yield self.report(seed.value, name=code_of(ref.node), extra="", fix=fix,
+                              imports=(needed,) if needed else (),
+                              requires=flow.jax_refs(seed.value), report_if_unfixed=False,
+                              listed=False, boundary=True)

@@ -1,0 +1,113 @@
+"""NJ418 caught-array-error.
+
+Array code inside a try whose except catches what NumPy raises for bad shapes or values
+(ValueError, LinAlgError, FloatingPointError, a RuntimeWarning made an error, or
+everything): JAX raises another exception or none, so the handler would not run
+as it does.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from np2jax.analysis.kept import enclosing_function, entry_parameters, has_prologue
+from np2jax.rules.base import Rule
+from np2jax.syntax import code_of, handler_names
+from np2jax.syntax.walk import OwnScopeVisitor
+
+# What an `except` names to catch an error NumPy raises for an array's shape or values:
+# ValueError (shapes that do not broadcast, reshape, concatenate, matmul, np.bincount of a
+# negative count, a percentile past 100; AxisError derives from it), LinAlgError (a
+# singular matrix), FloatingPointError under np.errstate(...="raise"), and the
+# RuntimeWarning NumPy emits for invalid values where warnings are errors. IndexError and
+# OverflowError are NJ404's and NJ410's; TypeError, which NumPy and JAX both raise for
+# values that are not arrays, and ZeroDivisionError, which only Python's numbers raise, are
+# left alone.
+CATCHES_ARRAY_ERRORS = frozenset({
+    "ValueError", "AxisError", "LinAlgError", "FloatingPointError", "ArithmeticError",
+    "RuntimeWarning", "Warning", "Exception", "BaseException"})
+
+
+def catches_array_errors(handler: cst.ExceptHandler) -> bool:
+    """A handler for what NumPy raises for shapes and values (a bare `except:` too) that
+    does more than raise it again (`except: print(x); raise` changes nothing)."""
+    names = handler_names(handler)
+    if names and not CATCHES_ARRAY_ERRORS.intersection(names):
+        return False
+    body = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    reraises = isinstance(last, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.Raise) and s.exc is None for s in last.body)
+    return not reraises
+
+
+class CaughtArrayError(Rule):
+    code = "NJ418"
+
+    def run(self):
+        """In the body of a `try` one of whose handlers catches an error NumPy raises for
+        shapes or values (catches_array_errors), the first expression that computes a JAX
+        array once converted: a converted NumPy call, an operator, an array method or an
+        index of JAX arrays (the finding stands only if those conversions happen).
+        Functions defined inside the body run elsewhere and are not searched; a call of
+        another function is an expression like any other, its body not followed. In a
+        function an earlier conversion kept on NumPy (its prologue), the first computation
+        stands for the JAX arrays its callers pass."""
+        flow, parents = self.analysis.dataflow, self.analysis.parents
+        for statement in self.analysis.nodes(cst.Try):
+            caught = [h for h in statement.handlers if catches_array_errors(h)]
+            if not caught:
+                continue
+            function = enclosing_function(statement, parents)
+            # kept on NumPy by an earlier conversion (its output converted again): its
+            # entry reads the JAX arrays its converted callers pass as NumPy's
+            kept_before = function is not None and bool(entry_parameters(function, parents)) \
+                and has_prologue(function, parents)
+            for node, operands in self._computations(statement.body):
+                if kept_before or any(flow.jax_typed(o) for o in operands):
+                    requires = () if kept_before else tuple(
+                        r for o in operands for r in flow.jax_refs(o))
+                    yield self.report(node, requires=requires, code=_shown(node),
+                                      caught=_caught(caught))
+                    break
+
+    def _computations(self, body: cst.CSTNode) -> list:
+        """(computation, the arrays it computes on) in `body`, outermost first, outside
+        nested functions, classes and lambdas: an operator (its operands), a NumPy call
+        converted to JAX (its arguments: `np.ones(3)` takes none and raises nothing) and a
+        method of an array (its object: `a.reshape(3, 3)`). An index is NJ404's; a
+        call of another function runs its own code, which this `try` does not change."""
+        found = []
+        analysis = self.analysis
+
+        class Computations(OwnScopeVisitor):
+            def visit_BinaryOperation(self, node):
+                found.append((node, [node.left, node.right]))
+
+            def visit_Call(self, node):
+                arguments = [e.value if isinstance(e, cst.Element) else e
+                             for a in node.args for e in (
+                                 a.value.elements if isinstance(a.value, (cst.List, cst.Tuple))
+                                 else [a.value])]  # np.vstack([a, b]): its rows
+                ref = analysis.ref_of_call(node)
+                if ref is not None:
+                    if ref.converted:
+                        found.append((node, arguments))
+                elif isinstance(node.func, cst.Attribute):
+                    found.append((node, [node.func.value]))  # a method of its object
+
+        body.visit(Computations())
+        return found
+
+
+def _caught(handlers: list) -> str:
+    names = [n for h in handlers for n in handler_names(h)]
+    if any(not handler_names(h) for h in handlers) or "BaseException" in names:
+        return "everything"
+    shown = list(dict.fromkeys(names))
+    return ", ".join(shown[:-1]) + " or " + shown[-1] if len(shown) > 1 else shown[0]
+
+
+def _shown(node: cst.CSTNode) -> str:
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= 60 else text[:57] + "..."
