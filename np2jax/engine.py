@@ -475,7 +475,7 @@ def tree_array_arguments(results: dict[Path, FileResult], tree: Tree) -> dict:
 
 def tree_object_arguments(results: dict[Path, FileResult], tree: Tree) -> dict:
     """Qualified name of a function of the tree (where it is defined, re-exports followed)
-    -> the string or object array another file passes it, as code, with that file's path
+    -> the code of a string or object array another file passes it, and that module
     (FileResult.object_arguments): the defining file keeps the function on NumPy."""
     found: dict = {}
     for path, result in sorted(results.items()):

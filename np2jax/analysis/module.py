@@ -408,7 +408,7 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
                                   if dataflow.array_method_out(w[0], w[1])]
     for ref in collector.refs:
         plan(ref, parents, collector)
-    _keep_for_string_data(collector, dataflow)
+    _keep_for_data_jax_cannot_hold(collector, dataflow)
     _keep_for_data_dtypes(collector, parents, Dtypes(dataflow))
     keep_dispatch_arguments(collector.refs, collector)
     _keep_for_object_values(collector)
@@ -501,7 +501,7 @@ _PRECISION_BLIND = frozenset(f"numpy.{name}" for name in (
     "may_share_memory", "shares_memory", "result_type", "min_scalar_type"))
 
 
-def _keep_for_string_data(collector: Collector, dataflow: Dataflow) -> None:
+def _keep_for_data_jax_cannot_hold(collector: Collector, dataflow: Dataflow) -> None:
     """A call whose array data is a Python string the code shows (`np.array(word)`, `word` a
     parameter annotated `str` or passed strings, a name bound to `name.upper()`), holds
     None (`np.array([[None] * n]).T`, a placeholder NumPy makes an object array), or is an
@@ -546,10 +546,10 @@ def _given_objects(module: cst.Module, context: ModuleContext) -> dict:
 
 
 def object_arguments(analysis: "ModuleAnalysis") -> dict:
-    """Qualified name of another module's function -> what this module passes it that is
-    a string or object array (a NumPy call kept for data JAX cannot hold, ApiRef.holds_objects,
-    or a name bound to one), shown as `code` in `path`-less words (FileResult.object_arguments;
-    the tree keeps such a function on NumPy where it is defined)."""
+    """Qualified name of another module's function -> the code of a string or object array
+    this module passes it (a NumPy call kept for data JAX cannot hold, ApiRef.holds_objects,
+    or a name bound to one): FileResult.object_arguments, from which the tree keeps the
+    function on NumPy where it is defined (np2jax.engine.tree_object_arguments)."""
     collector = analysis.dataflow.collector
     made = {ref.call for ref in analysis.refs if ref.holds_objects and ref.call is not None}
     if not made:

@@ -537,8 +537,8 @@ def _check_value_reference(ref: ApiRef, parents: dict) -> None:
     arguments nothing here sees, so it converts when its call with NumPy's defaults was
     proven the same and JAX requires nothing NumPy defaults, and it is not returned: its
     callers may hand it what only NumPy's takes."""
-    if _returned(ref.node, parents):
-        ref.keep, ref.detail = KEEP_PROVEN_DIFFERENT, \
+    if _returned(ref.node, parents):  # what its callers give it was not run beside JAX's
+        ref.keep, ref.detail = KEEP_UNPROVEN, \
             "it is returned as a value, and its callers may call it with what only NumPy's " \
             "version takes (a list, an object whose method NumPy calls: `np.cos(z)` is `z.cos()`)"
         return
