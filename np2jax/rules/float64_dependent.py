@@ -91,6 +91,12 @@ class Float64Dependent(Rule):
                                          "equations, a Vandermonde matrix) takes most of them")
         yield from self._matrix_products()
         yield from self._float32_made_integers()
+        flow = self.analysis.dataflow
+        for read in self._dtype_reads():
+            yield self.report(read, spelled=code_of(read), requires=flow.jax_refs(read.value),
+                              reason="the 32-bit mode gives the array JAX's 32-bit dtype where "
+                                     "NumPy's was 64-bit: its dtype's name, item size and byte "
+                                     "count change")
         jax_refs = self.analysis.dataflow.jax_refs
         for ref, argument in self.analysis.kept_calls_given_jax_values:
             library = "SciPy" if ref.qualname.startswith("scipy") else "NumPy"
@@ -111,6 +117,25 @@ class Float64Dependent(Rule):
                                          "computes in 32 bits")
             elif name in ACCUMULATING:
                 yield from self._integer_accumulation(call, name)
+
+    def _dtype_reads(self):
+        """`x.itemsize`, `x.nbytes`, and `x.dtype` shown (`str(x.dtype)`, `x.dtype.name`, in
+        an f-string, printed, returned or put in a container), of an array converted code
+        computes, whose dtype is 64-bit in NumPy or not known; not a dtype handed on
+        (`astype(x.dtype)`, `dtype=x.dtype`: the data keep their own), nor compared
+        (reported above)."""
+        flow, parents = self.analysis.dataflow, self.analysis.parents
+        for node in self.analysis.nodes(cst.Attribute):
+            name = node.attr.value
+            if name not in ("dtype", "itemsize", "nbytes") or not flow.jax_typed(node.value):
+                continue
+            dtype = self.analysis.dtypes.dtype_of(node.value)
+            if dtype is not None and dtype not in ("float64", "int64", "uint64", "complex128",
+                                                   "float", "int", "complex"):
+                continue  # float32, int8, bool...: the same width in both
+            if name == "dtype" and not _shown(node, parents):
+                continue
+            yield node
 
     def _matrix_products(self):
         """`a @ b`, `a @= b`, `np.dot`/`matmul`/`einsum`/`tensordot`/... converted, and
@@ -282,3 +307,21 @@ class Float64Dependent(Rule):
                 continue  # not folded; huge either way
             if abs(fold(left, right)) >= INT32_LIMIT:
                 yield operation
+
+
+_SHOWING_CALLS = frozenset({"str", "repr", "print", "format"})
+
+
+def _shown(node: cst.Attribute, parents: dict) -> bool:
+    """Whether a dtype read gives its text or size to the program's results: `.name`,
+    `.itemsize`, `.str`, `.char`, `.num` of it, `str(...)`/`repr`/`print`/`format` of it, an
+    f-string, a `return`, or an item of a container."""
+    parent = parents.get(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return parent.attr.value in ("name", "itemsize", "str", "char", "num", "descr")
+    if isinstance(parent, cst.Arg):
+        call = parents.get(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+            and call.func.value in _SHOWING_CALLS and parent.keyword is None
+    return isinstance(parent, (cst.FormattedStringExpression, cst.Return, cst.Element,
+                               cst.DictElement))
