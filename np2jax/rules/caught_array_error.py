@@ -46,9 +46,9 @@ class CaughtArrayError(Rule):
 
     def run(self):
         """In the body of a `try` one of whose handlers catches an error NumPy raises for
-        shapes or values (catches_array_errors), the first expression that computes a JAX
-        array once converted: a converted NumPy call, an operator, an array method or an
-        index of JAX arrays (the finding stands only if those conversions happen).
+        shapes or values (catches_array_errors), the first computation on arrays that are
+        JAX arrays once converted: an operator on one, a NumPy call converted to JAX given
+        one, or a method of one (the finding stands only if those conversions happen).
         Functions defined inside the body run elsewhere and are not searched; a call of
         another function is an expression like any other, its body not followed. In a
         function an earlier conversion kept on NumPy (its prologue), the first computation
