@@ -46,9 +46,10 @@ class CaughtArrayError(Rule):
 
     def run(self):
         """In the body of a `try` one of whose handlers catches an error NumPy raises for
-        shapes or values (catches_array_errors), the first computation on arrays that are
-        JAX arrays once converted: an operator on one, a NumPy call converted to JAX given
-        one, or a method of one (the finding stands only if those conversions happen).
+        shapes or values (catches_array_errors), the first computation JAX makes once
+        converted: a NumPy call converted to JAX given more than constants, an operator on
+        a JAX array or a method of one (the finding stands only if those conversions
+        happen).
         Functions defined inside the body run elsewhere and are not searched; a call of
         another function is an expression like any other, its body not followed. In a
         function an earlier conversion kept on NumPy (its prologue), the first computation
@@ -63,26 +64,35 @@ class CaughtArrayError(Rule):
             # entry reads the JAX arrays its converted callers pass as NumPy's
             kept_before = function is not None and bool(entry_parameters(function, parents)) \
                 and has_prologue(function, parents)
-            for node, operands in self._computations(statement.body):
-                if kept_before or any(flow.jax_typed(o) for o in operands):
-                    requires = () if kept_before else tuple(
-                        r for o in operands for r in flow.jax_refs(o))
-                    yield self.report(node, requires=requires, code=_shown(node),
-                                      caught=_caught(caught))
-                    break
+            for node, operands, ref in self._computations(statement.body):
+                if kept_before:
+                    requires = ()
+                elif ref is not None:  # JAX's function runs, whatever it is given
+                    if all(_constant(o) for o in operands):
+                        continue
+                    requires = (ref.node,)
+                elif any(flow.jax_typed(o) for o in operands):
+                    requires = tuple(r for o in operands for r in flow.jax_refs(o))
+                else:
+                    continue
+                yield self.report(node, requires=requires, code=_shown(node),
+                                  caught=_caught(caught))
+                break
 
     def _computations(self, body: cst.CSTNode) -> list:
-        """(computation, the arrays it computes on) in `body`, outermost first, outside
-        nested functions, classes and lambdas: an operator (its operands), a NumPy call
-        converted to JAX (its arguments: `np.ones(3)` takes none and raises nothing) and a
-        method of an array (its object: `a.reshape(3, 3)`). An index is NJ404's; a
-        call of another function runs its own code, which this `try` does not change."""
+        """(computation, what it computes on, its NumPy reference or None) in `body`,
+        outermost first, outside nested functions, classes and lambdas: an operator (its
+        operands), a NumPy call converted to JAX (its arguments: JAX's function runs on
+        whatever it is given, NumPy's arrays too; `np.ones(3)`, given constants only, raises
+        nothing) and a method of an array (its object: `a.reshape(3, 3)`). An index is
+        NJ404's; a call of another function runs its own code, which this `try` does not
+        change."""
         found = []
         analysis = self.analysis
 
         class Computations(OwnScopeVisitor):
             def visit_BinaryOperation(self, node):
-                found.append((node, [node.left, node.right]))
+                found.append((node, [node.left, node.right], None))
 
             def visit_Call(self, node):
                 arguments = [e.value if isinstance(e, cst.Element) else e
@@ -92,12 +102,26 @@ class CaughtArrayError(Rule):
                 ref = analysis.ref_of_call(node)
                 if ref is not None:
                     if ref.converted:
-                        found.append((node, arguments))
+                        found.append((node, arguments, ref))
                 elif isinstance(node.func, cst.Attribute):
-                    found.append((node, [node.func.value]))  # a method of its object
+                    found.append((node, [node.func.value], None))  # a method of its object
 
         body.visit(Computations())
         return found
+
+
+def _constant(node) -> bool:
+    """A literal number, string, True/False/None, or a tuple or list of those (`np.ones(3)`,
+    `np.zeros((2, 2))`)."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation):
+        return _constant(node.expression)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_constant(e.value) for e in node.elements)
+    return False
 
 
 def _caught(handlers: list) -> str:
