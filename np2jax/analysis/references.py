@@ -1040,13 +1040,17 @@ def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
     same name (policy.toml method_dispatch), so `jnp.asarray(a)` there would run JAX's
     `take` again; NJ103 writes that `np.asarray` where the argument is a JAX array."""
     dispatch = frozenset(api_policy()["method_dispatch"])
+    dtype_arguments = frozenset(api_policy()["dtype_arguments"])
     for ref in refs:
-        if ref.keep not in (KEEP_PROVEN_DIFFERENT, KEEP_UNPROVEN, KEEP_OUT) or ref.qualname not in dispatch \
-                or ref.call is None or not ref.call.args or ref.call.args[0].keyword is not None:
+        if ref.keep not in (KEEP_PROVEN_DIFFERENT, KEEP_UNPROVEN, KEEP_OUT) or ref.call is None \
+                or not ref.call.args:
             continue
-        inner = collector.ref_by_call.get(ref.call.args[0].value)
-        if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
-            inner.keep = KEEP_BY_DESIGN
+        read = ref.call.args[:1] if ref.qualname in dispatch else \
+            ref.call.args if ref.qualname in dtype_arguments else ()
+        for arg in read:
+            inner = collector.ref_by_call.get(arg.value) if arg.keyword is None else None
+            if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
+                inner.keep = KEEP_BY_DESIGN
     # `rng.choice(n, p=np.asarray(p))`: NumPy checks the sum of `p` within float32's
     # tolerance only for a NumPy float32 array (NJ301 writes this `np.asarray` for JAX `p`)
     for call in collector.nodes.get(cst.Call, []):

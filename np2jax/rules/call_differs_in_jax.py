@@ -39,19 +39,29 @@ def numpy_dispatch(rule: Rule, ref, **fields):
     """For a call left on NumPy of a function that hands a non-NumPy first argument to its
     method (policy.toml method_dispatch: `np.cumprod(a, out=b)` is `a.cumprod(out=b)`), the
     report reading a JAX array first argument as `np.asarray(a)`, unlisted, in `rule`'s
-    name (NJ103's, NJ204's): else JAX's method runs, with JAX's answer or its refusal."""
+    name (NJ103's, NJ204's): else JAX's method runs, with JAX's answer or its refusal. The
+    same for each positional argument of a function reading its arguments as dtypes
+    (policy.toml dtype_arguments: `np.result_type(float, x[0])`), which NumPy deprecates for
+    an array that is not NumPy's."""
     call = ref.call
-    if ref.qualname not in api_policy()["method_dispatch"] or call is None or not call.args \
-            or call.args[0].keyword is not None or call.args[0].star:
+    policy = api_policy()
+    if call is None or not call.args:
         return
-    first, flow = call.args[0].value, rule.analysis.dataflow
-    if flow.jax_typed(first):
-        alias, needed = rule.analysis.numpy_alias
+    if ref.qualname in policy["method_dispatch"]:
+        read = call.args[:1]
+    elif ref.qualname in policy["dtype_arguments"]:  # np.result_type(float, x[0])
+        read = call.args
+    else:
+        return
+    flow = rule.analysis.dataflow
+    alias, needed = rule.analysis.numpy_alias
 
-        def fix(node: cst.BaseExpression) -> cst.BaseExpression:
-            return cst.Call(func=cst.Attribute(cst.Name(alias), cst.Name("asarray")),
-                            args=[cst.Arg(node)])
+    def fix(node: cst.BaseExpression) -> cst.BaseExpression:
+        return cst.Call(func=cst.Attribute(cst.Name(alias), cst.Name("asarray")),
+                        args=[cst.Arg(node)])
 
-        yield rule.report(first, **fields, fix=fix, imports=(needed,) if needed else (),
-                          requires=flow.jax_refs(first), report_if_unfixed=False, listed=False,
-                          boundary=True)
+    for arg in read:
+        if arg.keyword is None and not arg.star and flow.jax_typed(arg.value):
+            yield rule.report(arg.value, **fields, fix=fix, imports=(needed,) if needed else (),
+                              requires=flow.jax_refs(arg.value), report_if_unfixed=False,
+                              listed=False, boundary=True)
