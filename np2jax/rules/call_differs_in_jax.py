@@ -6,10 +6,10 @@ alike stays on NumPy.
 
 from __future__ import annotations
 
-import libcst as cst
 
 from np2jax.analysis import facts
 from np2jax.catalog import api_policy
+from np2jax.rules._arguments import as_array
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
@@ -55,13 +55,8 @@ def numpy_dispatch(rule: Rule, ref, **fields):
         return
     flow = rule.analysis.dataflow
     alias, needed = rule.analysis.numpy_alias
-
-    def fix(node: cst.BaseExpression) -> cst.BaseExpression:
-        return cst.Call(func=cst.Attribute(cst.Name(alias), cst.Name("asarray")),
-                        args=[cst.Arg(node)])
-
     for arg in read:
         if arg.keyword is None and not arg.star and flow.jax_typed(arg.value):
-            yield rule.report(arg.value, **fields, fix=fix, imports=(needed,) if needed else (),
+            yield rule.report(arg.value, **fields, fix=as_array(alias), imports=(needed,) if needed else (),
                               requires=flow.jax_refs(arg.value), report_if_unfixed=False,
                               listed=False, boundary=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis import facts
+from np2jax.rules._arguments import as_array
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
@@ -61,11 +62,7 @@ class NumpyRandom(Rule):
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value == "p" and flow.jax_typed(arg.value):
                     alias, needed = self.analysis.numpy_alias
-
-                    def fix(node, alias=alias):
-                        return cst.Call(cst.Attribute(cst.Name(alias), cst.Name("asarray")),
-                                        [cst.Arg(node)])
-                    yield self.report(arg.value, name=code_of(func), extra="", fix=fix,
+                    yield self.report(arg.value, name=code_of(func), extra="", fix=as_array(alias),
                                       imports=(needed,) if needed else (),
                                       requires=flow.jax_refs(arg.value), report_if_unfixed=False,
                                       listed=False, boundary=True)
@@ -88,9 +85,8 @@ class NumpyRandom(Rule):
                 continue
             alias, needed = self.analysis.numpy_alias
 
-            def fix(node, alias=alias):
-                read = cst.Call(cst.Attribute(cst.Name(alias), cst.Name("asarray")), [cst.Arg(node)])
-                return cst.Call(cst.Attribute(read, cst.Name("tolist")), [])
+            def fix(node, read=as_array(alias)):
+                return cst.Call(cst.Attribute(read(node), cst.Name("tolist")), [])
             yield self.report(seed.value, name=code_of(ref.node), extra="", fix=fix,
                               imports=(needed,) if needed else (),
                               requires=flow.jax_refs(seed.value), report_if_unfixed=False,
