@@ -49,35 +49,69 @@ class CaughtArrayError(Rule):
         shapes or values (catches_array_errors), the first computation JAX makes once
         converted: a NumPy call converted to JAX given more than constants, an operator on
         a JAX array or a method of one (the finding stands only if those conversions
-        happen).
-        Functions defined inside the body run elsewhere and are not searched; a call of
-        another function is an expression like any other, its body not followed. In a
-        function an earlier conversion kept on NumPy (its prologue), the first computation
-        stands for the JAX arrays its callers pass."""
-        flow, parents = self.analysis.dataflow, self.analysis.parents
+        happen). A function or method of the module called there runs inside the `try` too:
+        its own first computation is reported (keeping that function on NumPy), and so on
+        through the functions it calls (_called).
+        Functions defined inside the body run elsewhere and are not searched. In a function
+        an earlier conversion kept on NumPy (its prologue), the first computation stands
+        for the JAX arrays its callers pass."""
+        parents = self.analysis.parents
+        reported: set = set()
         for statement in self.analysis.nodes(cst.Try):
             caught = [h for h in statement.handlers if catches_array_errors(h)]
             if not caught:
                 continue
             function = enclosing_function(statement, parents)
-            # kept on NumPy by an earlier conversion (its output converted again): its
-            # entry reads the JAX arrays its converted callers pass as NumPy's
-            kept_before = function is not None and bool(entry_parameters(function, parents)) \
-                and has_prologue(function, parents)
-            for node, operands, ref in self._computations(statement.body):
-                if kept_before:
-                    requires = ()
-                elif ref is not None:  # JAX's function runs, whatever it is given
-                    if all(_constant(o) for o in operands):
-                        continue
-                    requires = (ref.node,)
-                elif any(flow.jax_typed(o) for o in operands):
-                    requires = tuple(r for o in operands for r in flow.jax_refs(o))
-                else:
+            caller = f"`{function.name.value}`" if function is not None else "the module"
+            yield from self._first_computation(statement.body, function, "inside a `try`",
+                                               caught)
+            for callee in self._called(statement.body, function):
+                if callee in reported:
                     continue
-                yield self.report(node, requires=requires, code=_shown(node),
-                                  caught=_caught(caught))
-                break
+                reported.add(callee)
+                where = f"in `{callee.name.value}`, which {caller} calls inside a `try`"
+                yield from self._first_computation(callee.body, callee, where, caught)
+
+    def _first_computation(self, body, function, where: str, caught: list):
+        """The report of the first computation JAX makes in `body` (of `function`, or of
+        the module when None)."""
+        flow, parents = self.analysis.dataflow, self.analysis.parents
+        # kept on NumPy by an earlier conversion (its output converted again): its entry
+        # reads the JAX arrays its converted callers pass as NumPy's
+        kept_before = function is not None and bool(entry_parameters(function, parents)) \
+            and has_prologue(function, parents)
+        for node, operands, ref in self._computations(body):
+            if kept_before:
+                requires = ()
+            elif ref is not None:  # JAX's function runs, whatever it is given
+                if all(_constant(o) for o in operands):
+                    continue
+                requires = (ref.node,)
+            elif any(flow.jax_typed(o) for o in operands):
+                requires = tuple(r for o in operands for r in flow.jax_refs(o))
+            else:
+                continue
+            yield self.report(node, requires=requires, code=_shown(node), where=where,
+                              caught=_caught(caught))
+            return
+
+    def _called(self, body: cst.CSTNode, caller) -> list:
+        """The functions and methods of the module (values.module_function, module_method)
+        a call in `body` runs, and those their bodies call, a few calls deep: each raises
+        inside the `try` as if written there. Recursion into `caller` is not followed."""
+        flow = self.analysis.dataflow
+        found: list = []
+        pending = [body]
+        for _ in range(_CALL_DEPTH):
+            calls = [c for b in pending for c in _calls(b)]
+            pending = []
+            for call in calls:
+                callee = flow.module_function(call) or flow.module_method(call)
+                if callee is None or callee is caller or callee in found:
+                    continue
+                found.append(callee)
+                pending.append(callee.body)
+        return found
 
     def _computations(self, body: cst.CSTNode) -> list:
         """(computation, what it computes on, its NumPy reference or None) in `body`,
@@ -85,8 +119,7 @@ class CaughtArrayError(Rule):
         operands), a NumPy call converted to JAX (its arguments: JAX's function runs on
         whatever it is given, NumPy's arrays too; `np.ones(3)`, given constants only, raises
         nothing) and a method of an array (its object: `a.reshape(3, 3)`). An index is
-        NJ404's; a call of another function runs its own code, which this `try` does not
-        change."""
+        NJ404's; a call of a function of the module is followed by run (_called)."""
         found = []
         analysis = self.analysis
 
@@ -108,6 +141,21 @@ class CaughtArrayError(Rule):
 
         body.visit(Computations())
         return found
+
+
+_CALL_DEPTH = 3  # calls followed from a `try`: its helpers, theirs, and theirs
+
+
+def _calls(body: cst.CSTNode) -> list:
+    """The calls in `body`, outside nested functions, classes and lambdas."""
+    found = []
+
+    class Calls(OwnScopeVisitor):
+        def visit_Call(self, node):
+            found.append(node)
+
+    body.visit(Calls())
+    return found
 
 
 def _constant(node) -> bool:
