@@ -75,6 +75,8 @@ class Project:
     # the tests stay NumPy-free of conversion: they must test the converted library
     exclude: list[str] = field(default_factory=lambda: ["tests", "test_*.py", "conftest.py"])
     x64: bool = True  # the suites compare floats at float64 precision
+    # pytest options of every run of the suite, the failures' rerun too (`-c pyproject.toml`)
+    pytest_options: list[str] = field(default_factory=list)
 
 
 PROJECTS = [
@@ -99,7 +101,7 @@ PROJECTS = [
     # (its statsmodels-backed tests fail on either side: statsmodels is not installed)
     # (its tests/pytest.ini is not valid ini: the run reads pyproject.toml instead)
     Project("numdifftools", "0.11.2", "src/numdifftools",
-            ["-c", "pyproject.toml", "src/numdifftools/tests"]),
+            ["src/numdifftools/tests"], pytest_options=["-c", "pyproject.toml"]),
     # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
     # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]
@@ -189,7 +191,8 @@ def verify_project(project: Project, converted: dict, x64: bool, timeout: int = 
     if x64:
         command.append("--x64")
     # a test module whose import fails stays one error instead of stopping the whole run
-    done = run([*command, "--", "--continue-on-collection-errors", *project.pytest_args])
+    done = run([*command, "--", "--continue-on-collection-errors", *project.pytest_options,
+                               *project.pytest_args])
     base = Path(converted["original"]).parent
     (base / "verify.json").write_text(done.stdout)
     if not done.stdout.strip():
@@ -210,7 +213,8 @@ def test_file(tree: Path, classname: str) -> Path | None:
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def failure_frames(tree: Path, files: list[Path], x64: bool) -> dict[str, list[tuple[str, int]]]:
+def failure_frames(tree: Path, files: list[Path], x64: bool,
+                   options: list[str]) -> dict[str, list[tuple[str, int]]]:
     """test id -> the (file, line) frames of its failure, from a rerun of `files` on `tree`."""
     report = tree.parent / "trace-junit.xml"
     # the tree first, then the caller's path (a test dependency installed aside, as verify does)
@@ -219,7 +223,7 @@ def failure_frames(tree: Path, files: list[Path], x64: bool) -> dict[str, list[t
            "JAX_PLATFORMS": "cpu", **({"JAX_ENABLE_X64": "1"} if x64 else {})}
     run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=native",
          f"--junitxml={report}", "-o", "junit_family=xunit2", "--continue-on-collection-errors",
-         *map(str, files)], cwd=tree, env=env, timeout=3600)
+         *options, *map(str, files)], cwd=tree, env=env, timeout=3600)
     frames = {}
     for case in ElementTree.parse(report).getroot().iter("testcase"):
         test = f"{case.get('classname')}::{case.get('name')}" if case.get("classname") else case.get("name")
@@ -248,7 +252,7 @@ def trace(project: Project, converted: dict, verified: dict, x64: bool) -> list[
         return []
     original_tree, converted_tree = Path(converted["original"]), Path(converted["converted"])
     files = sorted({f for c in broken if (f := test_file(converted_tree, c["test"].split("::")[0]))})
-    frames = failure_frames(converted_tree, files, x64)
+    frames = failure_frames(converted_tree, files, x64, project.pytest_options)
     package = (converted_tree / project.package).resolve()
     findings = defaultdict(list)
     for finding in converted["report"]["findings"]:
@@ -367,7 +371,7 @@ def prove_project(project: Project, work: Path, x64: bool, prove_timeout: float,
     command.append("--x64" if x64 else "--x32")
     if interface != "jax":
         command += ["--interface", interface]
-    command += ["--", "--continue-on-collection-errors", *project.pytest_args]
+    command += ["--", "--continue-on-collection-errors", *project.pytest_options, *project.pytest_args]
     started = time.monotonic()
     done = run(command, cwd=root, timeout=timeout)
     wall = time.monotonic() - started
