@@ -363,7 +363,10 @@ class Sequences:
                 return self._k(func.value, depth)
             if method in ("get", "pop", "setdefault") and call.args \
                     and flow.container_type(func.value) is not None:
-                return self._i(func.value, depth, False)
+                items = self._i(func.value, depth, False)
+                if len(call.args) > 1:  # `d.setdefault(k, [])`: it may give the default
+                    return self._combine((items, self._k(call.args[1].value, depth)))
+                return items
             function = self._method(call)
             if function is not None:
                 return self._returns(function, depth)
@@ -496,7 +499,8 @@ class Sequences:
                       and value.value.value == name.value):  # `rows = rows[1:]` adds none
                 kinds.append(self._i(value, depth, iterate))
         if scope is not None:
-            kinds += [self._added(added, depth) for added in self._name_additions(scope, name.value)]
+            kinds += [self._added(added, depth) for added in self._name_additions(scope, name.value)
+                      if not (iterate and added[0] is None)]  # a dict's values are not its keys
             if not (iterate and flow.container_type(name) == "builtins.dict"):
                 kinds += [self._k(v, depth) for v in self._stored(scope, name.value)]
         return self._combine(kinds)
@@ -507,7 +511,8 @@ class Sequences:
 
     def _name_additions(self, scope, name: str) -> list:
         """(many, value) of each `name.append(v)` (False, v), `name.extend(vs)` (True, vs),
-        `name.insert(i, v)`, in the scope that binds `name`."""
+        `name.insert(i, v)`, and (None, v) of a dict's `name.setdefault(k, v)` (a value, not
+        a key), in the scope that binds `name`."""
         added = []
         for access in scope.accesses[name] if name in scope.accesses else ():
             added += self._addition(access.node)
@@ -526,6 +531,8 @@ class Sequences:
             return [(True, call.args[0].value)]
         if method == "insert" and len(call.args) > 1:
             return [(False, call.args[1].value)]
+        if method == "setdefault" and len(call.args) > 1:
+            return [(None, call.args[1].value)]
         return []
 
     def _stored(self, scope, name: str) -> list:
