@@ -13,6 +13,10 @@ from np2jax.analysis.dtypes import DTYPES
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
+MEMBER = "a dict key or set member"
+# decorators whose function keeps a dict keyed by its arguments
+CACHES = frozenset({"functools.lru_cache", "functools.cache"})
+_CACHES = frozenset({"lru_cache", "cache"})
 # calls that hash every member of their first argument: qualified name -> how it is spelled
 HASHING_CALLS = {"builtins.set": "set", "builtins.frozenset": "frozenset",
                  "collections.Counter": "Counter"}
@@ -25,7 +29,7 @@ SETS = frozenset({"builtins.set", "builtins.frozenset"})
 _SPELLINGS = frozenset(name.rsplit(".", 1)[1] for name in HASHING_CALLS)
 _DICT = frozenset({"dict"})
 # the builtins the rule looks through: sorted(x), enumerate(x), range(n)...
-_BUILTINS = frozenset({"sorted", "list", "tuple", "reversed", "enumerate", "range", "zip"})
+_BUILTINS = frozenset({"sorted", "list", "tuple", "reversed", "enumerate", "range", "zip", "map"})
 # methods hashing their first argument, by the container they are called on
 KEY_METHODS = {"dict": frozenset({"get", "setdefault", "pop"}),
                "set": frozenset({"add", "discard", "remove"})}
@@ -43,6 +47,9 @@ OTHER_USES = ("left as it is: the comprehension uses `{name}` for more than the 
               "numbers would compute there); iterate over `{array}.tolist()` if they compute the same")
 NOT_ELEMENT = ("left as it is: give the key as Python numbers (`.item()` for one element, "
                "`tuple(x.tolist())` for several)")
+TUPLES = ("left as it is: its members are tuples of the array's elements, 0-d JAX arrays, "
+          "which do not hash; give them as Python numbers (`map(tuple, x.tolist())`, "
+          "`zip(*(i.tolist() for i in ...))`)")
 LOOP = ("left as it is: `{name}` is a 0-d JAX array at each turn of the loop over `{array}`; "
         "iterate over `{array}.tolist()` if the loop's other uses of it compute the same on "
         "Python numbers, or key with `{name}.item()`")
@@ -106,10 +113,10 @@ class ArrayAsHashKey(Rule):
                 if found:
                     self.done.add(comprehension)
                 yield from found
-        for key in self._keys():
+        for key, consumer in self._keys():
             if key not in self.done:
                 self.done.add(key)
-                yield from self._key(key)
+                yield from self._key(key, consumer)
 
     # --- the members of a value ---------------------------------------------------------
     def _hashing_call(self, call: cst.Call) -> tuple[str, cst.BaseExpression] | None:
@@ -137,6 +144,18 @@ class ArrayAsHashKey(Rule):
         if isinstance(value, cst.GeneratorExp):  # set(v for v in x)
             self.done.add(value)
             yield from self._comprehension(value, value.elt, consumer)
+            return
+        if isinstance(value, cst.Call) and self._builtin(value.func) in ("builtins.zip", "builtins.map"):
+            # set(zip(*np.nonzero(m))), set(map(tuple, points)): tuples of elements
+            parts = [a.value for a in value.args if a.keyword is None]
+            parts = parts[1:] if self._builtin(value.func) == "builtins.map" else parts
+            for part in parts:
+                ref = self.analysis.ref_of_call(part) if isinstance(part, cst.Call) else None
+                if self.flow.jax_typed(part) or ref is not None and ref.converted:  # np.nonzero(m)
+                    requires = self.flow.jax_refs(part) or (ref.node,)
+                    yield self.report(part, requires=requires, argument=code_of(part),
+                                      consumer=consumer, outcome=TUPLES)
+                    return
             return
         array = self._iterated(value)
         if array is not None:
@@ -201,6 +220,10 @@ class ArrayAsHashKey(Rule):
             return [(array, element.value.value) for element, part in zip(target.elements, positional)
                     if isinstance(element.value, cst.Name)
                     and (array := self._iterated(part)) is not None]
+        if isinstance(target, cst.Tuple) and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+                                                 for e in target.elements):
+            array = self._iterated(iterable)  # `for y, x in np.argwhere(m)`: a row's elements
+            return [(array, e.value.value) for e in target.elements] if array is not None else []
         if not isinstance(target, cst.Name):
             return []
         array = self._iterated(iterable)
@@ -223,21 +246,22 @@ class ArrayAsHashKey(Rule):
 
     # --- one key ------------------------------------------------------------------------
     def _keys(self):
-        """Every expression Python hashes as a key or a member: `d[k]` (d a dict), `k in s`
-        (s a set or a dict), `s.add(k)`, `d.get(k)`..., dict and set displays, the keys of
-        comprehensions."""
+        """(expression, what hashes it) for every expression Python hashes as a key or a
+        member: `d[k]` (d a dict), `k in s` (s a set or a dict), `s.add(k)`, `d.get(k)`...,
+        dict and set displays, the keys of comprehensions, the arguments of a function
+        with a cache (`@functools.lru_cache`)."""
         flow = self.flow
         for subscript in self.analysis.nodes(cst.Subscript):
             if flow.container_type(subscript.value) in DICTS and len(subscript.slice) == 1 \
                     and isinstance(subscript.slice[0].slice, cst.Index):
-                yield subscript.slice[0].slice.value
+                yield subscript.slice[0].slice.value, MEMBER
         for comparison in self.analysis.nodes(cst.Comparison):
             if len(comparison.comparisons) == 1 and isinstance(
                     comparison.comparisons[0].operator, (cst.In, cst.NotIn)):
                 container = comparison.comparisons[0].comparator
                 if isinstance(container, (cst.Set, cst.Dict, cst.SetComp, cst.DictComp)) \
                         or flow.container_type(container) in DICTS | SETS:
-                    yield comparison.left
+                    yield comparison.left, MEMBER
         for call in self.analysis.nodes(cst.Call):
             func = call.func
             if not isinstance(func, cst.Attribute) or not _positional(call):
@@ -245,39 +269,65 @@ class ArrayAsHashKey(Rule):
             kind = flow.container_type(func.value)
             family = "dict" if kind in DICTS else "set" if kind in SETS else None
             if family is not None and func.attr.value in KEY_METHODS[family]:
-                yield _positional(call)[0]
+                yield _positional(call)[0], MEMBER
         for display in self.analysis.nodes(cst.Dict) + self.analysis.nodes(cst.Set):
             for element in display.elements:
                 if isinstance(element, cst.DictElement):
-                    yield element.key
+                    yield element.key, MEMBER
                 elif isinstance(element, cst.Element):
-                    yield element.value
+                    yield element.value, MEMBER
         for comprehension in self.analysis.nodes(cst.DictComp):
-            yield comprehension.key
+            yield comprehension.key, MEMBER
         for comprehension in self.analysis.nodes(cst.SetComp):
-            yield comprehension.elt
+            yield comprehension.elt, MEMBER
+        cached = self._cached_functions()
+        for call in self.analysis.nodes(cst.Call) if cached else ():
+            if isinstance(call.func, cst.Name) and call.func.value in cached:
+                for argument in call.args:  # the cache's key: every argument
+                    if not argument.star:
+                        yield argument.value, f"the cache of `{call.func.value}` (its arguments are its keys)"
 
-    def _key(self, key: cst.BaseExpression):
+    def _cached_functions(self) -> set[str]:
+        """The module's functions decorated with functools.lru_cache or functools.cache
+        (`@lru_cache(maxsize=None)` too), by name: their arguments are a dict's keys."""
+        found = set()
+        for statement in self.analysis.module.body:
+            if not isinstance(statement, cst.FunctionDef):
+                continue
+            for decorator in statement.decorators:
+                spelled = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) \
+                    else decorator.decorator
+                if self.analysis.qualified_names(spelled, _CACHES) & CACHES:
+                    found.add(statement.name.value)
+        return found
+
+    def _key(self, key: cst.BaseExpression, consumer: str = MEMBER):
         flow = self.flow
+        if isinstance(key, cst.Tuple):  # `seen.add((y, x))`: each item is hashed
+            for element in key.elements:
+                if isinstance(element, cst.Element) and element.value not in self.done:
+                    self.done.add(element.value)
+                    yield from self._key(element.value, consumer)
+            return
         if isinstance(key, cst.Name) and (comprehension := self._comprehension_of(key)) is not None:
             # `[names[i] for i in np.argsort(x)]`: judged with the comprehension binding it
             if comprehension not in self.done:
                 self.done.add(comprehension)
-                yield from self._comprehension(comprehension, key, "a dict key or set member")
+                yield from self._comprehension(comprehension, key, consumer)
             return
         if flow.jax_typed(key):
             if self._element_of_array(key):
-                yield self._fix(key, "a dict key or set member", _item, ITEM)
+                yield self._fix(key, consumer, _item, ITEM)
             else:
                 yield self.report(key, requires=flow.jax_refs(key), argument=code_of(key),
-                                  consumer="a dict key or set member", outcome=NOT_ELEMENT)
+                                  consumer=consumer, outcome=NOT_ELEMENT)
             return
         if isinstance(key, cst.Name):
             loop = self._loop_over_array(key)
             if loop is not None and loop not in self.done:
                 self.done.add(loop)  # once for the loop
                 yield self.report(key, requires=flow.jax_refs(loop), argument=code_of(key),
-                                  consumer="a dict key or set member",
+                                  consumer=consumer,
                                   outcome=LOOP.format(name=key.value, array=code_of(loop)))
 
     def _comprehension_of(self, name: cst.Name):
