@@ -27,6 +27,14 @@ _TYPE_CHECK = ("is True for a NumPy scalar such as `x.mean()` (NumPy's {why}) bu
 _SPELLING = ("spells the value's type, `{numpy}` in NumPy and `{jax}` for the "
              "JAX array the converted code gives there: take `float({subject})` or "
              "`np.asarray({subject})` first if the text matters")
+# Python float's own methods, which NumPy's float64 scalar inherits and a JAX array lacks
+FLOAT_METHODS = frozenset({"is_integer", "as_integer_ratio", "hex"})
+_FLOAT_METHOD = ("calls `{method}`, a method of Python's float that NumPy's float64 scalar "
+                 "has and the 0-d JAX array the converted code gives there has not "
+                 "(AttributeError): call it on `float({subject})`")
+_STATISTICS = ("is given `{value}`, which holds NumPy scalars that become 0-d JAX arrays, "
+               "which the statistics module does not take for numbers (TypeError): give it "
+               "Python numbers (`[float(v) for v in ...]`)")
 # repr() of a 0-d value in each library
 _REPRS = ("np.float64(4.0)", "Array(4., dtype=float64)")
 _JSON = ("is given `{value}`, a NumPy scalar or array that becomes a JAX array, which json "
@@ -52,6 +60,16 @@ class ArrayScalarAsPythonValue(Rule):
                 yield from self._spelled(call, call.args[0].value, *_REPRS)
             elif self._builtin(call, "str"):  # str([m.max(), m.min()]): its items' reprs
                 yield from self._items_spelled(call, call.args[0].value)
+            elif any(q.startswith("statistics.") for q in self.analysis.qualified_names(call.func)) \
+                    and call.args and not call.args[0].star:
+                yield from self._statistics(call, call.args[0].value)
+            elif isinstance(call.func, cst.Attribute) and call.func.attr.value in FLOAT_METHODS:
+                subject = call.func.value  # v.is_integer(): Python's float has it, JAX's arrays not
+                requires = self._jax(subject)
+                if requires:
+                    yield self.report(call, requires=requires, code=code_of(call),
+                                      reason=_FLOAT_METHOD.format(method=call.func.attr.value,
+                                                                  subject=code_of(subject)))
         for part in self.analysis.nodes(cst.FormattedStringExpression):
             if part.conversion == "r":  # f"{m!r}"
                 yield from self._spelled(part, part.expression, *_REPRS)
@@ -77,18 +95,40 @@ class ArrayScalarAsPythonValue(Rule):
                  if q in PYTHON_TYPES]
         if not found or (exact and found[0] != "builtins.float" and found[0] != "builtins.complex"):
             return
-        flow = self.analysis.dataflow
-        if flow.jax_typed(subject):
-            requires = flow.jax_refs(subject)
-        elif self._told_apart_from_numpy(check, subject):
-            requires = ()
-        else:
+        requires = self._jax(subject)
+        if not requires and not self._told_apart_from_numpy(check, subject):
             return
         kind = found[0].rsplit(".", 1)[-1]
         why = f"float64 derives from {kind}" if kind in ("float", "complex") else \
             f"scalars are registered as numbers.{kind}"
         yield self.report(check, requires=requires, code=code_of(check),
                           reason=_TYPE_CHECK.format(why=why, subject=code_of(subject)))
+
+    def _jax(self, subject) -> tuple:
+        """The converted references that make `subject` a JAX array, or that some call of
+        its function passes one for it (show(x.mean()) beside show(len(x))), or that make
+        the array whose elements a loop or comprehension binds it to (`for v in x`); else ()."""
+        flow = self.analysis.dataflow
+        if flow.jax_typed(subject):
+            return flow.jax_refs(subject)
+        if not isinstance(subject, cst.Name):
+            return ()
+        if flow.parameter_may_be_jax(subject):
+            return flow.parameter_may_be_jax(subject)
+        node = self.analysis.parents.get(subject)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                clause = node.for_in
+                while clause is not None:
+                    if isinstance(clause.target, cst.Name) and clause.target.value == subject.value:
+                        return flow.jax_refs(clause.iter) if flow.jax_typed(clause.iter) else ()
+                    clause = clause.inner_for_in
+            node = self.analysis.parents.get(node)
+        values, _ = flow.name_values(subject)
+        loops = [s for _, s in values if isinstance(s, cst.For) and isinstance(s.target, cst.Name)]
+        if values and len(loops) == len(values) and all(flow.jax_typed(loop.iter) for loop in loops):
+            return tuple(r for loop in loops for r in flow.jax_refs(loop.iter))
+        return ()
 
     def _builtin(self, call: cst.Call, name: str) -> bool:
         return isinstance(call.func, cst.Name) and call.func.value == name and len(call.args) == 1 \
@@ -136,6 +176,16 @@ class ArrayScalarAsPythonValue(Rule):
             parent = self.analysis.parents.get(parent)
         return parent
 
+    def _statistics(self, call, value):
+        """statistics.mean(values) of values holding what becomes a 0-d JAX array: the
+        module takes numbers only (NumPy's float64 is a float)."""
+        flow = self.analysis.dataflow
+        for leaf in self._leaves(value):
+            if flow.jax_typed(leaf):
+                yield self.report(call, requires=flow.jax_refs(leaf), code=code_of(call.func),
+                                  reason=_STATISTICS.format(value=code_of(value)))
+                return
+
     def _json(self, call, value):
         flow = self.analysis.dataflow
         for leaf in self._leaves(value):
@@ -150,8 +200,12 @@ class ArrayScalarAsPythonValue(Rule):
             return
         if isinstance(value, cst.Name):
             values, aug_values = self.analysis.dataflow.values_of(value)
-            if len(values) == 1 and not aug_values and isinstance(values[0][0], (cst.Dict, cst.List, cst.Tuple)):
+            if len(values) == 1 and not aug_values and isinstance(
+                    values[0][0], (cst.Dict, cst.List, cst.Tuple, cst.ListComp)):
                 value = values[0][0]
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):  # [a[:k].mean() for k in ...]
+            yield from self._leaves(value.elt, depth + 1)
+            return
         if isinstance(value, cst.Dict):
             for element in value.elements:
                 if isinstance(element, cst.DictElement):
