@@ -253,9 +253,13 @@ class Values:
                 if ref.qualname in _STRING_CHOOSING:  # np.where(ok, "pass", "fail")
                     return any(self.holds_string(a.value, depth, seen)
                                for a in node.args[1:] if not a.star)
+                dtype = next((a.value for a in node.args
+                              if a.keyword is not None and a.keyword.value == "dtype"), None)
+                if dtype is not None and _names_str(dtype):
+                    return True  # np.loadtxt(f, dtype=str), np.array(xs, dtype="U10")
                 if ref.qualname not in ARRAY_CONSTRUCTORS and ref.qualname not in _STRING_KEEPING:
                     return False
-                if any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args):
+                if dtype is not None:
                     return False
                 return first is not None and self.holds_string(first, depth, seen)
             method = func.attr.value
