@@ -584,8 +584,8 @@ class Values:
         if not live or any(bound != "param" for bound, _ in live):
             return ()
         refs: set = set()
-        for _, param in live:
-            for argument in self.passed_arguments(param) or ():
+        for _, param in live:  # some call is enough: other modules' callers aside
+            for argument in self._call_arguments(param, every=False) or ():
                 typed, relied = _JaxTyping(self, False).of(argument)
                 if typed:
                     refs |= relied
@@ -610,15 +610,26 @@ class Values:
         something other than those calls (listed in __all__, mentioned by other files of the
         tree, passed as a value, hidden by *args), or a call passes nothing for it."""
         function = self.parents.get(self.parents.get(param))
+        if not isinstance(function, cst.FunctionDef):
+            return None
+        name = function.name.value
+        if name in self.collector.exported_names or name in self.collector.context.external_names \
+                or name in self.collector.dynamic_names:
+            return None
+        return self._call_arguments(param, every=True)
+
+    def _call_arguments(self, param: cst.Param, every: bool) -> list | None:
+        """What the calls of a module-level function in this module pass for `param` (its
+        default where a call leaves it out); with `every`, None unless they are all its uses
+        and each passes something (passed_arguments); without, what some of them pass
+        (others may pass anything: a caller in another module, a call with *args)."""
+        function = self.parents.get(self.parents.get(param))
         if param.star or not isinstance(function, cst.FunctionDef):
             return None
         if function in self.collector.kept_functions:
             return None  # its prologue reads a JAX array passed as a NumPy one (analysis.kept)
         name = function.name.value
-        context = self.collector.context
-        if name in self.collector.exported_names or name in context.external_names \
-                or name in self.collector.dynamic_names \
-                or name.startswith("__") or function.decorators or function.asynchronous \
+        if name.startswith("__") or function.decorators or function.asynchronous \
                 or self.collector.dynamic_scopes:
             return None
         global_scope = self.scopes.get(function)
@@ -635,12 +646,14 @@ class Values:
             call = self.parents.get(access.node)
             if not (isinstance(call, cst.Call) and call.func is access.node) \
                     or any(a.star for a in call.args):
-                return None  # used as a value, or *args/**kwargs hide the argument
+                if every:
+                    return None  # used as a value, or *args/**kwargs hide the argument
+                continue
             argument = argument_for(call, position, param.name.value)
             passed.append(argument if argument is not None else param.default)
-        if not passed or any(a is None for a in passed):
+        if every and (not passed or any(a is None for a in passed)):
             return None
-        return passed
+        return [a for a in passed if a is not None]
 
     def already_jax(self, value, depth: int = 6, _seen: frozenset = frozenset()) -> bool:
         """Whether `value` is a JAX array (or a tuple of them) in the source as written, code

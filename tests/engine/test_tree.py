@@ -911,3 +911,29 @@ def test_a_function_another_module_passes_an_object_array_stays_numpy(tmp_path):
     kept = [f for f in run.findings if f.code == "NJ104"]
     assert len(kept) == 1 and "`np.array([None] * 3)` in pkg.app" in kept[0].message
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+FORMATS = """
+import numpy as np
+
+
+def fmt(v):
+    if isinstance(v, float):
+        return f"{v:.1f}"
+    return "n/a"
+
+
+def main():
+    a = np.array([1.5, 2.25, 3.0])
+    return {"m": fmt(a.mean())}
+"""
+
+
+def test_a_helper_whose_name_another_module_also_defines_still_sees_its_callers(tmp_path):
+    """`fmt` defined in two modules: neither sees every caller of its own (the other file
+    names it), but the one in this module passes `a.mean()`, a JAX array once converted, so
+    `isinstance(v, float)` (True for NumPy's float64) keeps `fmt` on NumPy (NJ114) in both."""
+    source, out, run = _convert(tmp_path, app=FORMATS, report=FORMATS)
+    kept = sorted(f.path.rsplit("/", 1)[-1] for f in run.findings if f.code == "NJ104")
+    assert kept == ["app.py", "report.py"], [f.message for f in run.findings]
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
