@@ -92,6 +92,13 @@ class Float64Dependent(Rule):
         yield from self._matrix_products()
         yield from self._float32_made_integers()
         flow = self.analysis.dataflow
+        for update in self._running_totals():
+            yield self.report(update, spelled=code_of(update).strip(),
+                              requires=flow.jax_refs(update.value),
+                              reason="a total a Python loop adds to step by step keeps float32's "
+                                     "7 digits at each step (NumPy's float64: 16): the rounding "
+                                     "adds up, and a loop that tests the total (`while t < "
+                                     "t_end`) may run another number of times")
         for read in self._dtype_reads():
             yield self.report(read, spelled=code_of(read), requires=flow.jax_refs(read.value),
                               reason="the 32-bit mode gives the array JAX's 32-bit dtype where "
@@ -117,6 +124,21 @@ class Float64Dependent(Rule):
                                          "computes in 32 bits")
             elif name in ACCUMULATING:
                 yield from self._integer_accumulation(call, name)
+
+    def _running_totals(self):
+        """`t += dt` (or `-=`) of a name inside a `for` or `while` loop, where `dt` is a JAX
+        array once converted and not of an integer dtype the code shows."""
+        flow, dtypes, parents = self.analysis.dataflow, self.analysis.dtypes, self.analysis.parents
+        for update in self.analysis.nodes(cst.AugAssign):
+            if not isinstance(update.target, cst.Name) \
+                    or not isinstance(update.operator, (cst.AddAssign, cst.SubtractAssign)) \
+                    or is_integer(dtypes.dtype_of(update.value)) or not flow.jax_typed(update.value):
+                continue
+            node = parents.get(update)
+            while node is not None and not isinstance(node, (cst.For, cst.While, cst.FunctionDef)):
+                node = parents.get(node)
+            if isinstance(node, (cst.For, cst.While)):
+                yield update
 
     def _dtype_reads(self):
         """`x.itemsize`, `x.nbytes`, and `x.dtype` shown (`str(x.dtype)`, `x.dtype.name`, in
