@@ -21,6 +21,7 @@ from pathlib import Path
 from np2jax.files import is_notebook
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOP_DEFINITION = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,20 @@ class Tree:
 
     @cached_property
     def _using(self) -> Counter:
-        """How many files use each identifier."""
-        return Counter(word for found in self.words.values() for word in found)
+        """How many files may use each identifier from another file: a file whose top
+        level defines a function or class of that name uses its own (unless it reads the
+        name as an attribute, `ops.w`, or imports it)."""
+        return Counter(word for path, found in self.words.items()
+                       for word in found - self._own_definitions(path))
+
+    def _own_definitions(self, path: Path) -> set:
+        """The names of the functions and classes the file's top level defines that the
+        file neither imports nor reads as another object's attribute."""
+        text = self.texts.get(path, "")
+        if is_notebook(path):
+            return set()
+        return {name for name in _TOP_DEFINITION.findall(text)
+                if not re.search(rf"\.\s*{name}\b|\bimport\b[^\n]*\b{name}\b", text)}
 
     def context(self, path: Path, accepted: dict[str, tuple], effects: dict | None = None,
                 numpy_params: dict | None = None,
@@ -170,6 +183,7 @@ class Tree:
         `given_objects`: qualified name -> the string or object array other files pass the
         function (np2jax.engine.tree_object_arguments)."""
         using = self._using
+        own_definitions = self._own_definitions(path)
         own = self.names.get(path, "")
         words = self.words.get(path, ())
         return ModuleContext(
@@ -189,7 +203,8 @@ class Tree:
                                           in (effects or {}).get(path, {}).items()
                                           if q.rsplit(".", 1)[0] != own)),
             name=own, is_package=path.name == "__init__.py",
-            external_names=frozenset(w for w in self.words.get(path, ()) if using[w] > 1),
+            external_names=frozenset(w for w in self.words.get(path, ())
+                                     if using[w] > (w not in own_definitions)),
             imported_names=self._imported.get(own, frozenset()) & frozenset(
                 self.words.get(path, ())) if own else frozenset(
                 w for w in self.words.get(path, ()) if using[w] > 1),

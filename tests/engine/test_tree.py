@@ -937,3 +937,39 @@ def test_a_helper_whose_name_another_module_also_defines_still_sees_its_callers(
     kept = sorted(f.path.rsplit("/", 1)[-1] for f in run.findings if f.code == "NJ104")
     assert kept == ["app.py", "report.py"], [f.message for f in run.findings]
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
+ROWS = """
+import numpy as np
+
+
+def row_values(board, r):
+    return set(board[r, :])
+
+
+def main():
+    board = np.arange(16).reshape(4, 4) % 3
+    return {"n": np.array(len(row_values(board, 0))), "b": board[0]}
+"""
+
+OWN_ROWS = """
+def row_values(rows, r):
+    return set(rows[r])
+
+
+def main():
+    return {"n": len(row_values([[1, 2, 2]], 0))}
+"""
+
+
+def test_a_name_another_module_defines_for_itself_is_not_used_from_outside(tmp_path):
+    """`row_values` defined in two modules, neither importing the other: each file's calls
+    are its own function's, so app.py still sees every caller of its `row_values` (a JAX
+    array once converted) and gives `set` Python numbers (NJ113's `.tolist()`)."""
+    source, out, run = _convert(tmp_path, app=ROWS, other=OWN_ROWS)
+    assert "return set(board[r, :].tolist())" in (out / "pkg" / "app.py").read_text()
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+    # a module reading it as an attribute does use it: every caller is no longer seen
+    reader = "from pkg import app\n\n\ndef row_values(b, r):\n    return app.row_values(b, r)\n"
+    source, out, run = _convert(tmp_path / "again", app=ROWS, other=reader)
+    assert "return set(board[r, :].tolist())" not in (out / "pkg" / "app.py").read_text()
