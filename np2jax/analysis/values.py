@@ -1314,11 +1314,13 @@ class _JaxTyping:
         flow = self.flow
         no = (False, frozenset())
         if isinstance(value, cst.Call):
+            # `rng.uniform(...)` of a state NJ302 converts, `np.random.randn(...)` of NumPy's
+            # global state NJ301 converts: its fix is on the draw (left out: NumPy's)
+            if value in flow.draws_on_jax():
+                return True, frozenset({value})
             ref = flow.collector.ref_by_call.get(value)
             if ref is not None:
                 return (True, frozenset({ref.node})) if self._array_call(ref) else no
-            if value in flow.draws_on_jax():  # `rng.uniform(...)` of a state NJ302 converts:
-                return True, frozenset({value})  # its fix is on the draw (left out: NumPy's)
             function = flow.module_function(value) or flow.module_method(value)
             if function is not None:
                 return self._all(flow.function_returns(function) or ())
@@ -1374,6 +1376,8 @@ class _JaxTyping:
         for bound, statement in values:
             if bound == "param":
                 typed, relied = self._parameter(statement)
+            elif bound == UNKNOWN and isinstance(statement, cst.For):
+                typed, relied = self._iterated(statement, name)
             elif bound == UNKNOWN:
                 typed, relied = self._unpacked(statement, name)
             else:
@@ -1434,6 +1438,21 @@ class _JaxTyping:
         ref = self.flow.collector.ref_by_node.get(value)
         return ref is not None and ref.qualname == "numpy.mgrid"
 
+    def _iterated(self, loop: cst.For, name: str) -> tuple[bool, frozenset]:
+        """`for row in X` or `for i, row in enumerate(X)`, X a JAX array: each row (or
+        element, a 0-d array) is one too."""
+        target, iterable = loop.target, loop.iter
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
+                and iterable.func.value == "enumerate" and len(iterable.args) == 1 \
+                and not iterable.args[0].star and isinstance(target, cst.Tuple) \
+                and len(target.elements) == 2:
+            if self.flow.collector.qualified_names(iterable.func) != {"builtins.enumerate"}:
+                return False, frozenset()
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        if not (isinstance(target, cst.Name) and target.value == name):
+            return False, frozenset()
+        return self.of(iterable)
+
     def _unpacked(self, statement, name: str) -> tuple[bool, frozenset]:
         """`lo, hi = np.percentile(x, [1, 99])`: rows of one JAX array are JAX arrays.
         `a, b = f(x)` with every return of f a tuple `(p, q)` of that length: a is JAX
@@ -1468,7 +1487,18 @@ class _JaxTyping:
         if self.certain:
             return False, frozenset()
         passed = self.flow.passed_arguments(param)
+        # a recursive call handing the parameter on (`walk(grid, depth - 1)`) passes what
+        # the other calls pass
+        passed = [a for a in passed or () if not self._handed_on(a, param)]
         return self._all(passed) if passed else (False, frozenset())
+
+    def _handed_on(self, argument, param: cst.Param) -> bool:
+        """`argument` is `param` itself, read inside its own function and bound there to
+        nothing else."""
+        if not isinstance(argument, cst.Name) or argument.value != param.name.value:
+            return False
+        values, aug_values = self.flow.name_values(argument)
+        return not aug_values and bool(values) and all(statement is param for _, statement in values)
 
 
 def _bound_names(statement) -> set:

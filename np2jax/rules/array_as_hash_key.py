@@ -50,6 +50,10 @@ NOT_ELEMENT = ("left as it is: give the key as Python numbers (`.item()` for one
 TUPLES = ("left as it is: its members are tuples of the array's elements, 0-d JAX arrays, "
           "which do not hash; give them as Python numbers (`map(tuple, x.tolist())`, "
           "`zip(*(i.tolist() for i in ...))`)")
+HELD = ("left as it is: it holds elements of a JAX array, 0-d JAX arrays, which do not "
+        "hash; make them Python numbers where they are taken (`y[i].item()`, `x.tolist()`)")
+MAY_BE = ("left as it is: `{name}` may be a JAX array (one of its bindings, or what a caller "
+          "passes for it, is one); key with Python numbers (`int(...)`, `.item()`)")
 LOOP = ("left as it is: `{name}` is a 0-d JAX array at each turn of the loop over `{array}`; "
         "iterate over `{array}.tolist()` if the loop's other uses of it compute the same on "
         "Python numbers, or key with `{name}.item()`")
@@ -160,6 +164,37 @@ class ArrayAsHashKey(Rule):
         array = self._iterated(value)
         if array is not None:
             yield self._fix(array, consumer, _tolist, TOLIST)
+            return
+        held = self._held(value)
+        if held is not None:  # Counter(labels), labels = [y[i] for i in nearest]
+            yield self.report(value, requires=self.flow.jax_refs(held), argument=code_of(value),
+                              consumer=consumer, outcome=HELD)
+
+    def _held(self, value, depth: int = 0) -> cst.BaseExpression | None:
+        """A JAX value among the items of `value`: a list, tuple or comprehension holding
+        one (`[y[i] for i in idx]`), `list(x)`/`tuple(x)`/`sorted(x)` of a JAX array, or a
+        name bound once to one of those."""
+        flow = self.flow
+        if depth > 3:
+            return None
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return value.elt if flow.jax_typed(value.elt) else None
+        if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            return next((e.value for e in value.elements
+                         if isinstance(e, cst.Element) and flow.jax_typed(e.value)), None)
+        if isinstance(value, cst.Call) and self._builtin(value.func) in PASS_THROUGH:
+            positional = _positional(value)
+            if len(positional) == 1 and isinstance(positional[0], cst.Name):
+                loop = self._loop_over_array(positional[0])  # tuple(row), for row in pts
+                if loop is not None:
+                    return loop
+            return self._iterated(value)
+        if isinstance(value, cst.Name):
+            values, aug_values = flow.name_values(value)
+            values = flow.live_bindings(value, values)
+            if len(values) == 1 and not aug_values and isinstance(values[0][0], cst.CSTNode):
+                return self._held(values[0][0], depth + 1)
+        return None
 
     def _iterated(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
         """The JAX array whose members `value` gives, one by one: the value itself, or the
@@ -267,7 +302,8 @@ class ArrayAsHashKey(Rule):
             if not isinstance(func, cst.Attribute) or not _positional(call):
                 continue
             kind = flow.container_type(func.value)
-            family = "dict" if kind in DICTS else "set" if kind in SETS else None
+            family = "dict" if kind in DICTS or func.attr.value == "setdefault" \
+                else "set" if kind in SETS else None  # only dicts have setdefault
             if family is not None and func.attr.value in KEY_METHODS[family]:
                 yield _positional(call)[0], MEMBER
         for display in self.analysis.nodes(cst.Dict) + self.analysis.nodes(cst.Set):
@@ -315,7 +351,8 @@ class ArrayAsHashKey(Rule):
                 self.done.add(comprehension)
                 yield from self._comprehension(comprehension, key, consumer)
             return
-        if flow.jax_typed(key):
+        loop = self._loop_over_array(key) if isinstance(key, cst.Name) else None
+        if flow.jax_typed(key) and loop is None:
             if self._element_of_array(key):
                 yield self._fix(key, consumer, _item, ITEM)
             else:
@@ -323,12 +360,35 @@ class ArrayAsHashKey(Rule):
                                   consumer=consumer, outcome=NOT_ELEMENT)
             return
         if isinstance(key, cst.Name):
-            loop = self._loop_over_array(key)
             if loop is not None and loop not in self.done:
                 self.done.add(loop)  # once for the loop
                 yield self.report(key, requires=flow.jax_refs(loop), argument=code_of(key),
                                   consumer=consumer,
                                   outcome=LOOP.format(name=key.value, array=code_of(loop)))
+                return
+            if loop is not None:
+                return
+            held = self._held(key)
+            if held is not None:  # key = tuple(row), row a JAX array's row
+                yield self.report(key, requires=flow.jax_refs(held), argument=code_of(key),
+                                  consumer=consumer, outcome=HELD)
+                return
+            requires = self._may_be_jax(key)
+            if requires:  # state = 0, later state = table[state, 0]; a helper's parameter
+                yield self.report(key, requires=requires, argument=code_of(key),
+                                  consumer=consumer, outcome=MAY_BE.format(name=key.value))
+
+    def _may_be_jax(self, name: cst.Name) -> tuple:
+        """The converted references by which `name` may be a JAX array: one of its live
+        bindings is one, or some call of its function passes one for it."""
+        flow = self.flow
+        if flow.parameter_may_be_jax(name):
+            return flow.parameter_may_be_jax(name)
+        values, _ = flow.name_values(name)
+        for value, _statement in flow.live_bindings(name, values):
+            if isinstance(value, cst.CSTNode) and flow.jax_typed(value):
+                return flow.jax_refs(value)
+        return ()
 
     def _comprehension_of(self, name: cst.Name):
         """The comprehension whose `for` binds `name`, or None."""

@@ -206,6 +206,11 @@ class ArrayScalarAsPythonValue(Rule):
         if isinstance(value, (cst.ListComp, cst.GeneratorExp)):  # [a[:k].mean() for k in ...]
             yield from self._leaves(value.elt, depth + 1)
             return
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+                and value.func.value in ("sorted", "list", "tuple") and len(value.args) == 1 \
+                and self.analysis.qualified_names(value.func) == {f"builtins.{value.func.value}"}:
+            yield value.args[0].value  # sorted(a): a list of a's elements, each a JAX array
+            return
         if isinstance(value, cst.Dict):
             for element in value.elements:
                 if isinstance(element, cst.DictElement):

@@ -22,7 +22,7 @@ from np2jax.syntax import code_of
 INT32_LIMIT = 2**31
 FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tolerances vanish
 FLOAT32_OFFSET = 2**20  # float32 steps here are 1/8: times and dates lose their fractions
-SCALE = 2**16  # integer data times this passes 2**31 once the data passes 32768
+SCALE = 1000  # a unit change (s to ms, ms to us): data past 2.1 million passes 2**31
 ACCUMULATING = frozenset({"sum", "prod", "cumsum", "cumprod", "dot", "matmul", "trace",
                           "nansum", "nanprod", "nancumsum", "nancumprod", "einsum"})
 TF32 = ("JAX multiplies float32 matrices on NVIDIA GPUs in TF32 by default (inputs rounded "
@@ -255,8 +255,8 @@ class Float64Dependent(Rule):
 
     def _scaled_integers(self):
         """`x * 1_000_000` (either side) where `x` is a JAX array once converted, of integer
-        data or of unknown type: the constant at least 2**16, so that data past 32768 passes
-        2**31 (plain Python integers never wrap)."""
+        data or of unknown type: the constant at least 1000, a unit change (Unix seconds in
+        milliseconds pass 2**31; plain Python integers never wrap)."""
         dtype_of = self.analysis.dtypes.dtype_of
         jax_typed = self.analysis.dataflow.jax_typed
         for operation in self.analysis.nodes(cst.BinaryOperation):

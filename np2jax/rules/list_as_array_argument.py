@@ -158,6 +158,20 @@ class ListAsArrayArgument(Rule):
                 yield self._wrap(index, None)
             else:
                 yield self.report(index, where="used as an index", argument=code_of(index))
+        # `X[idx]`, idx a list the module builds (`idx.append(...)`), X a JAX array: NumPy
+        # indexes with the list as with an array of it, JAX refuses a list
+        dataflow, sequences, parents = self.analysis.dataflow, self.analysis.sequences, self.analysis.parents
+        for subscript in self.analysis.nodes(cst.Subscript):
+            if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+                continue
+            index = subscript.slice[0].slice.value
+            parent = parents.get(subscript)
+            if not isinstance(index, (cst.Name, cst.Attribute)) \
+                    or isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) \
+                    or self._parameter_read(index) or sequences.kind(index) != SEQUENCE \
+                    or not dataflow.jax_typed(subscript.value):
+                continue
+            yield self._wrap(index, None, "asarray", requires=dataflow.jax_refs(subscript.value))
 
     def _wrap_items(self, value: cst.BaseExpression, ref):
         """`np.concatenate(rows)`, rows a list of lists: `[jnp.asarray(part) for part in
