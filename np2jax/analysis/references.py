@@ -470,6 +470,9 @@ OMITTED = "<omitted>"
 # The proof's edge values that data may hold whatever its shape (np2jax.apiproof.variant):
 # a call whose JAX version differs for one stays on NumPy. The shape edges (0-d, empty,
 # another ndim) do not keep a call: planning sees no shapes, and most of those raise in JAX.
+# Nor does the data scaled near zero ("tiny"): scaling also makes counts and probabilities
+# no longer integers (scipy.stats.binom.pmf), so its verdicts mix other differences in;
+# they are recorded, and complex data near zero is part of the complex dtypes' verdicts.
 VALUE_EDGES = {"nan": "NaN", "inf": "infinities", "ties": "ties (equal values)",
                "negative-zero": "-0.0"}
 # a Python number given for a data argument: NumPy's result once it is NumPy's 64-bit

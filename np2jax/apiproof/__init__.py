@@ -10,7 +10,8 @@ Developer tool, never imported by the converter at run time:
 For every callable of rules/api/numpy_jax.json with a JAX counterpart, a base call is made
 from the signatures (and rules/api/proof_grid.toml where they cannot say what an argument
 is), then varied: its data arguments cast to each dtype of the grid and given edge values
-(NaN, inf, empty, 0-d, another ndim, ties, -0.0), and every parameter JAX's version has
+(NaN, inf, empty, 0-d, another ndim, ties, -0.0, values near zero: TINY), and every
+parameter JAX's version has
 given each value of the grid, the signatures' defaults included. Each variant runs under
 NumPy/SciPy and under JAX (64-bit on: the converted code keeps NumPy's dtypes), and gets a
 verdict: `same` (same values within a dtype-aware tolerance, same dtype, shape and

@@ -7,7 +7,7 @@ import importlib
 import math
 from typing import Any
 
-from np2jax.apiproof.verdicts import MISSING
+from np2jax.apiproof.verdicts import MISSING, TINY, TINY_EDGE
 
 
 def resolve(dotted: str) -> Any:
@@ -86,8 +86,12 @@ class Samples:
 
 
 def variant(array, dtype: str | None, edge: str | None, np):
-    """`array` (a data sample) cast to `dtype` or given the edge value `edge`."""
+    """`array` (a data sample) cast to `dtype` or given the edge value `edge`; both for
+    the tiny edge (TINY_EDGE: complex data near zero)."""
     a = np.array(array, copy=True)
+    if dtype is not None and edge == TINY_EDGE:
+        cast = variant(a, dtype, None, np)
+        return cast * TINY if cast.dtype.kind in "fc" else cast
     if dtype is not None:
         real = np.nan_to_num(a.real.astype(np.float64)) if a.dtype.kind in "fc" else a.astype(np.float64)
         if dtype in ("float64", "float32", "float16"):
@@ -116,8 +120,10 @@ def variant(array, dtype: str | None, edge: str | None, np):
         raise ValueError(dtype)
     if edge is None:
         return a
-    if edge in ("nan", "inf", "negative-zero") and a.dtype.kind not in "fc":
+    if edge in ("nan", "inf", "negative-zero", TINY_EDGE) and a.dtype.kind not in "fc":
         a = a.astype(np.float64)
+    if edge == TINY_EDGE:
+        return a * TINY
     flat = a.reshape(-1)
     if edge == "nan":
         flat[min(1, flat.size - 1)] = np.nan
@@ -194,8 +200,8 @@ class Context:
                     self.first_shape = changed.shape
             elif array.shape == self.first_sample_shape and self.edge in ("empty", "0-d", "ndim"):
                 changed = variant(array, self.dtype, self.edge, np)
-            else:
-                changed = variant(array, self.dtype, None, np)
+            else:  # near zero, every data argument is (the other edges mark the first)
+                changed = variant(array, self.dtype, self.edge if self.edge == TINY_EDGE else None, np)
             if changed is None:
                 self.failed = True
                 return array

@@ -50,9 +50,10 @@ def _unchanged(before, after, np) -> bool:
 
 
 def run_both(np_fn, jax_fn, np_args, np_kwargs, jax_args, jax_kwargs, then, env,
-             values: bool = True, weak: bool = False) -> str:
+             values: bool = True, weak: bool = False, floor: float = 1.0) -> str:
     """One verdict: same, raises (both), numpy raises: what (JAX returns), or differs: why.
-    weak: a weakly typed JAX result differs too (NumPy's results never are)."""
+    weak: a weakly typed JAX result differs too (NumPy's results never are); floor: the
+    least magnitude the absolute tolerance scales with (TINY for data near zero)."""
     np, jax = env["np"], env["jax"]
     before = _snapshot((np_args, np_kwargs), np)
     try:
@@ -94,7 +95,7 @@ def run_both(np_fn, jax_fn, np_args, np_kwargs, jax_args, jax_kwargs, then, env,
     if not _unchanged(before, (np_args, np_kwargs), np):
         return f"{DIFFERS}: NumPy writes into its argument"
     try:
-        problem = compare(expected, got, np, values=values)
+        problem = compare(expected, got, np, values=values, floor=floor)
     except Exception as exc:  # noqa: BLE001
         problem = f"cannot compare: {short(exc)}"
     if problem is None and weak and weakly_typed:
@@ -148,10 +149,12 @@ def _kind(value) -> str:
     return type(value).__name__
 
 
-def compare(expected, got, np, where: str = "", values: bool = True) -> str | None:
+def compare(expected, got, np, where: str = "", values: bool = True,
+            floor: float = 1.0) -> str | None:
     """None when `got` (JAX's result, its arrays brought to the host) is NumPy's `expected`;
     `values=False` compares dtypes, shapes and structure only (np.empty's values are
-    whatever memory held)."""
+    whatever memory held); the absolute tolerance scales with the result's magnitude, not
+    below `floor`."""
     at = f" (item {where})" if where else ""
     if isinstance(expected, (tuple, list)):
         if not isinstance(got, (tuple, list)):
@@ -161,7 +164,7 @@ def compare(expected, got, np, where: str = "", values: bool = True) -> str | No
         fields = getattr(expected, "_fields", None)
         if fields and tuple(getattr(got, "_fields", ())) != tuple(fields):
             return f"fields {getattr(got, '_fields', None)} where NumPy has {tuple(fields)}{at}"
-        problems = [compare(e, g, np, f"{where}.{index}" if where else str(index), values)
+        problems = [compare(e, g, np, f"{where}.{index}" if where else str(index), values, floor)
                     for index, (e, g) in enumerate(zip(expected, got))]
         # a difference in the sign of zeros only after every item's values are compared
         problems.sort(key=lambda problem: problem is not None and problem.startswith(
@@ -176,7 +179,7 @@ def compare(expected, got, np, where: str = "", values: bool = True) -> str | No
         g = got.array if isinstance(got, HostArray) else got
         if not isinstance(g, numeric):
             return f"a {_kind(got)} where NumPy gives an array{at}"
-        return _compare_arrays(np.asarray(expected), np.asarray(g), np, at, values)
+        return _compare_arrays(np.asarray(expected), np.asarray(g), np, at, values, floor)
     if isinstance(got, HostArray):
         return f"an array where NumPy gives a {_kind(expected)}{at}"
     if isinstance(expected, (str, bytes, np.dtype, type)):
@@ -205,7 +208,7 @@ def _compare_objects(expected, got, np, at) -> str | None:
     return None if compared else f"cannot compare a {type(expected).__name__}{at}"
 
 
-def _compare_arrays(a, b, np, at, values: bool = True) -> str | None:
+def _compare_arrays(a, b, np, at, values: bool = True, floor: float = 1.0) -> str | None:
     if a.dtype != b.dtype:
         return f"dtype {b.dtype} where NumPy gives {a.dtype}{at}"
     if a.shape != b.shape:
@@ -236,7 +239,7 @@ def _compare_arrays(a, b, np, at, values: bool = True) -> str | None:
         finite = np.isfinite(x) & np.isfinite(y)
         if not finite.any():
             continue
-        scale = max(1.0, float(np.max(np.abs(x[finite]))))
+        scale = max(floor, float(np.max(np.abs(x[finite]))))
         err = np.abs(x[finite] - y[finite])
         if np.any(err > atol * scale + rtol * np.abs(x[finite])):
             rel = float(np.max(err / np.maximum(np.abs(x[finite]), 1e-300)))

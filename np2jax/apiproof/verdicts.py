@@ -27,6 +27,13 @@ CALLABLE_TIMEOUT_S = 900  # all the runs of one callable, enforced by killing it
 TASKS_PER_WORKER = 40
 # (rtol, atol) by the precision of NumPy's result; atol scales with the result's magnitude.
 TOLERANCES = {"float64": (1e-9, 1e-12), "float32": (2e-5, 1e-6), "float16": (2e-3, 1e-3)}
+# The "tiny" edge: the data scaled by TINY (values near zero, normal numbers, not subnormal
+# ones), its results compared by their own magnitude (atol scales with it below 1 too):
+# JAX's complex sinh and cosh lose relative accuracy there (sinh(1e-10+1e-10j)), which
+# complex-step derivatives divide out. Complex dtypes are run at that scale too.
+TINY = 1e-9
+TINY_EDGE = "tiny"
+NEAR_ZERO = "for values near zero (|x| about 1e-9)"
 # A Python number given for a data argument, and the narrow dtype of the data beside it
 # (Prover.prove_python_numbers). AS_ARRAY: the verdict where JAX gives NumPy's result once
 # the number is the 64-bit array NumPy makes of it (jnp.asarray(300, dtype=int));

@@ -138,10 +138,16 @@ def test_python_numbers_are_in_the_table(proof, name, parameter, case, expected)
     ("numpy.convolve", "int64", "differs"),
     ("numpy.add.accumulate", "uint8", "differs"),
     ("numpy.sum", "int16", "same"),
+    # complex data is run near zero too: JAX's complex sinh loses relative accuracy there
+    # (a complex-step derivative divides it out), NumPy's complex log1p does
+    ("numpy.sinh", "complex128", "differs: " + apiproof.NEAR_ZERO),
+    ("numpy.log1p", "complex128", "differs: " + apiproof.NEAR_ZERO),
+    ("numpy.sin", "complex128", "same"),
 ])
 def test_dtype_verdicts_are_in_the_table(proof, name, dtype, expected):
     verdict = proof["callables"][name]["dtypes"][dtype]
-    assert verdict == expected or verdict.split(":")[0] == expected, verdict
+    assert verdict == expected or verdict.split(":")[0] == expected \
+        or verdict.startswith(expected + ","), verdict
 
 
 @pytest.mark.parametrize("name, option, dtype, expected", [
@@ -290,8 +296,8 @@ def tiny_run(tmp_path_factory):
     grid cut to two dtypes and one edge value: what it writes, and what it prints."""
     folder = tmp_path_factory.mktemp("tiny")
     grid = (ROOT / "rules" / "api" / "proof_grid.toml").read_text()
-    grid = grid.replace('edges = ["nan", "inf", "empty", "0-d", "ndim", "ties", "negative-zero"]',
-                        'edges = ["nan"]', 1)
+    start = grid.index("edges = [")
+    grid = grid[:start] + 'edges = ["nan"]' + grid[grid.index("]", start) + 1:]
     start = grid.index("dtypes = [")
     end = grid.index("]", start) + 1
     grid = grid[:start] + 'dtypes = ["float64", "int64"]' + grid[end:]
