@@ -145,11 +145,15 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
     converted = text  # libcst gives the text back unchanged: no code generation for it
     # the entries of functions kept on NumPy, and the helper they and the islands read with
     edges = _kept_edges(analysis, bool(applied), bool(islands.as_numpy))
-    if (applied or edges) and rewrite:
+    # an island's copies stand alone too: a module converting nothing of its own may still
+    # be given JAX arrays by another module's converted function (`obj.view(cls)` of one);
+    # not in a module whose functions an earlier conversion kept (its output converted
+    # again: their entries read JAX arrays already)
+    copies = _copies(analysis, islands)
+    if (applied or edges or copies and not analysis.kept_functions) and rewrite:
         from np2jax.rewrite import apply_fixes  # only conversions pay for the rewrite machinery
 
-        converted = apply_fixes(analysis, applied + _copies(analysis, islands) + edges,
-                                config.x64).code
+        converted = apply_fixes(analysis, applied + copies + edges, config.x64).code
         _check_parses(converted, text, path)
     elif applied or (edges and edits):  # check: what convert would do, said as such (and each fix's edit)
         kept = _as_fixable(kept, applied, analysis, edits, islands, edges)

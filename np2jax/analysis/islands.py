@@ -319,7 +319,9 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
             for node in _site_nodes(analysis, site):
                 sentences.setdefault(node, sentence)
     for site in converted:
-        if finder.root_keys(site.target) & all_keys:
+        # a write into the island, or into a copy of it (`new = grid.copy()`: NumPy's copy
+        # of a NumPy array, which has no `.at`), stays as written
+        if finder.root_keys(site.target) & all_keys or finder.copy_of(site.target, all_keys):
             drops.add(site.drop)
     reads = []
     for site in sites:
@@ -433,6 +435,33 @@ class _Reach:
             return {("attr", target.attr.value)}
         return set()
 
+    def copy_of(self, target, keys: set) -> bool:
+        """Whether the name a converted write rebinds is bound only to copies of values the
+        island keeps (`new = grid.copy()`, `np.copy(grid)`), `keys` being the island's."""
+        while isinstance(target, cst.Subscript):
+            target = target.value
+        if not isinstance(target, cst.Name) or not keys:
+            return False
+        values, aug_values = self.flow.name_values(target)
+        if aug_values or not values:
+            return False
+        for value, _statement in values:
+            source, copies = value, 0
+            while isinstance(source, cst.Call):  # np.array(grid.copy()): a conversion's output
+                func = source.func
+                ref = self.analysis.ref_of_call(source)
+                if isinstance(func, cst.Attribute) and func.attr.value == "copy" and not source.args:
+                    source = func.value
+                elif ref is not None and ref.qualname in ("numpy.copy", "numpy.array") \
+                        and len(source.args) == 1 and source.args[0].keyword is None:
+                    source = source.args[0].value
+                else:
+                    return False
+                copies += 1
+            if not copies or not self.root_keys(source) & keys:
+                return False
+        return True
+
     def _note(self, text: str) -> None:
         if text not in self._current.notes:
             self._current.notes.append(text)
@@ -502,6 +531,7 @@ class _Reach:
         for value, statement in values:
             self._binding(node.value, value, statement, scope, depth)
         self._stored_into(node.value, scope, depth)
+        self._views_taken(node.value, scope)
         if scope is not None and getattr(scope, "globals", None) is scope:
             # a module global: the functions declaring it `global` bind it too
             for (other, bound), others in list(self.collector.bindings.items()):
@@ -511,6 +541,20 @@ class _Reach:
                     for value, statement in others:
                         if value != "global":
                             self._binding(node.value, value, statement, other, depth)
+
+    def _views_taken(self, name: str, scope) -> None:
+        """A NumPy view function given the island's array (`d = np.diagonal(t)`) stays NumPy:
+        its result shares the array's memory and sees its writes, where JAX's is a copy."""
+        if scope is None or name not in scope.accesses:
+            return
+        for access in scope.accesses[name]:
+            arg = self.parents.get(access.node)
+            call = self.parents.get(arg)
+            if isinstance(arg, cst.Arg) and arg.keyword is None and isinstance(call, cst.Call) \
+                    and call.args and call.args[0] is arg:
+                ref = self.analysis.ref_of_call(call)
+                if ref is not None and ref.qualname in self.flow.view_functions:
+                    self._keep(ref)
 
     def _stored_into(self, name: str, scope, depth: int) -> None:
         """The values stored into the container `name` holds (`_CACHE[n] = np.arange(n)`,
