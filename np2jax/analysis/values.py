@@ -272,7 +272,7 @@ class Values:
         return False
 
     def _name_holds_string(self, node: cst.Name, depth: int, seen: frozenset) -> bool:
-        iterated = self._comprehension_iter(node)
+        iterated = self.comprehension_iter(node)
         if iterated is not None:
             return self.holds_string(iterated, depth, seen)
         scope, values, aug_values = self.name_bindings(node)
@@ -293,7 +293,7 @@ class Values:
             return any(self.holds_string(v, depth, seen) for v in self._appended(scope, node.value))
         return False
 
-    def _comprehension_iter(self, name: cst.Name):
+    def comprehension_iter(self, name: cst.Name):
         """What a comprehension's own variable `name` iterates over (`w` in `[w.upper() for w
         in WORDS]`: WORDS), or None when `name` is no comprehension's variable."""
         node = self.parents.get(name)
@@ -1363,6 +1363,9 @@ class _JaxTyping:
                     return items
             return self.of(value.value)
         if isinstance(value, cst.Name):
+            iterated = flow.comprehension_iter(value)
+            if iterated is not None:  # `[r.is_integer() for r in x]`: x's elements, or rows
+                return self.of(iterated)
             values, _ = flow.name_values(value)
             return self._all_bindings(value.value, flow.live_bindings(value, flow.reaching_bindings(value, values)))
         return no

@@ -105,30 +105,13 @@ class ArrayScalarAsPythonValue(Rule):
                           reason=_TYPE_CHECK.format(why=why, subject=code_of(subject)))
 
     def _jax(self, subject) -> tuple:
-        """The converted references that make `subject` a JAX array, or that some call of
-        its function passes one for it (show(x.mean()) beside show(len(x))), or that make
-        the array whose elements a loop or comprehension binds it to (`for v in x`); else ()."""
+        """The converted references that make `subject` a JAX array (a loop's or a
+        comprehension's variable over one too), or by which some call of its function
+        passes one for it (show(x.mean()) beside show(len(x))); else ()."""
         flow = self.analysis.dataflow
         if flow.jax_typed(subject):
             return flow.jax_refs(subject)
-        if not isinstance(subject, cst.Name):
-            return ()
-        if flow.parameter_may_be_jax(subject):
-            return flow.parameter_may_be_jax(subject)
-        node = self.analysis.parents.get(subject)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-                clause = node.for_in
-                while clause is not None:
-                    if isinstance(clause.target, cst.Name) and clause.target.value == subject.value:
-                        return flow.jax_refs(clause.iter) if flow.jax_typed(clause.iter) else ()
-                    clause = clause.inner_for_in
-            node = self.analysis.parents.get(node)
-        values, _ = flow.name_values(subject)
-        loops = [s for _, s in values if isinstance(s, cst.For) and isinstance(s.target, cst.Name)]
-        if values and len(loops) == len(values) and all(flow.jax_typed(loop.iter) for loop in loops):
-            return tuple(r for loop in loops for r in flow.jax_refs(loop.iter))
-        return ()
+        return flow.parameter_may_be_jax(subject)
 
     def _builtin(self, call: cst.Call, name: str) -> bool:
         return isinstance(call.func, cst.Name) and call.func.value == name and len(call.args) == 1 \
