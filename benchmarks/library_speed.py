@@ -246,6 +246,31 @@ HOT: dict[str, list[Hot]] = {
             lambda r: [tuple(1.0 + r.normal(size=1000) * 10.0 ** -k for k in (2, 3, 4))
                        for _ in range(BATCH)], f"{BATCH} calls of 1000 estimates"),
     ],
+    # fuzzy logic: membership functions over a universe, and defuzzification of a set
+    "scikit-fuzzy": [
+        Hot("skfuzzy.membership.generatemf", "trimf",
+            lambda r: [(np.linspace(0.0, 10.0, 2001), np.sort(r.uniform(0.0, 10.0, 3)))
+                       for _ in range(BATCH)], f"{BATCH} triangles on 2001 points"),
+        Hot("skfuzzy.membership.generatemf", "gaussmf",
+            lambda r: [(np.linspace(0.0, 10.0, 2001), r.uniform(2.0, 8.0), r.uniform(0.5, 2.0))
+                       for _ in range(BATCH)], f"{BATCH} Gaussians on 2001 points"),
+        Hot("skfuzzy.defuzzify.defuzz", "centroid",
+            lambda r: [(np.linspace(0.0, 10.0, 2001), np.exp(-(np.linspace(0.0, 10.0, 2001)
+                                                               - r.uniform(2.0, 8.0)) ** 2))
+                       for _ in range(BATCH)], f"{BATCH} sets of 2001 points"),
+    ],
+    # attitude estimation: quaternion algebra, one quaternion or rotation a call
+    "ahrs": [
+        Hot("ahrs.common.orientation", "q2R", lambda r: [(q,) for q in _unit_quaternions(r, BATCH)],
+            f"{BATCH} quaternions"),
+        Hot("ahrs.common.orientation", "q_prod",
+            lambda r: list(zip(_unit_quaternions(r, BATCH), _unit_quaternions(r, BATCH))),
+            f"{BATCH} products"),
+        Hot("ahrs.common.orientation", "dcm2quat", lambda r: [(m,) for m in _rotations(r, BATCH)],
+            f"{BATCH} 3x3"),
+        Hot("ahrs.common.orientation", "q2euler",
+            lambda r: [(q,) for q in _unit_quaternions(r, BATCH)], f"{BATCH} quaternions"),
+    ],
 }
 
 

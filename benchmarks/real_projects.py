@@ -102,6 +102,13 @@ PROJECTS = [
     # (its tests/pytest.ini is not valid ini: the run reads pyproject.toml instead)
     Project("numdifftools", "0.11.2", "src/numdifftools",
             ["src/numdifftools/tests"], pytest_options=["-c", "pyproject.toml"]),
+    # fuzzy logic: membership functions, defuzzification, fuzzy c-means, fuzzy control
+    # systems (networkx, installed aside on PYTHONPATH); its pyproject's addopts
+    # (--maxfail=1 --failed-first) are cleared
+    Project("scikit-fuzzy", "0.5.0", "skfuzzy", ["skfuzzy"], pytest_options=["-o", "addopts="]),
+    # attitude and heading estimation: quaternions, rotation matrices, AHRS filters
+    # (Madgwick, Mahony, EKF, ...), WGS84 and magnetic models; NumPy only
+    Project("ahrs", "0.4.0", "ahrs", ["tests"]),
     # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
     # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]
@@ -114,13 +121,15 @@ def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 def fetch(project: Project, sdists: Path) -> Path:
     spec = f"{project.name}=={project.version}"
-    existing = [p for p in sdists.glob(f"{project.name}-{project.version}.*")]
+    # newer sdists spell the name normalized (scikit_fuzzy-0.5.0.tar.gz)
+    names = {project.name, project.name.replace("-", "_")}
+    existing = [p for n in sorted(names) for p in sdists.glob(f"{n}-{project.version}.*")]
     if not existing:
         # pip prepares the sdist's metadata in an isolated build environment (some
         # sdists need build tools, such as versioneer, that this venv lacks)
         done = run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:",
                     "--no-deps", spec, "-d", str(sdists)])
-        existing = [p for p in sdists.glob(f"{project.name}-{project.version}.*")]
+        existing = [p for n in sorted(names) for p in sdists.glob(f"{n}-{project.version}.*")]
         if not existing:
             raise SystemExit(f"{spec}: download failed: {done.stderr.strip()[-300:]}")
     return existing[0]

@@ -80,7 +80,9 @@ class Collector(Walker):
         # what shows that values JAX cannot hold may reach the module's NumPy calls:
         # (node, "imports `decimal.Decimal`"), in source order
         self.object_values: list[tuple[cst.CSTNode, str]] = []
-        self.datetime_calls: list[cst.Call] = []  # of object_values: those making dates or times
+        # of object_values, the calls making dates, times or masked arrays -> which of them:
+        # followed to the functions holding them (analysis.foreign_arrays)
+        self.foreign_calls: dict[cst.Call, str] = {}
 
     # imports: names bound by them are not references
     def visit_Import(self, node: cst.Import) -> bool:
@@ -311,7 +313,10 @@ class Collector(Walker):
             self.object_values.append((node, "makes a structured array (`" + code_of(node) + "`)"))
         elif _makes_datetimes(node):
             self.object_values.append((node, "makes dates or times (`" + code_of(node) + "`)"))
-            self.datetime_calls.append(node)
+            self.foreign_calls[node] = "dates or times"
+        elif any(n.name.startswith("numpy.ma.") for n in self._names_of(func)):
+            self.object_values.append((node, "makes a masked array (`" + code_of(node) + "`)"))
+            self.foreign_calls[node] = "masked arrays"
         if isinstance(func, cst.Name) and func.value in DYNAMIC_CALLS:
             read = self._globals_read(node) if func.value == "globals" else None
             if read is None:
@@ -323,7 +328,9 @@ class Collector(Walker):
                 self.jax_calls[node] = "numpy." + name.name[len("jax.numpy."):]
         if not isinstance(func, cst.Attribute) or node in self.jax_calls:
             return  # jnp.clip(x, 0, 1) is a function of JAX's, not the method x.clip(0, 1, out)
-        if func.attr.value == "shuffle" and not self.is_api(func.value):
+        if func.attr.value == "shuffle" and not (
+                isinstance(func.value, (cst.Name, cst.Attribute)) and self.is_api(func.value)):
+            # a generator's (`np.random.default_rng(0).shuffle(x)` too); np.random.shuffle is a ref
             self.shuffle_calls.append(node)
         method = func.attr.value
         # NumPy's in-place methods return None: a call whose result is used is something else

@@ -164,8 +164,7 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
     flow = analysis.dataflow
     line = flow.expression_statement_line
     sites = []
-    shared_items = {id(fact.node) for fact in analysis.aug_assigns
-                    if isinstance(fact.node.target, cst.Subscript) and fact.shared_because}
+    shared_items = _shared_items(analysis)
     for write in analysis.subscript_writes:
         if write.base_kind == CONTAINER and id(write.statement) in shared_items:
             # `kwargs["x"] += 1` left as it was (NJ203): NumPy updates the array the item
@@ -250,6 +249,13 @@ def write_sites(analysis: ModuleFacts) -> list[WriteSite]:
     return sites
 
 
+def _shared_items(analysis: ModuleFacts) -> set:
+    """id of each `d[k] += v` left as it was (NJ203) because the container's item may be an
+    array other names hold: NumPy updates that array, where JAX would replace the item."""
+    return {id(fact.node) for fact in analysis.aug_assigns
+            if isinstance(fact.node.target, cst.Subscript) and fact.shared_because}
+
+
 def _numpy_only_arguments(analysis: ModuleFacts):
     """(call, argument) of the calls left on NumPy that need a NumPy array there: the
     array `np.nditer(a, op_flags=["readwrite"])` writes into, and what a NumPy function
@@ -324,10 +330,14 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
         if finder.root_keys(site.target) & all_keys or finder.copy_of(site.target, all_keys):
             drops.add(site.drop)
     reads = []
+    shared_items = _shared_items(analysis)
     for site in sites:
         value = getattr(site.node, "value", None)
-        if isinstance(site.node, cst.AugAssign) and not isinstance(site.target, cst.Subscript) \
-                and finder.root_keys(site.target) & all_keys \
+        # `a -= v`, `params[k] -= v` on a NumPy array with a JAX `v`: NumPy's in-place
+        # operator declines JAX's operand and Python rebinds to a new JAX array (a dict's
+        # item replaced), which the array's other names do not see: v is read as NumPy
+        if isinstance(site.node, cst.AugAssign) and finder.root_keys(site.target) & all_keys \
+                and (not isinstance(site.target, cst.Subscript) or id(site.node) in shared_items) \
                 and value not in reads and _may_be_jax(analysis.dataflow, finder, value, all_keys):
             ref = analysis.ref_of_call(value) if isinstance(value, cst.Call) else None
             if ref is not None and ref.qualname in ("numpy.asarray", "numpy.array"):
@@ -666,11 +676,11 @@ class _Reach:
         positional = [*function.params.posonly_params, *function.params.params]
         position = positional.index(param) if param in positional else None
         cls = self.flow.enclosing(function, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
-        if param.star and isinstance(cls, cst.ClassDef):
+        if param.star == "*" and isinstance(cls, cst.ClassDef):
             self._note(f"the callers of `{name}` pass `{name_of}` through `*`")
             return
         if isinstance(cls, cst.ClassDef):
-            self._method_callers(function, name, name_of, position, depth)
+            self._method_callers(function, name, param, position, depth)
             return
         scope = self.flow.scopes.get(function)
         # a nested function kept on NumPy: its callers in the function around it are
@@ -734,9 +744,9 @@ class _Reach:
             return call
         return None
 
-    def _method_callers(self, function, name, param, position, depth) -> None:
+    def _method_callers(self, function, name, param: cst.Param, position, depth) -> None:
         """`obj.name(arg)` anywhere in the module, for a method (self is not passed); for
-        `__init__`, the calls of the class too."""
+        `__init__`, the calls of the class too; into `**kwargs`, the keywords it takes."""
         if position is not None and not any(
                 isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
                 for d in function.decorators):
@@ -749,7 +759,11 @@ class _Reach:
             if (isinstance(func, cst.Attribute) and func.attr.value == name) or (
                     name == "__init__" and isinstance(func, cst.Name) and cls is not None
                     and func.value == cls.name.value):
-                self._reach(argument_for(call, position, param), depth)
+                if param.star == "**":
+                    for value in self._star_arguments(call, function, param):
+                        self._reach(value, depth)
+                else:
+                    self._reach(argument_for(call, position, param.name.value), depth)
         self._note(f"callers of the method `{name}` np2jax cannot see must pass NumPy arrays")
 
     def _attribute(self, attr: str, depth: int) -> None:
@@ -825,6 +839,8 @@ class _Reach:
                 self._keep(ref)
                 if call.args:
                     self._reach(call.args[0].value, depth)
+            elif not ref.converted:
+                return  # stays NumPy: a new NumPy array, even of JAX arguments
             elif flow.value_kind(call) == ARRAY:
                 self._copy(call)
             else:
@@ -855,7 +871,7 @@ class _Reach:
             if self._fresh_result(function):
                 self._copy(call)
                 return
-            returned = _returned(function)
+            returned = _returned(function) or _yielded(function)
             if not returned:
                 self._note(f"what `{function.name.value}` returns is not followed")
                 return
@@ -874,6 +890,8 @@ class _Reach:
                 elif method == "copy" and not call.args and self._may_hold_jax(func.value):
                     self._current.as_numpy.append(func.value)
                 return
+            if method in ("get", "pop", "setdefault") and len(call.args) > 1:
+                self._reach(call.args[1].value, depth)  # kwargs.get("P", np.identity(3))
             self._reach(func.value, depth)  # x.reshape(...), x.view(): a view of x
         elif isinstance(func, cst.Name) and flow.value_kind(call) != CONTAINER \
                 and flow.jax_typed(call):
@@ -979,6 +997,14 @@ def _returned(function: cst.FunctionDef, exact: bool = False) -> list:
         if any(v is None for v in values) or not always_leaves(function.body.body):
             return []
     return [v for v in values if v is not None]
+
+
+def _yielded(function: cst.FunctionDef) -> list:
+    """What a generator function yields (`yield a[s:s + n]`: views of its argument), and
+    what it yields from (`yield from rows`)."""
+    finder = ReturnsFinder()
+    function.body.visit(finder)
+    return finder.yielded
 
 
 def _unpacked_position(statement, name: str):

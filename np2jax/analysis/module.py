@@ -19,7 +19,7 @@ import libcst as cst
 
 from np2jax.analysis.casts import Casts
 from np2jax.analysis.collect import Collector
-from np2jax.analysis.datetimes import datetime_functions
+from np2jax.analysis.foreign_arrays import foreign_array_functions
 from np2jax.analysis.dtypes import Dtypes, is_integer
 from np2jax.analysis.ranges import Ranges
 from np2jax.analysis.mutators import Dataflow
@@ -212,6 +212,12 @@ class ModuleAnalysis:
                     continue
                 seen.add(node.value if isinstance(node, cst.Name) else node.attr.value)
                 found.append((function, node))
+            if _reads_attributes_by_name(function):  # `getattr(self, item)`: any of them
+                owner = self.parents.get(self.parents.get(function))
+                for cls, name in list(collector.self_attr_bindings):
+                    if cls is owner and name not in seen:
+                        seen.add(name)
+                        found.append((function, cst.Attribute(cst.Name("self"), cst.Name(name))))
         return found
 
     @cached_property
@@ -386,15 +392,15 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
     parents = collector.parents
     positions = SourcePositions(module)
     pragmas = text is not None and "keep-numpy" in text
-    datetimes = datetime_functions(collector) if collector.datetime_calls else {}
-    if datetimes:  # kept as written, where the dates they hold stay (analysis.datetimes)
-        automatic = {**datetimes, **(automatic or {})}
+    foreign = foreign_array_functions(collector) if collector.foreign_calls else {}
+    if foreign:  # kept as written, where the arrays they hold stay (analysis.foreign_arrays)
+        automatic = {**foreign, **(automatic or {})}
     given_objects = _given_objects(module, context)
     if given_objects:  # other modules of the tree pass them object or string arrays
         automatic = {**given_objects, **(automatic or {})}
-    if datetimes is not None:
+    if foreign is not None:
         collector.object_values = [(node, why) for node, why in collector.object_values
-                                   if node not in collector.datetime_calls]
+                                   if node not in collector.foreign_calls]
     if keep or pragmas or automatic or (text is not None and ("numba" in text or "__array" in text)):
         collector.kept_functions = find_kept(
             module, keep, lambda node: positions.start(node)[0],
@@ -446,6 +452,23 @@ def analyze(module: cst.Module, context: ModuleContext = ModuleContext(), keep: 
         object_values=collector.object_values,
         kept_functions=collector.kept_functions,
     )
+
+
+def _reads_attributes_by_name(function: cst.FunctionDef) -> bool:
+    """Whether a method reads its object's attributes by a name it computes:
+    `getattr(self, item)`, `self.__getattribute__(item)`, `self.__dict__`, `vars(self)`."""
+    for node in _calls(function.body):
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in ("getattr", "vars") and node.args \
+                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self" \
+                and not (len(node.args) > 1 and isinstance(node.args[1].value, cst.SimpleString)):
+            return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "__getattribute__" \
+                and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return True
+    return any(isinstance(n, cst.Attribute) and n.attr.value == "__dict__"
+               and isinstance(n.value, cst.Name) and n.value.value == "self"
+               for n in _loads(function.body, {}))
 
 
 def _calls(body):

@@ -87,7 +87,10 @@ class Dataflow(Aliasing):
             for arg in written_arguments(ref):
                 if argument(arg.value):
                     other.add(arg.value.value)
-        mutated = [name for name in writes if not all(
+        # a parameter every call passes a list or dict (`bump(counts, w)`) is no array
+        containers = {name for name in (*writes, *other) if self._passed_kind(by_name[name]) == CONTAINER}
+        other -= containers
+        mutated = [name for name in writes if name not in containers and not all(
             isinstance(w, cst.AugAssign) and isinstance(w.target, cst.Name) and
             (self.kind_of(w.target) in (SCALAR, CONTAINER) or self.never_numpy(w.target)
              or isinstance(w.value, TEXT_NODES))  # `label += " = "`

@@ -286,13 +286,13 @@ class Sequences:
 
     def _attribute_binding(self, value, statement, depth: int) -> str:
         if isinstance(value, cst.Name) and value.value != "self":
-            # `self.hi = hi`: what the caller passed, unless the parameter may be None
+            # `self.hi = hi`: what the caller passed, or None where the parameter's default is
             values, _ = self.flow.name_values(value)
             params = [s for v, s in values if v == "param"]
             if any(isinstance(p, cst.Param) and p.default is not None
                    and isinstance(p.default, cst.Name) and p.default.value == "None"
                    for p in params):
-                return _NONE
+                return self._combine((_NONE, self._k(value, depth)))
         if isinstance(value, cst.CSTNode):
             return self._k(value, depth)
         return OPAQUE if value in (UNKNOWN, "param", "global") else self._binding("", value, statement, depth)

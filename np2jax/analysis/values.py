@@ -35,7 +35,14 @@ _STRING_METHODS = frozenset({
     "replace", "format", "zfill", "center", "ljust", "rjust", "swapcase", "removeprefix",
     "removesuffix", "expandtabs"})
 # methods that give a str or a list of them, whatever the receiver (`os.path.join` too)
-_STRING_MAKING_METHODS = frozenset({"join", "split", "rsplit", "splitlines", "hex"})
+_STRING_MAKING_METHODS = frozenset({"join", "split", "rsplit", "splitlines", "hex", "findall"})
+# the standard library's functions giving strings, lists of them or rows of them, and its
+# string constants (`string.ascii_lowercase`)
+_STRING_FUNCTIONS = frozenset({
+    "re.findall", "re.split", "re.sub", "re.escape", "csv.reader", "os.listdir", "glob.glob",
+    "os.path.join", "os.path.basename", "os.path.dirname", "os.path.splitext", "shlex.split",
+    "textwrap.wrap", "json.dumps", "string.capwords"})
+_STRING_MODULES = ("string.", "os.sep", "os.linesep")
 # NumPy functions whose result keeps the strings of their first argument
 _STRING_KEEPING = frozenset(f"numpy.{name}" for name in (
     "unique", "sort", "concatenate", "stack", "hstack", "vstack", "column_stack", "reshape",
@@ -74,11 +81,25 @@ class Values:
 
     def _passed_kind(self, param) -> str:
         """A parameter every call of whose function in this module passes a Python number
-        literal (`fib(90)`): SCALAR; anything else is not followed (UNKNOWN)."""
+        literal (`fib(90)`): SCALAR; a container (`bump(counts, w)`, `counts = {}`):
+        CONTAINER; anything else is not followed (UNKNOWN)."""
         passed = self.passed_arguments(param)
         if passed and all(self.value_kind(a) == SCALAR for a in passed):
             return SCALAR
+        if passed and all(self.value_kind(a) == CONTAINER or self.container_type(a) is not None
+                          or isinstance(a, cst.Name) and self._local_kind(a) == CONTAINER
+                          for a in passed):
+            return CONTAINER
         return UNKNOWN
+
+    def _local_kind(self, name: cst.Name) -> str:
+        """kind_of a name bound by its own scope only (`seen = [False] * n`), parameters left
+        out, so that two functions passing each other's parameters do not recurse."""
+        values, _ = self.values_of(name)
+        if not values or any(isinstance(v, str) for v, _ in values):
+            return UNKNOWN
+        kinds = {self.value_kind(v) for v, _ in values}
+        return kinds.pop() if len(kinds) == 1 else UNKNOWN
 
     def value_kind(self, value) -> str:
         if isinstance(value, str):  # markers: "param", "global", UNKNOWN, CONTAINER, SCALAR
@@ -179,6 +200,9 @@ class Values:
         deeper = depth + 1
         if isinstance(node, TEXT_NODES):
             return True
+        if isinstance(node, (cst.Name, cst.Attribute)) and any(
+                q.startswith(_STRING_MODULES) for q in self.collector.qualified_names(node)):
+            return True  # string.ascii_lowercase, from string import digits
         if isinstance(node, cst.Param):
             annotation = node.annotation.annotation if node.annotation is not None else None
             if annotation is not None and _names_str(annotation):
@@ -235,6 +259,8 @@ class Values:
     def _call_holds_string(self, node: cst.Call, depth: int, seen: frozenset) -> bool:
         func = node.func
         first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+        if self.collector.qualified_names(func) & _STRING_FUNCTIONS:
+            return True  # re.findall(pattern, text), csv.reader(f)
         if isinstance(func, cst.Name) and not self.collector.is_api(func):
             if func.value in ("str", "repr", "format", "chr", "ascii", "bytes"):
                 return True
@@ -538,18 +564,11 @@ class Values:
         return None
 
     def generator_shuffles(self, calls) -> list:
-        """rng.shuffle(x) with rng from np.random, or a parameter (a generator its callers
-        pass), and Python's random.shuffle(x): each shuffles x in place."""
-        shuffles = []
-        for call in calls:
-            receiver = call.func.value
-            values, _ = self.values_of(receiver) if isinstance(receiver, cst.Name) else (None, None)
-            if any(isinstance(v, cst.Call) and (ref := self.collector.ref_by_call.get(v)) is not None
-                   and ref.qualname.startswith("numpy.random") or v == "param"
-                   for v, _ in values or ()) \
-                    or self.collector.qualified_names(call.func) == {"random.shuffle"}:
-                shuffles.append(call)
-        return shuffles
+        """`rng.shuffle(x)`, `np.random.default_rng(0).shuffle(x)`, `rngs[0].shuffle(x)`,
+        Python's random.shuffle(x): each shuffles x in place. Any receiver but an instance of
+        a class of the module (its own method): a generator may come from anywhere, and a
+        shuffle taken for one only keeps x on NumPy."""
+        return [call for call in calls if not self.module_class_instance(call.func.value)]
 
     def jax_typed(self, value, certain: bool = False) -> bool:
         """Whether `value` is a JAX array once the module is converted.
@@ -563,6 +582,12 @@ class Values:
     def jax_refs(self, value, certain: bool = False) -> tuple:
         """The converted API references `jax_typed(value)` relies on (empty when False)."""
         return tuple(_JaxTyping(self, certain).of(value)[1])
+
+    def may_be_jax(self, value) -> tuple:
+        """The converted references by which `value` may be a JAX array once converted: one
+        binding, branch or caller giving one is enough (jax_typed asks every one); () when
+        none does. For checks whose answer a JAX array changes (isinstance(v, float))."""
+        return tuple(_JaxTyping(self, False, some=True).of(value)[1])
 
     def parameter_bound(self, value) -> bool:
         """A name one of whose live bindings is a function parameter (what a caller passes)."""
@@ -1225,6 +1250,7 @@ class ReturnsFinder(OwnScopeVisitor):
         self.value_returned = False
         self.yields = False
         self.returns: list[cst.Return] = []
+        self.yielded: list[cst.BaseExpression] = []  # `yield v`: v; `yield from g`: g
 
     def visit_Return(self, node: cst.Return) -> None:
         self.returns.append(node)
@@ -1233,6 +1259,9 @@ class ReturnsFinder(OwnScopeVisitor):
 
     def visit_Yield(self, node: cst.Yield) -> None:
         self.yields = True
+        value = node.value.item if isinstance(node.value, cst.From) else node.value
+        if value is not None:
+            self.yielded.append(value)
 
 
 def always_leaves(statements) -> bool:
@@ -1287,9 +1316,10 @@ class _JaxTyping:
     again while being judged (a cycle: `x = x + 1`, recursion) counts as not JAX, which
     only ever makes the answer more cautious."""
 
-    def __init__(self, flow: Values, certain: bool) -> None:
+    def __init__(self, flow: Values, certain: bool, some: bool = False) -> None:
         self.flow = flow
         self.certain = certain
+        self.some = some  # may_be_jax: one path giving a JAX array is enough
         self.seen: dict = {}
 
     def of(self, value) -> tuple[bool, frozenset]:
@@ -1303,12 +1333,14 @@ class _JaxTyping:
     def _all(self, values) -> tuple[bool, frozenset]:
         refs: set = set()
         values = list(values)
+        found = False
         for value in values:
             typed, relied = self.of(value)
-            if not typed:
+            if not typed and not self.some:
                 return False, frozenset()
+            found |= typed
             refs |= relied
-        return bool(values), frozenset(refs)
+        return bool(values) and found, frozenset(refs)
 
     def _judge(self, value) -> tuple[bool, frozenset]:
         flow = self.flow
@@ -1352,7 +1384,12 @@ class _JaxTyping:
         if isinstance(value, cst.IfExp):
             return self._all((value.body, value.orelse))
         if isinstance(value, cst.Attribute):
-            return self.of(value.value) if value.attr.value in _ARRAY_ATTRIBUTES else no
+            if value.attr.value in _ARRAY_ATTRIBUTES:
+                return self.of(value.value)
+            if self.some and isinstance(value.value, cst.Name) and value.value.value == "self":
+                bindings, _ = flow.values_of(value)  # `self.a = w if w is not None else np.ones(2)`
+                return self._all(v for v, _ in bindings or () if not isinstance(v, str))
+            return no
         if isinstance(value, cst.Subscript):
             items = self._items_of(value.value)
             if items is not None:  # np.nonzero(m)[0], np.mgrid[0:4, 0:5]
@@ -1376,6 +1413,7 @@ class _JaxTyping:
         if not values:
             return False, frozenset()
         refs: set = set()
+        found = False
         for bound, statement in values:
             if bound == "param":
                 typed, relied = self._parameter(statement)
@@ -1385,10 +1423,11 @@ class _JaxTyping:
                 typed, relied = self._unpacked(statement, name)
             else:
                 typed, relied = self.of(bound)
-            if not typed:
+            if not typed and not self.some:
                 return False, frozenset()
+            found |= typed
             refs |= relied
-        return True, frozenset(refs)
+        return found, frozenset(refs)
 
     def _array_call(self, ref) -> bool:
         flow = self.flow
@@ -1489,7 +1528,8 @@ class _JaxTyping:
         JAX array (or omits, with a JAX default): trusted only when not `certain`."""
         if self.certain:
             return False, frozenset()
-        passed = self.flow.passed_arguments(param)
+        passed = self.flow._call_arguments(param, every=False) if self.some \
+            else self.flow.passed_arguments(param)
         # a recursive call handing the parameter on (`walk(grid, depth - 1)`) passes what
         # the other calls pass
         passed = [a for a in passed or () if not self._handed_on(a, param)]

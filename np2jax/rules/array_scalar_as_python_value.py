@@ -105,13 +105,11 @@ class ArrayScalarAsPythonValue(Rule):
                           reason=_TYPE_CHECK.format(why=why, subject=code_of(subject)))
 
     def _jax(self, subject) -> tuple:
-        """The converted references that make `subject` a JAX array (a loop's or a
-        comprehension's variable over one too), or by which some call of its function
-        passes one for it (show(x.mean()) beside show(len(x))); else ()."""
-        flow = self.analysis.dataflow
-        if flow.jax_typed(subject):
-            return flow.jax_refs(subject)
-        return flow.parameter_may_be_jax(subject)
+        """The converted references by which `subject` may be a JAX array: a loop's or a
+        comprehension's variable over one too, a parameter some call passes one for
+        (show(x.mean()) beside show(len(x))), an attribute one binding of which is one
+        (`self.a = w if w is not None else np.ones(2)`); else ()."""
+        return self.analysis.dataflow.may_be_jax(subject)
 
     def _builtin(self, call: cst.Call, name: str) -> bool:
         return isinstance(call.func, cst.Name) and call.func.value == name and len(call.args) == 1 \

@@ -11,6 +11,8 @@ products (TF32 on NVIDIA GPUs).
 
 from __future__ import annotations
 
+import math
+
 import libcst as cst
 
 from np2jax.analysis.casts import is_float
@@ -22,6 +24,7 @@ from np2jax.syntax import code_of
 INT32_LIMIT = 2**31
 FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tolerances vanish
 FLOAT32_OFFSET = 2**20  # float32 steps here are 1/8: times and dates lose their fractions
+CLOSE_SPREAD = 1e-2  # values this close keep under 5 digits of their differences in float32
 SCALE = 1000  # a unit change (s to ms, ms to us): data past 2.1 million passes 2**31
 ACCUMULATING = frozenset({"sum", "prod", "cumsum", "cumprod", "dot", "matmul", "trace",
                           "nansum", "nanprod", "nancumsum", "nancumprod", "einsum"})
@@ -77,6 +80,13 @@ class Float64Dependent(Rule):
                                          "value its steps are "
                                          f"{2.0 ** (int(abs(number)).bit_length() - 24):g}, so "
                                          "offsets and differences from it lose precision")
+        for values, spread, largest in self._close_values():
+            digits = max(0, round(math.log10(spread / (largest * FLOAT32_EPSILON))))
+            yield self.report(values, spelled=_abridged(values),
+                              reason=f"float32 keeps about 7 significant digits, so differences "
+                                     f"of these values (a spread of {spread:g} at {largest:g}) "
+                                     f"keep about {digits}: a std, a var, `np.diff` or centring "
+                                     "on the mean cancels the rest")
         for operation in self._scaled_integers():
             yield self.report(operation, spelled=code_of(operation),
                               reason="integer data scaled by a large constant passes 2**31, "
@@ -311,6 +321,18 @@ class Float64Dependent(Rule):
                                                   for a in ref.call.args)):
                 yield ref.call
 
+    def _close_values(self):
+        """(list, spread, largest) of list or tuple literals of two or more numbers, floats
+        among them, whose spread is below CLOSE_SPREAD of their size (readings near
+        10000.1): float32 cancels most digits of their differences."""
+        for node in (*self.analysis.nodes(cst.List), *self.analysis.nodes(cst.Tuple)):
+            numbers = [_number(e.value) for e in node.elements]
+            if len(numbers) < 2 or None in numbers or not any(isinstance(n, float) for n in numbers):
+                continue
+            largest, spread = max(abs(n) for n in numbers), max(numbers) - min(numbers)
+            if 0 < spread < CLOSE_SPREAD * largest:
+                yield node, spread, largest
+
     def _wide_literals(self):
         """Integer constants beyond int32: 3_000_000_000, 2**40, 1 << 40, 100000 * 100000."""
         for literal in self.analysis.nodes(cst.Integer):
@@ -329,6 +351,27 @@ class Float64Dependent(Rule):
                 continue  # not folded; huge either way
             if abs(fold(left, right)) >= INT32_LIMIT:
                 yield operation
+
+
+def _number(node) -> float | int | None:
+    """The value of a number literal (`-2.5` too), or None."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    try:
+        if isinstance(node, cst.Float):
+            return sign * float(node.value.replace("_", ""))
+        if isinstance(node, cst.Integer):
+            return sign * int(node.value.replace("_", ""), 0)
+    except ValueError:
+        return None
+    return None
+
+
+def _abridged(node: cst.List | cst.Tuple) -> str:
+    """`[10000.1, 10000.2, 10000.15, ...]`: the first three items."""
+    items = [code_of(e.value) for e in node.elements[:3]] + (["..."] if len(node.elements) > 3 else [])
+    return ("[{}]" if isinstance(node, cst.List) else "({})").format(", ".join(items))
 
 
 _SHOWING_CALLS = frozenset({"str", "repr", "print", "format"})

@@ -23,6 +23,10 @@ _ARRAY_ONLY_OPERATORS = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power,
                          cst.MatrixMultiply)
 
 _SEQUENCE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
+# `q /= norm` of a list: the operator NumPy's array computed, JAX's array computes on an array
+_ARRAY_ONLY_AUGMENTED = {cst.SubtractAssign: cst.Subtract, cst.DivideAssign: cst.Divide,
+                         cst.FloorDivideAssign: cst.FloorDivide, cst.PowerAssign: cst.Power,
+                         cst.MatrixMultiplyAssign: cst.MatrixMultiply}
 
 
 def _is_int_literal(node: cst.BaseExpression) -> bool:
@@ -106,6 +110,11 @@ class ListAsArrayArgument(Rule):
         for node, left, right in operations:
             if isinstance(node, cst.AugAssign) and not isinstance(node.target, cst.Name):
                 continue  # `a[i] += v`, `self.w += v`: the in-place rules rewrite them whole
+            if isinstance(node, cst.AugAssign) and type(node.operator) in _ARRAY_ONLY_AUGMENTED \
+                    and sequences.kind(node.target) == SEQUENCE and not self._parameter_read(node.target) \
+                    and dataflow.jax_typed(node.value):
+                yield self._augmented(node)
+                continue
             for operand, other in ((left, right), (right, left)):
                 if isinstance(node, cst.AugAssign) and operand is node.target:
                     continue  # `rows += x` extends the list, in both programs
@@ -136,6 +145,28 @@ class ListAsArrayArgument(Rule):
                               "jnp.asarray(...); if it is a number or a list, Python's own "
                               "operator applies")
 
+    def _augmented(self, node: cst.AugAssign):
+        """`q /= norm` of a list `q`: Python lists have no `/=`, so NumPy's array on the right
+        made `q` an array; JAX's refuses the list. Becomes `q = jnp.asarray(q) / norm`."""
+        jnp = self.analysis.jnp_alias
+        operator = _ARRAY_ONLY_AUGMENTED[type(node.operator)]
+
+        def fix(statement):
+            wrapped = cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("asarray")),
+                               args=[cst.Arg(statement.target)])
+            value = statement.value
+            if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp,
+                                  cst.Comparison, cst.Lambda, cst.NamedExpr)):
+                value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return cst.Assign(targets=[cst.AssignTarget(statement.target)],
+                              value=cst.BinaryOperation(wrapped, operator(), value))
+        return self.report(node, where=f"updated by `{code_of(node).strip()}`, which only an "
+                                       "array computes",
+                           argument=code_of(node.target), fix=fix,
+                           imports=[("jax.numpy", jnp)],
+                           requires=self.analysis.dataflow.jax_refs(node.value),
+                           report_if_unfixed=False)
+
     def _parameter_read(self, value: cst.BaseExpression) -> bool:
         """What NJ111 (parameter-as-array-argument) wraps: a parameter, or a subscript of
         one, that may hold what the caller passed."""
@@ -162,16 +193,26 @@ class ListAsArrayArgument(Rule):
         # indexes with the list as with an array of it, JAX refuses a list
         dataflow, sequences, parents = self.analysis.dataflow, self.analysis.sequences, self.analysis.parents
         for subscript in self.analysis.nodes(cst.Subscript):
+            if isinstance(parents.get(subscript), (cst.AssignTarget, cst.AugAssign, cst.Del)):
+                continue
+            # `X[range(3), :]`: NumPy reads a range as an index array, JAX refuses it
+            ranges = [e.slice.value for e in subscript.slice if isinstance(e.slice, cst.Index)
+                      and self._range(e.slice.value)]
+            if ranges and dataflow.jax_typed(subscript.value):
+                for index in ranges:
+                    yield self._wrap(index, None, "asarray", requires=dataflow.jax_refs(subscript.value))
             if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
                 continue
             index = subscript.slice[0].slice.value
-            parent = parents.get(subscript)
             if not isinstance(index, (cst.Name, cst.Attribute)) \
-                    or isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) \
                     or self._parameter_read(index) or sequences.kind(index) != SEQUENCE \
                     or not dataflow.jax_typed(subscript.value):
                 continue
             yield self._wrap(index, None, "asarray", requires=dataflow.jax_refs(subscript.value))
+
+    def _range(self, value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+            and self.analysis.qualified_names(value.func) == {"builtins.range"}
 
     def _wrap_items(self, value: cst.BaseExpression, ref):
         """`np.concatenate(rows)`, rows a list of lists: `[jnp.asarray(part) for part in

@@ -1,7 +1,7 @@
-"""Functions that hold dates or times (np.datetime64, `dtype="M8[D]"`, `.astype("m8[s]")`):
-JAX has no arrays of them, so such a function is kept on NumPy as written (NJ104,
-np2jax.analysis.kept), with the functions its dates reach: its callers, when it returns
-them. Where the dates may go further (a module-level statement, an attribute, a global, a
+"""Functions that hold arrays JAX has no counterpart of: dates or times (np.datetime64,
+`dtype="M8[D]"`, `.astype("m8[s]")`) and masked arrays (`np.ma.masked_invalid(x)`). Such a
+function is kept on NumPy as written (NJ104, np2jax.analysis.kept), with the functions its
+arrays reach: its callers, when it returns them. Where the arrays may go further (a module-level statement, an attribute, a global, a
 container the caller passed, a function other modules or unknown callers reach), nothing is
 contained and the module stays on NumPy (np2jax.analysis.module)."""
 
@@ -13,25 +13,27 @@ from libcst.metadata import GlobalScope
 from np2jax.analysis.kept import qualname_of
 from np2jax.syntax import code_of
 
-MAKES = "automatically: it makes dates or times (`{}`), which JAX has no arrays of"
-GETS = "automatically: it gets dates or times from `{}`, which JAX has no arrays of"
+MAKES = "automatically: it makes {} (`{}`), which JAX has no arrays of"
+GETS = "automatically: it gets {} from `{}`, which JAX has no arrays of"
 # methods by which a body changes a list, dict or set it did not make
 _CONTAINER_WRITES = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 
 
-def datetime_functions(collector) -> dict | None:
-    """FunctionDef -> (qualname, reason) of the functions whose bodies hold dates or times,
-    each made in it or returned to it by another; {} when the module makes none; None when
-    they may reach code outside such functions."""
+def foreign_array_functions(collector) -> dict | None:
+    """FunctionDef -> (qualname, reason) of the functions whose bodies hold dates, times or
+    masked arrays (collector.foreign_calls), each made in it or returned to it by another;
+    {} when the module makes none; None when they may reach code outside such functions."""
     parents = collector.parents
     found: dict = {}
     work = []
-    for call in collector.datetime_calls:
+    held: dict = {}  # function -> what it holds
+    for call, what in collector.foreign_calls.items():
         function = _outermost_function(call, parents)
         if function is None:
             return None  # made by a module-level statement or a class body
         if function not in found:
-            found[function] = (qualname_of(function, parents), MAKES.format(code_of(call)))
+            found[function] = (qualname_of(function, parents), MAKES.format(what, code_of(call)))
+            held[function] = what
             work.append(function)
     while work:
         function = work.pop()
@@ -44,7 +46,8 @@ def datetime_functions(collector) -> dict | None:
             return None
         for caller, call in callers:
             if caller not in found:
-                found[caller] = (qualname_of(caller, parents), GETS.format(code_of(call)))
+                found[caller] = (qualname_of(caller, parents), GETS.format(held[function], code_of(call)))
+                held[caller] = held[function]
                 work.append(caller)
     return found
 
@@ -60,12 +63,12 @@ def _outermost_function(node, parents: dict) -> cst.FunctionDef | None:
     return outermost
 
 
-# builtins whose result holds no date: a Python number, truth value or string
+# builtins whose result holds no array: a Python number, truth value or string
 _PLAIN_RESULTS = frozenset({"int", "float", "bool", "len", "str", "round", "repr"})
 
 
-def _may_hold_dates(value) -> bool:
-    """Whether a returned value may hold dates or times: anything but numbers, strings,
+def _may_hold_arrays(value) -> bool:
+    """Whether a returned value may hold such arrays: anything but numbers, strings,
     comparisons and `int(...)`, `len(...)`, `str(...)` (inside tuples, lists and dicts too)."""
     if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
                           cst.ConcatenatedString, cst.FormattedString, cst.Comparison)):
@@ -73,9 +76,9 @@ def _may_hold_dates(value) -> bool:
     if isinstance(value, cst.Name):
         return value.value not in ("None", "True", "False")
     if isinstance(value, (cst.Tuple, cst.List)):
-        return any(_may_hold_dates(e.value) for e in value.elements)
+        return any(_may_hold_arrays(e.value) for e in value.elements)
     if isinstance(value, cst.Dict):
-        return any(not isinstance(e, cst.DictElement) or _may_hold_dates(e.value)
+        return any(not isinstance(e, cst.DictElement) or _may_hold_arrays(e.value)
                    for e in value.elements)
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
         return value.func.value not in _PLAIN_RESULTS
@@ -83,14 +86,14 @@ def _may_hold_dates(value) -> bool:
 
 
 def _gives_values(function: cst.FunctionDef) -> bool:
-    """Whether the function may hand dates back: a `return` of a value that may hold them
-    (_may_hold_dates), or a yield."""
+    """Whether the function may hand its arrays back: a `return` of a value that may hold
+    them (_may_hold_arrays), or a yield."""
     found = False
 
     class Visitor(cst.CSTVisitor):
         def visit_Return(self, node: cst.Return) -> None:
             nonlocal found
-            found = found or node.value is not None and _may_hold_dates(node.value)
+            found = found or node.value is not None and _may_hold_arrays(node.value)
 
         def visit_Yield(self, node: cst.Yield) -> None:
             nonlocal found
