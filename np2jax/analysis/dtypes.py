@@ -219,15 +219,34 @@ class Dtypes:
             if node.value in BUILTIN_TYPES and not self.flow.collector.is_api(node):
                 return BUILTIN_TYPES[node.value]
             ref = self.flow.collector.ref_by_node.get(node)
-            return SPELLINGS.get(ref.qualname.rsplit(".", 1)[-1]) if ref is not None else None
+            if ref is None:
+                return self._parameter_spelled(node)
+            return SPELLINGS.get(ref.qualname.rsplit(".", 1)[-1])
         if isinstance(node, cst.Attribute):
             if node.attr.value == "dtype":
                 return self.dtype_of(node.value)  # x.astype(y.dtype)
             ref = self.flow.collector.ref_by_node.get(node)
             if ref is not None:
                 return SPELLINGS.get(ref.qualname.rsplit(".", 1)[-1])
-            return SPELLINGS.get(node.attr.value) if code_of(node.value) in ("jnp", "jax.numpy") else None
+            if code_of(node.value) in ("jnp", "jax.numpy") or any(
+                    q.startswith("numpy.") for q in self.flow.collector.qualified_names(node)):
+                return SPELLINGS.get(node.attr.value)  # np.complex128 as a default: no reference
+            return None
         return None
+
+    def _parameter_spelled(self, name: cst.Name) -> str | None:
+        """`dtype=dtype` of a parameter (`def __init__(self, z, dtype=np.complex128)`): what
+        every call of the module passes, or, where its callers are not all seen (a method,
+        a public function), its default: callers leave a dtype parameter at its default."""
+        values, _ = self.flow.name_values(name)
+        if len(values) != 1 or values[0][0] != "param":
+            return None
+        param = values[0][1]
+        passed = self.flow.passed_arguments(param)
+        if passed:
+            found = {self.spelled(v) for v in passed}
+            return found.pop() if len(found) == 1 else None
+        return self.spelled(param.default) if param.default is not None else None
 
     def dtype_of(self, node: cst.BaseExpression, depth: int = 0) -> str | None:
         if node in self._known:

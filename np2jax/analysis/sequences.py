@@ -251,19 +251,11 @@ class Sequences:
 
     def _comprehension_source(self, name: cst.Name):
         """(iterable, position in the target or None) when `name` is a comprehension's variable."""
-        parents = self.flow.parents
-        node = parents.get(name)
-        while node is not None and not isinstance(node, (cst.BaseSmallStatement,
-                                                          cst.BaseCompoundStatement)):
-            if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-                comp_for = node.for_in
-                while comp_for is not None:
-                    position = _target_position(comp_for.target, name.value)
-                    if position is not False:
-                        return comp_for.iter, position
-                    comp_for = comp_for.inner_for_in
-            node = parents.get(node)
-        return None
+        binding = self.flow.comprehension_binding(name)
+        if binding is None:
+            return None
+        position = _target_position(binding[1].target, name.value)
+        return None if position is False else (binding[1].iter, position)
 
     def _attribute(self, attribute: cst.Attribute, depth: int) -> str:
         if attribute.attr.value in _ARRAY_ATTRIBUTES:

@@ -319,20 +319,28 @@ class Values:
             return any(self.holds_string(v, depth, seen) for v in self._appended(scope, node.value))
         return False
 
-    def comprehension_iter(self, name: cst.Name):
-        """What a comprehension's own variable `name` iterates over (`w` in `[w.upper() for w
-        in WORDS]`: WORDS), or None when `name` is no comprehension's variable."""
+    def comprehension_binding(self, name: cst.Name) -> tuple | None:
+        """(comprehension, clause) of the comprehension whose `for` clause binds `name` (as
+        its target, or inside a tuple target: `for i, row in ...`), or None when `name` is
+        no comprehension's variable."""
         node = self.parents.get(name)
         while node is not None and not isinstance(node, (cst.BaseSmallStatement,
                                                           cst.BaseCompoundStatement)):
             if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-                comp_for = node.for_in
-                while comp_for is not None:
-                    if isinstance(comp_for.target, cst.Name) and comp_for.target.value == name.value:
-                        return comp_for.iter
-                    comp_for = comp_for.inner_for_in
+                clause = node.for_in
+                while clause is not None:
+                    if _binds(clause.target, name.value):
+                        return node, clause
+                    clause = clause.inner_for_in
             node = self.parents.get(node)
         return None
+
+    def comprehension_iter(self, name: cst.Name):
+        """What a comprehension's own variable `name` iterates over (`w` in `[w.upper() for w
+        in WORDS]`: WORDS), or None when `name` is no comprehension's variable (or one of a
+        tuple target's)."""
+        binding = self.comprehension_binding(name)
+        return binding[1].iter if binding is not None and isinstance(binding[1].target, cst.Name) else None
 
     def _appended(self, scope, name: str) -> list:
         """The values `name.append(v)`, `name.extend(vs)` and `name.insert(i, v)` add to the
@@ -1262,6 +1270,15 @@ class ReturnsFinder(OwnScopeVisitor):
         value = node.value.item if isinstance(node.value, cst.From) else node.value
         if value is not None:
             self.yielded.append(value)
+
+
+def _binds(target: cst.BaseExpression, name: str) -> bool:
+    """Whether an assignment target binds `name` (`x`, `i, x`, `(i, (a, b))`, `*rest`)."""
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_binds(e.value, name) for e in target.elements)
+    return False
 
 
 def always_leaves(statements) -> bool:

@@ -392,18 +392,8 @@ class ArrayAsHashKey(Rule):
 
     def _comprehension_of(self, name: cst.Name):
         """The comprehension whose `for` binds `name`, or None."""
-        node = self.analysis.parents.get(name)
-        while node is not None:
-            if isinstance(node, (cst.DictComp, cst.SetComp, cst.ListComp, cst.GeneratorExp)):
-                clause = node.for_in
-                while clause is not None:
-                    if _names_in(clause.target, name.value):
-                        return node
-                    clause = clause.inner_for_in
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return None
-            node = self.analysis.parents.get(node)
-        return None
+        binding = self.flow.comprehension_binding(name)
+        return binding[0] if binding is not None else None
 
     def _element_of_array(self, key: cst.BaseExpression) -> bool:
         """`x[i]`, `x[i, j]`: integer indices only (each a Python integer), so one element
@@ -416,19 +406,8 @@ class ArrayAsHashKey(Rule):
 
     def _counter(self, name: cst.BaseExpression) -> bool:
         """A comprehension's variable over range(...): `{x[j]: j for j in range(n)}`."""
-        if not isinstance(name, cst.Name):
-            return False
-        node = self.analysis.parents.get(name)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            if isinstance(node, (cst.DictComp, cst.SetComp, cst.ListComp, cst.GeneratorExp)):
-                clause = node.for_in
-                while clause is not None:
-                    if isinstance(clause.target, cst.Name) and clause.target.value == name.value:
-                        return isinstance(clause.iter, cst.Call) \
-                            and self._builtin(clause.iter.func) == "builtins.range"
-                    clause = clause.inner_for_in
-            node = self.analysis.parents.get(node)
-        return False
+        iterated = self.flow.comprehension_iter(name) if isinstance(name, cst.Name) else None
+        return isinstance(iterated, cst.Call) and self._builtin(iterated.func) == "builtins.range"
 
     def _loop_over_array(self, name: cst.Name) -> cst.BaseExpression | None:
         """The JAX array a `for` statement binds `name` to the elements of, when every binding
