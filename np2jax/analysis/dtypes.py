@@ -356,6 +356,8 @@ class Dtypes:
             return self.spelled(keyword["dtype"])
         func = call.func
         ref = self.flow.collector.ref_by_call.get(call)
+        if ref is not None and ref.dtype_argument is not None:  # np.ones(7, np.int16)
+            return self.spelled(ref.dtype_argument)
         if ref is not None:
             name = ref.qualname.rsplit(".", 1)[-1]
             if not ref.qualname.startswith("numpy."):

@@ -121,6 +121,18 @@ class ApiRef:
         """JAX's function is called with the arguments (not a grid NumPy computes)."""
         return self.keep is None and not self.computed_by_numpy
 
+    @property
+    def dtype_argument(self) -> cst.BaseExpression | None:
+        """The dtype the call gives, by keyword or by position (`np.full(s, -1, np.int64)`,
+        `np.ones(7, np.int16)`), or None."""
+        if self.call is None:
+            return None
+        for argument in self.arguments:
+            if argument.name == "dtype":
+                return argument.arg.value
+        return next((a.value for a in self.call.args
+                     if a.keyword is not None and a.keyword.value == "dtype"), None)
+
 
 @dataclass
 class SubscriptWrite:

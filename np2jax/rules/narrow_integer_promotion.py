@@ -62,7 +62,7 @@ class NarrowIntegerPromotion(Rule):
             name = ref.qualname.removeprefix("numpy.")
             data = ref.call.args[0]
             dtype = dtype_of(data.value) if data.keyword is None and not data.star else None
-            if dtype not in NARROW or _has_dtype(ref.call):
+            if dtype not in NARROW or _has_dtype(ref.call) or ref.dtype_argument is not None:
                 continue
             fix = self._in_mode(name, dtype, jnp, method=False)
             if fix is not None:

@@ -126,9 +126,8 @@ class PythonNumberAsArrayArgument(Rule):
         unless all of them are numbers a name does not take from a parameter (a caller may
         pass an array) and no dtype= is given."""
         call = ref.call
-        if call is None or not data or any(a.keyword is not None and a.keyword.value == "dtype"
-                                           for a in call.args):
-            return []
+        if call is None or not data or ref.dtype_argument is not None:
+            return []  # a dtype given, by keyword or position (`np.full(s, -1, np.int64)`)
         if ref.qualname == "numpy.where" and len(data) == 3:
             values = data[1:]  # beside a condition array (the proof gave all three numbers)
         elif ref.qualname == "numpy.full":
@@ -184,8 +183,7 @@ class PythonNumberAsArrayArgument(Rule):
         call, kind = ref.call, self.analysis.dtypes.dtype_of(value)
         if not self.config.x64:
             return  # 32 bits chosen: the weak number becomes the 32-bit type NumPy's stands for
-        if kind not in ("int", "float") or call is None or any(
-                a.keyword is not None and a.keyword.value == "dtype" for a in call.args) \
+        if kind not in ("int", "float") or call is None or ref.dtype_argument is not None \
                 or sum(a.keyword is None for a in call.args) > 1:
             return
         yield self.report(call, argument=code_of(value),

@@ -13,6 +13,8 @@ from np2jax.analysis.references import unsigned_zeros
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
 
+FLOATS = frozenset({"float", "float16", "float32", "float64"})
+POSITIVE_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "math.pi", "math.e", "math.tau"})
 OUTCOME = "rewritten as `jnp.add(..., jax.lax.optimization_barrier(0))`, whose zeros are 0.0"
 
 
@@ -30,6 +32,61 @@ class UnsignedZeroResult(Rule):
                               imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
                               report_if_unfixed=False, call=code_of(ref.call),
                               outcome=OUTCOME)
+        yield from self._modulos()
+
+    def _modulos(self):
+        """`theta % (2 * np.pi)`, `np.mod(x, 3.0)`, `np.remainder(...)` of floats by a
+        divisor shown positive: NumPy's zero takes the divisor's sign (0.0), JAX's the
+        dividend's (`-6.0 % 3.0` is -0.0). Integers have no -0.0; a divisor of unknown sign
+        may give NumPy's -0.0 too, so neither is touched."""
+        flow, dtype_of = self.analysis.dataflow, self.analysis.dtypes.dtype_of
+        found = [(node, node.left, node.right) for node in self.analysis.nodes(cst.BinaryOperation)
+                 if isinstance(node.operator, cst.Modulo)]
+        found += [(ref.call, ref.call.args[0].value, ref.call.args[1].value) for ref in self.analysis.refs
+                  if ref.call is not None and ref.jax_takes_arguments
+                  and ref.qualname in ("numpy.mod", "numpy.remainder") and len(ref.call.args) == 2
+                  and not any(a.keyword or a.star for a in ref.call.args)]
+        for node, dividend, divisor in found:
+            if isinstance(node, cst.BinaryOperation) and not flow.jax_typed(node) \
+                    or self._unsigned_already(node):
+                continue
+            kinds = {dtype_of(dividend), dtype_of(divisor)}
+            if not kinds & FLOATS or not self._positive(divisor):
+                continue
+            yield self.report(node, fix=self._unsigned, requires=flow.jax_refs(node)
+                              if isinstance(node, cst.BinaryOperation) else self._ref_nodes(node),
+                              imports=[("jax", None), ("jax.numpy", self.analysis.jnp_alias)],
+                              report_if_unfixed=False, call=code_of(node), outcome=OUTCOME)
+
+    def _unsigned_already(self, node) -> bool:
+        """`jnp.add(<node>, jax.lax.optimization_barrier(0))`: a conversion run twice."""
+        arg = self.analysis.parents.get(node)
+        call = self.analysis.parents.get(arg)
+        return isinstance(call, cst.Call) and len(call.args) == 2 and call.args[0] is arg \
+            and "optimization_barrier" in code_of(call.args[1].value)
+
+    def _ref_nodes(self, call: cst.Call) -> tuple:
+        ref = self.analysis.ref_of_call(call)
+        return (ref.node,) if ref is not None else ()
+
+    def _positive(self, value, depth: int = 0) -> bool:
+        """A divisor shown positive: a positive number, π, e, τ, or a sum, product,
+        quotient or power of those (`2 * np.pi`), or a name bound once to one."""
+        if depth > 4:
+            return False
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return float(value.evaluated_value) > 0
+        if isinstance(value, (cst.Name, cst.Attribute)) and \
+                self.analysis.qualified_names(value) & POSITIVE_CONSTANTS:
+            return True
+        if isinstance(value, cst.BinaryOperation) and isinstance(
+                value.operator, (cst.Add, cst.Multiply, cst.Divide, cst.Power)):
+            return self._positive(value.left, depth + 1) and self._positive(value.right, depth + 1)
+        if isinstance(value, cst.Name):
+            values, aug = self.analysis.dataflow.name_values(value)
+            return len(values) == 1 and not aug and not isinstance(values[0][0], str) \
+                and self._positive(values[0][0], depth + 1)
+        return False
 
     def _unsigned(self, node: cst.Call) -> cst.Call:
         """`jnp.add(<call>, jax.lax.optimization_barrier(0))`: -0.0 + 0 is 0.0, and the
