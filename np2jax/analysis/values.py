@@ -23,6 +23,7 @@ from np2jax.analysis.facts import (
     SCALAR_CALLS,
     UNKNOWN,
 )
+from np2jax.analysis.kept import HELPER as KEPT_HELPER
 from np2jax.analysis.shapes import same_shape
 from np2jax.catalog import api_policy
 from np2jax.syntax import argument_for, integer_index
@@ -43,6 +44,8 @@ _STRING_FUNCTIONS = frozenset({
     "os.path.join", "os.path.basename", "os.path.dirname", "os.path.splitext", "shlex.split",
     "textwrap.wrap", "json.dumps", "string.capwords"})
 _STRING_MODULES = ("string.", "os.sep", "os.linesep")
+# builtins giving a value of their first argument's type (a 0-d JAX array of a JAX array)
+_SAME_TYPE_BUILTINS = frozenset({"builtins.round", "builtins.abs"})
 # NumPy functions whose result keeps the strings of their first argument
 _STRING_KEEPING = frozenset(f"numpy.{name}" for name in (
     "unique", "sort", "concatenate", "stack", "hstack", "vstack", "column_stack", "reshape",
@@ -261,6 +264,8 @@ class Values:
         first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
         if self.collector.qualified_names(func) & _STRING_FUNCTIONS:
             return True  # re.findall(pattern, text), csv.reader(f)
+        if isinstance(func, cst.Name) and func.value == KEPT_HELPER and first is not None:
+            return self.holds_string(first, depth, seen)  # a kept function's prologue: its argument
         if isinstance(func, cst.Name) and not self.collector.is_api(func):
             if func.value in ("str", "repr", "format", "chr", "ascii", "bytes"):
                 return True
@@ -1377,6 +1382,12 @@ class _JaxTyping:
             if effects is not None and effects[0]:
                 return True, frozenset()  # another module's function giving new JAX arrays
             func = value.func
+            builtin = flow.collector.qualified_names(func) if isinstance(func, cst.Name) else set()
+            if builtin & _SAME_TYPE_BUILTINS and value.args and not value.args[0].star:
+                return self.of(value.args[0].value)  # round(m, 1), abs(d): a JAX array of one
+            if builtin & {"builtins.max", "builtins.min"} and len(value.args) > 1 \
+                    and not any(a.star or a.keyword for a in value.args):
+                return self._all(a.value for a in value.args)  # max(a, b): one of them
             if isinstance(func, cst.Name) and func.value == "sum" and value.args \
                     and flow.collector.qualified_names(func) == {"builtins.sum"}:
                 # sum(x), sum(x[i:] * w[i] for i in ...): Python's + of JAX arrays
@@ -1408,6 +1419,12 @@ class _JaxTyping:
                 return self._all(v for v, _ in bindings or () if not isinstance(v, str))
             return no
         if isinstance(value, cst.Subscript):
+            if self.some and isinstance(value.value, cst.Name):
+                scope, _, _ = flow.name_bindings(value.value)  # losses.append(loss); losses[-1]
+                added = self._all(flow._appended(scope, value.value.value)) if scope is not None \
+                    else (False, frozenset())
+                if added[0]:
+                    return added
             items = self._items_of(value.value)
             if items is not None:  # np.nonzero(m)[0], np.mgrid[0:4, 0:5]
                 return items if integer_index(value) is not None or self._grid(value.value) else no
@@ -1527,6 +1544,10 @@ class _JaxTyping:
             return no
         index, count = position
         call = statement.value
+        if count == 2 and self.flow.collector.qualified_names(call.func) == {"builtins.divmod"} \
+                and len(call.args) == 2:
+            left, right = (self.of(a.value) for a in call.args)  # q, r = divmod(total, 4)
+            return left if left[0] else right
         ref = self.flow.collector.ref_by_call.get(call)
         if ref is not None:
             typed = self._array_call(ref) or self._sequence_call(ref)

@@ -60,6 +60,11 @@ class ArrayScalarAsPythonValue(Rule):
                 yield from self._spelled(call, call.args[0].value, *_REPRS)
             elif self._builtin(call, "str"):  # str([m.max(), m.min()]): its items' reprs
                 yield from self._items_spelled(call, call.args[0].value)
+            elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "format" \
+                    and isinstance(call.func.value, (cst.SimpleString, cst.ConcatenatedString)):
+                for argument in call.args:  # "{}".format([lo, hi])
+                    if not argument.star:
+                        yield from self._items_spelled(call, argument.value)
             elif any(q.startswith("statistics.") for q in self.analysis.qualified_names(call.func)) \
                     and call.args and not call.args[0].star:
                 yield from self._statistics(call, call.args[0].value)
@@ -175,6 +180,14 @@ class ArrayScalarAsPythonValue(Rule):
                                   reason=_JSON.format(value=code_of(leaf)))
                 return
 
+    def _container_call(self, value) -> bool:
+        """`sorted(a)`, `list(a)`, `tuple(a)`, `zip(keys, a)`, `dict(zip(keys, a))`: a
+        container of a's elements (the builtins, not names bound otherwise)."""
+        return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+            and value.func.value in ("sorted", "list", "tuple", "zip", "dict") and value.args \
+            and not any(a.star or a.keyword for a in value.args) \
+            and self.analysis.qualified_names(value.func) == {f"builtins.{value.func.value}"}
+
     def _leaves(self, value, depth: int = 0):
         """The value, and what a literal container (or a name bound once to one) holds."""
         if depth > 4:
@@ -184,13 +197,25 @@ class ArrayScalarAsPythonValue(Rule):
             if len(values) == 1 and not aug_values and isinstance(
                     values[0][0], (cst.Dict, cst.List, cst.Tuple, cst.ListComp)):
                 value = values[0][0]
+        if isinstance(value, cst.Name):
+            values, aug_values = self.analysis.dataflow.values_of(value)
+            if len(values) == 1 and not aug_values and self._container_call(values[0][0]):
+                value = values[0][0]  # by_name = dict(zip(keys, counts))
         if isinstance(value, (cst.ListComp, cst.GeneratorExp)):  # [a[:k].mean() for k in ...]
             yield from self._leaves(value.elt, depth + 1)
             return
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
-                and value.func.value in ("sorted", "list", "tuple") and len(value.args) == 1 \
-                and self.analysis.qualified_names(value.func) == {f"builtins.{value.func.value}"}:
-            yield value.args[0].value  # sorted(a): a list of a's elements, each a JAX array
+        if isinstance(value, cst.DictComp):
+            yield from self._leaves(value.value, depth + 1)
+            return
+        if isinstance(value, cst.Subscript) and any(isinstance(e.slice, cst.Slice) for e in value.slice) \
+                and self._container_call(value.value):
+            yield from self._leaves(value.value, depth + 1)  # sorted(a)[-2:]: a list still
+            return
+        if self._container_call(value):
+            if value.func.value == "dict" and isinstance(value.args[0].value, cst.Call):
+                value = value.args[0].value  # dict(zip(names, a)): zip's
+            for argument in value.args:  # sorted(a), zip(names, a): a's elements, JAX arrays
+                yield argument.value
             return
         if isinstance(value, cst.Dict):
             for element in value.elements:
