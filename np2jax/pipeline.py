@@ -207,7 +207,20 @@ def _kept_automatically(kept: list, analysis) -> dict:
         found[function] = (qualname_of(function, analysis.parents),
                            f"automatically, {report.code}: `{quoted}` "
                            f"{rule_doc(report.code).keeps_function}")
-    return found
+    # a caller's finding may stand on what a function kept in this round returns (JAX until
+    # kept, NumPy after): callees are kept first, their callers judged again next round
+    callees = {f for f in found if any(_calls_by_name(caller, f.name.value) for caller in found
+                                        if caller is not f)}
+    first = {f: why for f, why in found.items() if f in callees or not any(
+        _calls_by_name(f, callee.name.value) for callee in callees)}
+    return first or found
+
+
+def _calls_by_name(function, name: str) -> bool:
+    """Whether the body calls a function or method of that name (`helper(x)`, `self.helper(x)`)."""
+    import libcst.matchers as m
+
+    return bool(m.findall(function.body, m.Call(func=m.Name(name) | m.Attribute(attr=m.Name(name)))))
 
 
 def _interface_last(applied: list) -> list:

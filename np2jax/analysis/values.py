@@ -1377,6 +1377,8 @@ class _JaxTyping:
                 return (True, frozenset({ref.node})) if self._array_call(ref) else no
             function = flow.module_function(value) or flow.module_method(value)
             if function is not None:
+                if function in flow.collector.kept_functions:
+                    return no  # kept on NumPy (NJ104): NumPy's values, its arguments read so
                 return self._all(flow.function_returns(function) or ())
             effects = flow.tree_function_effects(value)
             if effects is not None and effects[0]:

@@ -15,6 +15,9 @@ from np2jax.syntax import code_of, updates
 
 FLOATS = frozenset({"float", "float16", "float32", "float64"})
 POSITIVE_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "math.pi", "math.e", "math.tau"})
+NON_NEGATIVE_RESULTS = frozenset({"builtins.abs", "builtins.len", "numpy.abs", "numpy.absolute",
+                                  "numpy.sqrt", "numpy.exp", "numpy.square", "numpy.hypot",
+                                  "numpy.fabs"})
 OUTCOME = "rewritten as `jnp.add(..., jax.lax.optimization_barrier(0))`, whose zeros are 0.0"
 
 
@@ -51,7 +54,7 @@ class UnsignedZeroResult(Rule):
                     or self._unsigned_already(node):
                 continue
             kinds = {dtype_of(dividend), dtype_of(divisor)}
-            if not kinds & FLOATS or not self._positive(divisor):
+            if not kinds & FLOATS or not self._positive(divisor) or self._non_negative(dividend):
                 continue
             yield self.report(node, fix=self._unsigned, requires=flow.jax_refs(node)
                               if isinstance(node, cst.BinaryOperation) else self._ref_nodes(node),
@@ -68,6 +71,51 @@ class UnsignedZeroResult(Rule):
     def _ref_nodes(self, call: cst.Call) -> tuple:
         ref = self.analysis.ref_of_call(call)
         return (ref.node,) if ref is not None else ()
+
+    def _non_negative(self, value, depth: int = 0) -> bool:
+        """A dividend shown never negative, whose remainder is never -0.0: a number >= 0,
+        `abs(...)`, np.abs/sqrt/exp/square/hypot of anything, np.arange or np.linspace of
+        numbers >= 0, sums, products, quotients and remainders of those, an even power, or a
+        name bound once to one."""
+        if depth > 4:
+            return False
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return float(value.evaluated_value) >= 0
+        if isinstance(value, (cst.Name, cst.Attribute)) and \
+                self.analysis.qualified_names(value) & POSITIVE_CONSTANTS:
+            return True
+        if isinstance(value, cst.Call):
+            name = self._function_name(value)
+            if name in NON_NEGATIVE_RESULTS:
+                return True
+            if name in ("numpy.arange", "numpy.linspace"):
+                return all(self._non_negative(a.value, depth + 1) for a in value.args
+                           if a.keyword is None or a.keyword.value in ("start", "stop", "step"))
+            return False
+        if isinstance(value, cst.BinaryOperation):
+            if isinstance(value.operator, cst.Power) and isinstance(value.right, cst.Integer) \
+                    and int(value.right.evaluated_value) % 2 == 0:
+                return True
+            return isinstance(value.operator, (cst.Add, cst.Multiply, cst.Divide, cst.FloorDivide,
+                                               cst.Modulo, cst.Power)) \
+                and self._non_negative(value.left, depth + 1) and self._non_negative(value.right, depth + 1)
+        if isinstance(value, cst.Name):
+            values, aug = self.analysis.dataflow.name_values(value)
+            return len(values) == 1 and not aug and not isinstance(values[0][0], str) \
+                and self._non_negative(values[0][0], depth + 1)
+        return False
+
+    def _function_name(self, call: cst.Call) -> str | None:
+        """NumPy's name of a call (`np.abs`, or `jnp.abs` of a conversion run before), or the
+        builtin's (`builtins.abs`)."""
+        ref = self.analysis.ref_of_call(call)
+        if ref is not None:
+            return ref.qualname
+        jax = self.analysis.dataflow.collector.jax_calls.get(call)
+        if jax is not None:
+            return jax
+        names = self.analysis.qualified_names(call.func)
+        return next(iter(names)) if len(names) == 1 else None
 
     def _positive(self, value, depth: int = 0) -> bool:
         """A divisor shown positive: a positive number, π, e, τ, or a sum, product,
