@@ -72,37 +72,46 @@ class UnsignedZeroResult(Rule):
         ref = self.analysis.ref_of_call(call)
         return (ref.node,) if ref is not None else ()
 
-    def _non_negative(self, value, depth: int = 0) -> bool:
+    def _positive(self, value) -> bool:
+        """A divisor shown positive: a positive number, π, e, τ, or a sum, product,
+        quotient or power of those (`2 * np.pi`), or a name bound once to one."""
+        return self._signed(value, strict=True)
+
+    def _non_negative(self, value) -> bool:
         """A dividend shown never negative, whose remainder is never -0.0: a number >= 0,
         `abs(...)`, np.abs/sqrt/exp/square/hypot of anything, np.arange or np.linspace of
         numbers >= 0, sums, products, quotients and remainders of those, an even power, or a
         name bound once to one."""
+        return self._signed(value, strict=False)
+
+    def _signed(self, value, strict: bool, depth: int = 0) -> bool:
+        """Whether `value` is shown > 0 (strict) or >= 0."""
         if depth > 4:
             return False
         if isinstance(value, (cst.Integer, cst.Float)):
-            return float(value.evaluated_value) >= 0
+            number = float(value.evaluated_value)
+            return number > 0 if strict else number >= 0
         if isinstance(value, (cst.Name, cst.Attribute)) and \
                 self.analysis.qualified_names(value) & POSITIVE_CONSTANTS:
             return True
-        if isinstance(value, cst.Call):
+        if isinstance(value, cst.Call) and not strict:
             name = self._function_name(value)
-            if name in NON_NEGATIVE_RESULTS:
-                return True
             if name in ("numpy.arange", "numpy.linspace"):
-                return all(self._non_negative(a.value, depth + 1) for a in value.args
+                return all(self._signed(a.value, strict, depth + 1) for a in value.args
                            if a.keyword is None or a.keyword.value in ("start", "stop", "step"))
-            return False
+            return name in NON_NEGATIVE_RESULTS
         if isinstance(value, cst.BinaryOperation):
-            if isinstance(value.operator, cst.Power) and isinstance(value.right, cst.Integer) \
-                    and int(value.right.evaluated_value) % 2 == 0:
-                return True
-            return isinstance(value.operator, (cst.Add, cst.Multiply, cst.Divide, cst.FloorDivide,
-                                               cst.Modulo, cst.Power)) \
-                and self._non_negative(value.left, depth + 1) and self._non_negative(value.right, depth + 1)
+            if not strict and isinstance(value.operator, cst.Power) \
+                    and isinstance(value.right, cst.Integer) and int(value.right.evaluated_value) % 2 == 0:
+                return True  # x ** 2
+            operators = (cst.Add, cst.Multiply, cst.Divide, cst.Power) if strict else \
+                (cst.Add, cst.Multiply, cst.Divide, cst.Power, cst.FloorDivide, cst.Modulo)
+            return isinstance(value.operator, operators) and self._signed(value.left, strict, depth + 1) \
+                and self._signed(value.right, strict, depth + 1)
         if isinstance(value, cst.Name):
             values, aug = self.analysis.dataflow.name_values(value)
             return len(values) == 1 and not aug and not isinstance(values[0][0], str) \
-                and self._non_negative(values[0][0], depth + 1)
+                and self._signed(values[0][0], strict, depth + 1)
         return False
 
     def _function_name(self, call: cst.Call) -> str | None:
@@ -116,25 +125,6 @@ class UnsignedZeroResult(Rule):
             return jax
         names = self.analysis.qualified_names(call.func)
         return next(iter(names)) if len(names) == 1 else None
-
-    def _positive(self, value, depth: int = 0) -> bool:
-        """A divisor shown positive: a positive number, π, e, τ, or a sum, product,
-        quotient or power of those (`2 * np.pi`), or a name bound once to one."""
-        if depth > 4:
-            return False
-        if isinstance(value, (cst.Integer, cst.Float)):
-            return float(value.evaluated_value) > 0
-        if isinstance(value, (cst.Name, cst.Attribute)) and \
-                self.analysis.qualified_names(value) & POSITIVE_CONSTANTS:
-            return True
-        if isinstance(value, cst.BinaryOperation) and isinstance(
-                value.operator, (cst.Add, cst.Multiply, cst.Divide, cst.Power)):
-            return self._positive(value.left, depth + 1) and self._positive(value.right, depth + 1)
-        if isinstance(value, cst.Name):
-            values, aug = self.analysis.dataflow.name_values(value)
-            return len(values) == 1 and not aug and not isinstance(values[0][0], str) \
-                and self._positive(values[0][0], depth + 1)
-        return False
 
     def _unsigned(self, node: cst.Call) -> cst.Call:
         """`jnp.add(<call>, jax.lax.optimization_barrier(0))`: -0.0 + 0 is 0.0, and the
