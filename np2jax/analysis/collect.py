@@ -28,6 +28,10 @@ from np2jax.syntax import code_of, dotted_chain, is_none
 from np2jax.syntax.walk import Walker
 from np2jax.tree import ModuleContext, resolve
 
+# NumPy's index-expression objects, whose brackets hold data, not an index
+INDEX_EXPRESSIONS = frozenset({"numpy.r_", "numpy.c_", "numpy.s_", "numpy.index_exp",
+                               "numpy.mgrid", "numpy.ogrid"})
+
 
 class Collector(Walker):
     def __init__(self, scopes, context: ModuleContext = ModuleContext()) -> None:
@@ -421,6 +425,11 @@ class Collector(Walker):
                 name.startswith(("typing.", "collections.abc.", "typing_extensions."))
                 for name in self.qualified_names(node.value)):
             return
+        # `np.r_[[1, 2], [3]]`, `np.s_[...]`: NumPy's index-expression objects read lists as data
+        if isinstance(node.value, (cst.Name, cst.Attribute)) and any(
+                n.name.replace("jax.numpy.", "numpy.", 1) in INDEX_EXPRESSIONS
+                for n in self._names_of(node.value)):
+            return  # jnp.r_ of a conversion run before too
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and isinstance(index.value, cst.List):

@@ -1326,6 +1326,8 @@ def _unpacked_position(statement, name: str) -> tuple[int, int] | None:
 _NUMBER_ITEMS = frozenset({"numpy.linalg.lstsq", "numpy.polyfit"})
 # index grids: np.mgrid[...] one array, np.ogrid[...] a list of them
 _GRIDS = frozenset({"numpy.mgrid", "numpy.ogrid"})
+# index expressions that make one array (`np.r_[[1, 2], [3]]`, `np.c_[a, b]`)
+_CONCATENATORS = frozenset({"numpy.r_", "numpy.c_"})
 
 
 # Attributes of a JAX array that are JAX arrays too (not .shape, .dtype, .size...).
@@ -1421,6 +1423,9 @@ class _JaxTyping:
                 return self._all(v for v, _ in bindings or () if not isinstance(v, str))
             return no
         if isinstance(value, cst.Subscript):
+            ref = flow.collector.ref_by_node.get(value.value)
+            if ref is not None and ref.converted and ref.qualname in _CONCATENATORS:
+                return True, frozenset({ref.node})  # jnp.r_[...]: one JAX array
             if self.some and isinstance(value.value, cst.Name):
                 scope, _, _ = flow.name_bindings(value.value)  # losses.append(loss); losses[-1]
                 added = self._all(flow._appended(scope, value.value.value)) if scope is not None \
