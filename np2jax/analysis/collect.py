@@ -460,6 +460,12 @@ class Collector(Walker):
         """Whether a node names NumPy or SciPy (or may: an ambiguous name counts)."""
         return numpy_qualname(self._names_of(node)) is not None
 
+    def api_name(self, node) -> str | None:
+        """The NumPy or SciPy name a node spells through an import (`np.complex128`:
+        "numpy.complex128"), also where no reference was recorded (a parameter's default);
+        None for anything else, "" where ambiguous."""
+        return numpy_qualname(self._names_of(node))
+
     def _is_api_call(self, node: cst.Call) -> bool:
         return any(self.is_api(n) for n in dotted_chain(node.func) or ())
 

@@ -228,8 +228,8 @@ class Dtypes:
             ref = self.flow.collector.ref_by_node.get(node)
             if ref is not None:
                 return SPELLINGS.get(ref.qualname.rsplit(".", 1)[-1])
-            if code_of(node.value) in ("jnp", "jax.numpy") or any(
-                    q.startswith("numpy.") for q in self.flow.collector.qualified_names(node)):
+            if code_of(node.value) in ("jnp", "jax.numpy") or \
+                    (self.flow.collector.api_name(node) or "").startswith("numpy."):
                 return SPELLINGS.get(node.attr.value)  # np.complex128 as a default: no reference
             return None
         return None
