@@ -439,11 +439,13 @@ class Collector(Walker):
         """The names libcst's scopes give a name or a dotted name, builtins included:
         `Counter` after `from collections import Counter` is {"collections.Counter"}, `set`
         bound nowhere in the module {"builtins.set"}, a parameter named `set` something else.
-        Empty where the module runs exec/globals()... (a name there can change unseen)."""
+        Empty where the module runs exec/globals()... (a name there can change unseen); not
+        for getattr, which reads and binds nothing."""
         found = self._python_names.get(node)
         if found is None:
             scope = self.scopes.get(node)
-            found = set() if scope is None or self.dynamic_scopes else {
+            rebinding = any(calls - {"getattr"} for calls in self.dynamic_scopes.values())
+            found = set() if scope is None or rebinding else {
                 name.name for name in scope.get_qualified_names_for(node)}
             self._python_names[node] = found
         return set(found)
