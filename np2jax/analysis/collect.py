@@ -444,11 +444,17 @@ class Collector(Walker):
         found = self._python_names.get(node)
         if found is None:
             scope = self.scopes.get(node)
-            rebinding = any(calls - {"getattr"} for calls in self.dynamic_scopes.values())
-            found = set() if scope is None or rebinding else {
+            found = set() if scope is None or self.names_may_rebind else {
                 name.name for name in scope.get_qualified_names_for(node)}
             self._python_names[node] = found
         return set(found)
+
+    @property
+    def names_may_rebind(self) -> bool:
+        """Whether the module runs what can bind names unseen (exec, globals(), setattr...);
+        getattr, which only reads, does not count (it reaches functions unseen, which
+        dynamic_scopes still says)."""
+        return any(calls - {"getattr"} for calls in self.dynamic_scopes.values())
 
     def may_name(self, node, names: frozenset) -> bool:
         """A quick test before qualified_names: whether `node` (a name or a dotted name) is

@@ -904,7 +904,7 @@ class Values:
         """The class `name` names when it is a class of this module, bound once at module
         level, undecorated, none of whose bases may be an array type: no base, `object`,
         or classes of the module that are such classes themselves. Else None."""
-        if not isinstance(name, cst.Name) or self.collector.dynamic_scopes or depth > 8:
+        if not isinstance(name, cst.Name) or self.collector.names_may_rebind or depth > 8:
             return None
         scope = self.scopes.get(name)
         assignments = list(scope[name.value]) if scope is not None else []
