@@ -610,24 +610,18 @@ class Values:
         return any(bound == "param" for bound, _ in self.live_bindings(value, values))
 
     def parameter_may_be_jax(self, value) -> tuple:
-        """For a name bound only to parameters of module-level functions: the converted
-        references by which some call in this module passes a JAX array for it (empty when
-        none is known to). jax_typed asks that every call does; a function called with a
-        JAX array by one caller and a NumPy array by another (a function kept on NumPy,
-        NJ104, passing its own) still meets a JAX array."""
+        """may_be_jax of a name bound only to parameters of module-level functions: the
+        converted references by which some call in this module passes a JAX array for it
+        (empty when none is known to). jax_typed asks that every call does; a function
+        called with a JAX array by one caller and a NumPy array by another (a function kept
+        on NumPy, NJ104, passing its own) still meets a JAX array."""
         if not isinstance(value, cst.Name):
             return ()
         values, _ = self.name_values(value)
         live = self.live_bindings(value, values)
         if not live or any(bound != "param" for bound, _ in live):
             return ()
-        refs: set = set()
-        for _, param in live:  # some call is enough: other modules' callers aside
-            for argument in self._call_arguments(param, every=False) or ():
-                typed, relied = _JaxTyping(self, False).of(argument)
-                if typed:
-                    refs |= relied
-        return tuple(refs)
+        return self.may_be_jax(value)
 
     def attribute_may_be_jax(self, array) -> tuple:
         """`self.table` bound in its class to a JAX array once converted (by one of its

@@ -15,7 +15,7 @@ from np2jax.analysis.facts import UNKNOWN
 from np2jax.analysis.sequences import ARGUMENT, OPAQUE, SEQUENCE
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of
+from np2jax.syntax import code_of, updates
 
 _MAY_BE_LIST = (SEQUENCE, ARGUMENT)
 # operators Python lacks for lists: with one, the other operand was an array
@@ -23,10 +23,9 @@ _ARRAY_ONLY_OPERATORS = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Power,
                          cst.MatrixMultiply)
 
 _SEQUENCE_LITERALS = (cst.List, cst.Tuple, cst.ListComp)
-# `q /= norm` of a list: the operator NumPy's array computed, JAX's array computes on an array
-_ARRAY_ONLY_AUGMENTED = {cst.SubtractAssign: cst.Subtract, cst.DivideAssign: cst.Divide,
-                         cst.FloorDivideAssign: cst.FloorDivide, cst.PowerAssign: cst.Power,
-                         cst.MatrixMultiplyAssign: cst.MatrixMultiply}
+# `q /= norm` of a list: operators Python lacks for lists, which NumPy's array computed
+_ARRAY_ONLY_AUGMENTED = (cst.SubtractAssign, cst.DivideAssign, cst.FloorDivideAssign,
+                         cst.PowerAssign, cst.MatrixMultiplyAssign)
 
 
 def _is_int_literal(node: cst.BaseExpression) -> bool:
@@ -110,7 +109,7 @@ class ListAsArrayArgument(Rule):
         for node, left, right in operations:
             if isinstance(node, cst.AugAssign) and not isinstance(node.target, cst.Name):
                 continue  # `a[i] += v`, `self.w += v`: the in-place rules rewrite them whole
-            if isinstance(node, cst.AugAssign) and type(node.operator) in _ARRAY_ONLY_AUGMENTED \
+            if isinstance(node, cst.AugAssign) and isinstance(node.operator, _ARRAY_ONLY_AUGMENTED) \
                     and sequences.kind(node.target) == SEQUENCE and not self._parameter_read(node.target) \
                     and dataflow.jax_typed(node.value):
                 yield self._augmented(node)
@@ -149,17 +148,11 @@ class ListAsArrayArgument(Rule):
         """`q /= norm` of a list `q`: Python lists have no `/=`, so NumPy's array on the right
         made `q` an array; JAX's refuses the list. Becomes `q = jnp.asarray(q) / norm`."""
         jnp = self.analysis.jnp_alias
-        operator = _ARRAY_ONLY_AUGMENTED[type(node.operator)]
 
         def fix(statement):
-            wrapped = cst.Call(func=cst.Attribute(cst.Name(jnp), cst.Name("asarray")),
-                               args=[cst.Arg(statement.target)])
-            value = statement.value
-            if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation, cst.IfExp,
-                                  cst.Comparison, cst.Lambda, cst.NamedExpr)):
-                value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            return cst.Assign(targets=[cst.AssignTarget(statement.target)],
-                              value=cst.BinaryOperation(wrapped, operator(), value))
+            operator = code_of(statement.operator).strip()  # "/=": updates.BINARY_OPERATORS
+            return updates.assign(statement.target, updates.binary(
+                updates.jnp_call(jnp, "asarray", statement.target), operator, statement.value))
         return self.report(node, where=f"updated by `{code_of(node).strip()}`, which only an "
                                        "array computes",
                            argument=code_of(node.target), fix=fix,
