@@ -618,6 +618,8 @@ class Aliasing(Values):
                 return f"`{name}` is global or nonlocal: other code may hold the same array"
             if not self._before_or_looping(statement, node) or self.keeps_same_array(value, name):
                 continue
+            if isinstance(value, str) and self._unpacked_fresh(statement, name):
+                continue
             if isinstance(value, str) or not self._fresh(value):
                 if isinstance(value, str):
                     return f"`{name}` may share memory with `a loop or unpacking`"
@@ -637,11 +639,38 @@ class Aliasing(Values):
         see; JAX stores a new array in the item. Arrays themselves are NJ202's business."""
         if self.kind_of(target.value) != CONTAINER:
             return None
-        values, _ = self.values_of(target.value)
-        if all(not isinstance(v, str) and self.holds_only_scalars(v) for v, _ in values):
+        values = self._container_values(target.value)
+        if values is not None and all(self.holds_only_scalars(v) for v in values):
             return None
         return (f"`{code_of(target.value)}` is a container whose item may be an array also "
                 "referenced elsewhere (NumPy updates that array; JAX replaces the item)")
+
+    def _container_values(self, container: cst.BaseExpression) -> list | None:
+        """The values a container may be: its bindings, and for a parameter what the calls
+        of its function pass (`solve(g, {"tries": 0})`, or a name bound to such a literal
+        there); None where one is not seen."""
+        values, _ = self.values_of(container)
+        found = []
+        for value, statement in values:
+            if value == "param" and isinstance(statement, cst.Param):
+                passed = self.passed_arguments(statement)
+                if passed is None:
+                    return None
+                for argument in passed:
+                    if self.handed_on(argument, statement):
+                        continue
+                    if isinstance(argument, cst.Name):
+                        bound, _ = self.values_of(argument)
+                        if not bound or any(isinstance(v, str) for v, _ in bound):
+                            return None
+                        found.extend(v for v, _ in bound)
+                    else:
+                        found.append(argument)
+            elif isinstance(value, str):
+                return None
+            else:
+                found.append(value)
+        return found
 
     def _accesses_from_nested_scopes(self, scope, name):
         """Reads of a module global from inside functions (libcst records those accesses
@@ -664,6 +693,24 @@ class Aliasing(Values):
             return True
         loops = set(self._loops_around(later))
         return any(loop in loops for loop in self._loops_around(earlier))
+
+    def _unpacked_fresh(self, statement, name: str) -> bool:
+        """`pos, vel, mass = initial_state(n)`: `name` unpacked from a call of the module's
+        own function whose every return is a tuple holding a new array at that place."""
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1 \
+                or not isinstance(statement.value, cst.Call):
+            return False
+        target = statement.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) \
+                or not all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+                           for e in target.elements):
+            return False
+        names = [e.value.value for e in target.elements]
+        if names.count(name) != 1:
+            return False
+        function = self.module_function(statement.value) or self.module_method(statement.value)
+        return function is not None and self.effects.fresh_return_item(
+            function, names.index(name), len(names))
 
     def _fresh(self, value: cst.BaseExpression) -> bool:
         """Whether `value` is a new array that no other name refers to."""

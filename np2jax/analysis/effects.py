@@ -23,6 +23,7 @@ import libcst as cst
 from np2jax.analysis.facts import UFUNC_METHODS
 from np2jax.analysis.references import written_arguments
 from np2jax.analysis.values import ReturnsFinder
+from np2jax.syntax.walk import names_in
 
 
 class Flow(Protocol):
@@ -96,9 +97,42 @@ class Effects:
             return self._fresh_local(value, function)
         return self.flow._fresh(value)
 
-    def _fresh_local(self, name: cst.Name, function: cst.FunctionDef) -> bool:
+    def fresh_return_item(self, function: cst.FunctionDef, index: int, count: int) -> bool:
+        """Whether every `return` of `function` is a tuple of `count` items whose item `index`
+        is a new array no other name holds (`return pos, vel, mass`, each made there): a
+        caller unpacking the result may write into that item."""
+        key = ("item", function, index, count)
+        if key in self._fresh_returns:
+            return self._fresh_returns[key]
+        answer = False
+        if not _is_generator(function) and key not in self._busy:
+            self._busy.add(key)
+            try:
+                returns = self.flow.function_returns(function)
+                answer = bool(returns) and all(
+                    self._fresh_tuple_item(value, index, count, function) for value in returns)
+            finally:
+                self._busy.discard(key)
+        self._fresh_returns[key] = answer
+        return answer
+
+    def _fresh_tuple_item(self, value, index: int, count: int, function: cst.FunctionDef) -> bool:
+        if not isinstance(value, cst.Tuple) or len(value.elements) != count \
+                or any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return False
+        item = value.elements[index].value
+        if not isinstance(item, cst.Name):
+            return self.flow._fresh(item)
+        others = [e.value for i, e in enumerate(value.elements) if i != index]
+        if any(item.value in names_in(other) for other in others):
+            return False  # `return a, a.T`: the other item shares its memory
+        return self._fresh_local(item, function, returned_in=value)
+
+    def _fresh_local(self, name: cst.Name, function: cst.FunctionDef,
+                     returned_in: cst.Tuple | None = None) -> bool:
         """A local name of `function`, bound only to fresh values, read only in the
-        function's own scope and never kept by anything but the return."""
+        function's own scope and never kept by anything but the return (or, with
+        `returned_in`, by its own item of that returned tuple)."""
         flow = self.flow
         scope = flow.scopes.get(name)
         if scope is None or _function_of_scope(scope) is not function:
@@ -111,7 +145,9 @@ class Effects:
         for access in _accesses(scope, name.value):
             if flow.scopes.get(access.node) is not scope:
                 return False  # captured by a nested function or class
-            if flow._holder(access.node) is not None:
+            holder = flow._holder(access.node)
+            if holder is not None and not (holder is returned_in
+                                           and flow.parents.get(access.node) in returned_in.elements):
                 return False  # stored, passed on, yielded...: someone else may hold it
         return True
 

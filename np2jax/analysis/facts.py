@@ -63,9 +63,12 @@ CONTAINER_CALLS = frozenset({"list", "dict", "set", "frozenset", "tuple", "defau
                              "globals", "locals", "vars"})
 CONTAINER_METHODS = frozenset({"split", "rsplit", "splitlines", "tolist"})
 # Not abs() or round(): on an array they return an array.
-SCALAR_CALLS = frozenset({"int", "float", "complex", "bool", "len"})
+SCALAR_CALLS = frozenset({"int", "float", "complex", "bool", "len", "all", "any", "isinstance",
+                          "hasattr", "callable"})
 LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
 STATIC_ATTRIBUTES = frozenset({"shape", "ndim", "size"})
+# Writers of JSON text: a value given to them is written out with all its digits.
+JSON_WRITERS = frozenset({"json.dumps", "json.dump"})
 
 # Builtins through which code reads or writes names and attributes the analysis cannot see.
 DYNAMIC_CALLS = frozenset({"exec", "eval", "globals", "locals", "vars", "setattr", "delattr",

@@ -117,27 +117,47 @@ class ModuleAnalysis:
         return sites
 
     @cached_property
-    def kept_calls_given_jax_values(self) -> list[tuple[ApiRef, cst.BaseExpression]]:
-        """(reference, argument) for each call kept on NumPy or SciPy (not converted, and
+    def kept_calls_given_jax_values(self) -> list[tuple[ApiRef, cst.Call, cst.BaseExpression]]:
+        """(reference, call, argument) for each call kept on NumPy or SciPy (not converted, and
         not host-side shape work) that is handed a value the converted code computes (a
         JAX array once converted: Dataflow.jax_typed) of a dtype that is not shown to be
         an integer or boolean one: in the 32-bit mode that value comes as float32 where
         NumPy's program handed it float64, and the kept call computes with what it gets
         (`np.gradient` of float32 samples, `scipy.optimize.minimize(f, x0)` whose
-        finite-difference step follows x0's dtype). One per call: its first such argument."""
+        finite-difference step follows x0's dtype), or a function returning such a value
+        (SciPy's finite differences of a float32 objective vanish). One per call: its first
+        such argument."""
         found = []
         flow, dtype_of = self.dataflow, self.dtypes.dtype_of
         for ref in self.refs:
-            if ref.call is None or ref.converted or ref.keep == KEEP_STATIC \
-                    or ref.qualname in _PRECISION_BLIND or call_site(ref, self.parents) is not ref.call:
+            # `optimize.minimize(...)` of `from scipy import optimize`: a call through a module
+            # the table does not map (`np.add.at` is np.add's, which NJ207 rewrites)
+            module = ref.entry is None or ref.entry.get("kind") == "module"
+            call = ref.call if ref.call is not None or not module else call_site(ref, self.parents)
+            if call is None or ref.converted or ref.keep == KEEP_STATIC or ref.qualname in _PRECISION_BLIND:
                 continue
-            for arg in ref.call.args:
-                dtype = dtype_of(arg.value)
-                if dtype == "bool" or is_integer(dtype) or not flow.jax_typed(arg.value):
+            for arg in call.args:
+                for value in self._handed_values(arg.value):
+                    dtype = dtype_of(value)
+                    if dtype == "bool" or is_integer(dtype) or not flow.jax_typed(value):
+                        continue
+                    found.append((ref, call, arg.value))
+                    break
+                else:
                     continue
-                found.append((ref, arg.value))
                 break
         return found
+
+    def _handed_values(self, argument: cst.BaseExpression) -> list:
+        """What a kept call computes with when handed `argument`: the value itself, or what
+        a function handed to it returns (`minimize(lambda p: jnp.sum(...), x0)`, `brentq(f,
+        0, 1)`: SciPy calls it and steps by its float32 results)."""
+        if isinstance(argument, cst.Lambda):
+            return [argument.body]
+        function = self.dataflow.function_named(argument)
+        if function is not None:
+            return list(self.dataflow.function_returns(function) or ())
+        return [argument]
 
     def attribute_loads(self, attribute: str) -> list[cst.Attribute]:
         """Every `<value>.<attribute>` of the module."""

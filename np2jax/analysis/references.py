@@ -1037,6 +1037,13 @@ def _dtype_literal(node: cst.BaseExpression, collector):
     return name if name in _DTYPE_NAMES else _NOT_LITERAL
 
 
+def numpy_only(qualname: str | None) -> bool:
+    """Whether `qualname` is in a SciPy module whose functions need NumPy's arrays
+    (policy.toml numpy_only_modules)."""
+    return any(qualname == m or (qualname or "").startswith(m + ".")
+               for m in api_policy().get("numpy_only_modules", ()))
+
+
 def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
     """`np.take(np.asarray(a), i)` kept on NumPy (NJ103, or NJ204's out=): its `np.asarray` stays NumPy too,
     on purpose. NumPy hands a first argument that is not a NumPy array to its method of the
@@ -1052,6 +1059,19 @@ def keep_dispatch_arguments(refs: list[ApiRef], collector: CallIndex) -> None:
             ref.call.args if ref.qualname in dtype_arguments else ()
         for arg in read:
             inner = collector.ref_by_call.get(arg.value) if arg.keyword is None else None
+            if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
+                inner.keep = KEEP_BY_DESIGN
+    # `sp.diags(np.asarray(d), 0)`: a call into a SciPy module that needs NumPy's arrays
+    # (policy.toml numpy_only_modules; NJ102 writes this `np.asarray` for a JAX array argument)
+    for call in collector.nodes.get(cst.Call, []):
+        node, kept = call.func, None
+        while kept is None and node is not None:
+            kept = collector.ref_by_node.get(node)
+            node = node.value if isinstance(node, cst.Attribute) else None
+        if kept is None or kept.keep != KEEP_MISSING or not numpy_only(kept.qualname):
+            continue
+        for arg in call.args:
+            inner = collector.ref_by_call.get(arg.value)
             if inner is not None and inner.qualname == "numpy.asarray" and inner.keep is None:
                 inner.keep = KEEP_BY_DESIGN
     # `rng.choice(n, p=np.asarray(p))`: NumPy checks the sum of `p` within float32's

@@ -222,8 +222,12 @@ class Sequences:
                     parts = self.flow.returned_values(function, (position, len(target.elements)))
                     return OPAQUE if parts is None else self._combine(
                         self._k(part, depth) for part in parts)
-            return self._part(statement.value, position, depth) if position is not None \
-                else self._k(statement.value, depth)
+            if position is None:
+                return self._k(statement.value, depth)
+            items = _literal_items(statement.value)
+            if items is not None:  # a, b = [1.0], x
+                return self._k(items[position].value, depth) if position < len(items) else OPAQUE
+            return self._part(statement.value, position, depth)
         return OPAQUE
 
     def _part(self, source, position, depth: int) -> str:
@@ -244,9 +248,11 @@ class Sequences:
             if function == "zip" and position < len(arguments) \
                     and len(arguments) == len(source.args):
                 return self._i(arguments[position], depth, True)
-        if isinstance(source, (cst.Tuple, cst.List)) and position < len(source.elements) \
-                and not any(isinstance(e, cst.StarredElement) for e in source.elements):
-            return self._k(source.elements[position].value, depth)  # a, b = [1.0], x
+        items = _literal_items(source)
+        if items:  # for dr, dc in ((0, 1), (1, 0)): the parts at `position` of its items
+            parts = [_literal_items(item.value) for item in items]
+            if all(part is not None and position < len(part) for part in parts):
+                return self._combine(self._k(part[position].value, depth) for part in parts)
         return OPAQUE
 
     def _comprehension_source(self, name: cst.Name):
@@ -570,3 +576,11 @@ def _target_position(target, name: str):
                     and not isinstance(element, cst.StarredElement):
                 return position
     return False
+
+
+def _literal_items(node) -> list | None:
+    """The elements of a list or tuple literal without `*`, else None."""
+    if isinstance(node, (cst.Tuple, cst.List)) \
+            and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+        return list(node.elements)
+    return None

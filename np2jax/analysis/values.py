@@ -87,6 +87,8 @@ class Values:
         literal (`fib(90)`): SCALAR; a container (`bump(counts, w)`, `counts = {}`):
         CONTAINER; anything else is not followed (UNKNOWN)."""
         passed = self.passed_arguments(param)
+        if passed:  # solve(g, stats) inside solve: the parameter handed on, not a new value
+            passed = [a for a in passed if not self.handed_on(a, param)]
         if passed and all(self.value_kind(a) == SCALAR for a in passed):
             return SCALAR
         if passed and all(self.value_kind(a) == CONTAINER or self.container_type(a) is not None
@@ -94,6 +96,14 @@ class Values:
                           for a in passed):
             return CONTAINER
         return UNKNOWN
+
+    def handed_on(self, argument, param: cst.Param) -> bool:
+        """`argument` is `param` itself, passed by a call inside its own function (a
+        recursion), the parameter never rebound there."""
+        if not isinstance(argument, cst.Name) or argument.value != param.name.value:
+            return False
+        values, _ = self.values_of(argument)
+        return bool(values) and all(v == "param" and statement is param for v, statement in values)
 
     def _local_kind(self, name: cst.Name) -> str:
         """kind_of a name bound by its own scope only (`seen = [False] * n`), parameters left
@@ -850,7 +860,10 @@ class Values:
         """The function a call `f(...)` calls when `f` is a plain function of this module,
         bound once at module level (not redefined, not a method), undecorated, synchronous,
         and the module runs no exec/eval/globals() that could rebind it."""
-        func = call.func
+        return self.function_named(call.func)
+
+    def function_named(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The plain module-level function the name `func` refers to (module_function)."""
         if not isinstance(func, cst.Name) or self.collector.dynamic_scopes:
             return None
         scope = self.scopes.get(func)
@@ -1328,6 +1341,11 @@ _CONCATENATORS = frozenset({"numpy.r_", "numpy.c_"})
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 
 
+# iterators of tuples of their arguments' elements (values._JaxTyping._combined_items)
+_COMBINING = frozenset({"builtins.zip", "itertools.product", "itertools.combinations",
+                        "itertools.permutations", "itertools.combinations_with_replacement"})
+
+
 class _JaxTyping:
     """One `Values.jax_typed` question: whether a value is a JAX array once converted, and
     the converted references that answer relies on. Each node is judged once; a node met
@@ -1526,9 +1544,29 @@ class _JaxTyping:
             if self.flow.collector.qualified_names(iterable.func) != {"builtins.enumerate"}:
                 return False, frozenset()
             target, iterable = target.elements[1].value, iterable.args[0].value
+        combined = self._combined_items(target, iterable, name) if self.some else None
+        if combined is not None:
+            return combined
         if not (isinstance(target, cst.Name) and target.value == name):
             return False, frozenset()
         return self.of(iterable)
+
+    def _combined_items(self, target, iterable, name: str) -> tuple[bool, frozenset] | None:
+        """`for combo in itertools.product(X, repeat=2)`, `for a, b in zip(X, Y)`: tuples of
+        the arguments' elements, which may be JAX where an argument may be (some-mode: a
+        tuple of JAX elements is no JAX array, but what is taken from it is one)."""
+        if not isinstance(iterable, cst.Call) \
+                or not self.flow.collector.qualified_names(iterable.func) & _COMBINING:
+            return None
+        arguments = [a.value for a in iterable.args if a.keyword is None and not a.star]
+        if isinstance(target, cst.Tuple) and len(arguments) > 1:
+            names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+            if name not in names or names.index(name) >= len(arguments):
+                return None
+            return self.of(arguments[names.index(name)])
+        if isinstance(target, cst.Tuple) or (isinstance(target, cst.Name) and target.value == name):
+            return next((found for found in map(self.of, arguments) if found[0]), (False, frozenset()))
+        return None
 
     def _unpacked(self, statement, name: str) -> tuple[bool, frozenset]:
         """`lo, hi = np.percentile(x, [1, 99])`: rows of one JAX array are JAX arrays.
@@ -1571,10 +1609,10 @@ class _JaxTyping:
             else self.flow.passed_arguments(param)
         # a recursive call handing the parameter on (`walk(grid, depth - 1)`) passes what
         # the other calls pass
-        passed = [a for a in passed or () if not self._handed_on(a, param)]
+        passed = [a for a in passed or () if not self.handed_on(a, param)]
         return self._all(passed) if passed else (False, frozenset())
 
-    def _handed_on(self, argument, param: cst.Param) -> bool:
+    def handed_on(self, argument, param: cst.Param) -> bool:
         """`argument` is `param` itself, read inside its own function and bound there to
         nothing else."""
         if not isinstance(argument, cst.Name) or argument.value != param.name.value:

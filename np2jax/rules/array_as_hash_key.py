@@ -178,7 +178,8 @@ class ArrayAsHashKey(Rule):
         if depth > 3:
             return None
         if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
-            return value.elt if flow.jax_typed(value.elt) else None
+            # `tuple(round(x, 8) for x in combo)`, combo from itertools.product of a JAX array
+            return value.elt if flow.jax_typed(value.elt) or flow.may_be_jax(value.elt) else None
         if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
             return next((e.value for e in value.elements
                          if isinstance(e, cst.Element) and flow.jax_typed(e.value)), None)
@@ -188,6 +189,8 @@ class ArrayAsHashKey(Rule):
                 loop = self._loop_over_array(positional[0])  # tuple(row), for row in pts
                 if loop is not None:
                     return loop
+            if len(positional) == 1 and isinstance(positional[0], (cst.ListComp, cst.GeneratorExp)):
+                return self._held(positional[0], depth + 1)
             return self._iterated(value)
         if isinstance(value, cst.Name):
             values, aug_values = flow.name_values(value)

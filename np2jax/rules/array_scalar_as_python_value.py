@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.facts import JSON_WRITERS
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
@@ -17,7 +18,6 @@ from np2jax.syntax import code_of
 PYTHON_TYPES = frozenset({"builtins.float", "builtins.complex", "numbers.Number", "numbers.Real",
                           "numbers.Complex", "numbers.Integral", "numbers.Rational"})
 _SPELLED = frozenset({"float", "complex", "Number", "Real", "Complex", "Integral", "Rational"})
-JSON_WRITERS = frozenset({"json.dumps", "json.dump"})
 NUMPY_TYPES = frozenset({"numpy.ndarray", "numpy.generic", "numpy.number", "numpy.floating",
                          "numpy.integer", "numpy.inexact", "numpy.float64", "numpy.complexfloating"})
 

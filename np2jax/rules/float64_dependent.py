@@ -18,6 +18,7 @@ import libcst as cst
 from np2jax.analysis.casts import is_float
 from np2jax.analysis.dtypes import is_integer
 from np2jax.catalog import api_policy
+from np2jax.rules._digits import shown_values
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
@@ -114,10 +115,23 @@ class Float64Dependent(Rule):
                               reason="the 32-bit mode gives the array JAX's 32-bit dtype where "
                                      "NumPy's was 64-bit: its dtype's name, item size and byte "
                                      "count change")
+        dtype_of = self.analysis.dtypes.dtype_of
+        for where, value in shown_values(self.analysis):
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in ("tolist", "item") and not value.args:
+                value = value.func.value  # str(x.tolist()): the float32 values as Python floats
+            dtype = dtype_of(value)
+            if dtype is not None and dtype.startswith(("float", "complex")) and flow.jax_typed(value):
+                yield self.report(where, spelled=code_of(where), requires=flow.jax_refs(value),
+                                  reason=f"it writes out all the digits of `{code_of(value)}`, "
+                                         "which the converted code computes in float32: "
+                                         "1.4142135381698608 where NumPy's float64 writes "
+                                         "1.4142135623730951 (format fewer digits, "
+                                         "`f\"{v:.6g}\"`, for text that agrees)")
         jax_refs = self.analysis.dataflow.jax_refs
-        for ref, argument in self.analysis.kept_calls_given_jax_values:
+        for ref, call, argument in self.analysis.kept_calls_given_jax_values:
             library = "SciPy" if ref.qualname.startswith("scipy") else "NumPy"
-            yield self.report(ref.call, spelled=code_of(ref.node) + "(...)",
+            yield self.report(call, spelled=code_of(call.func) + "(...)",
                               requires=jax_refs(argument),
                               reason=f"it stays on {library} and is handed "
                                      f"`{code_of(argument)}`, which the converted code "

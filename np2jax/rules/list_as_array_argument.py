@@ -12,7 +12,9 @@ import libcst as cst
 
 from np2jax.analysis import facts
 from np2jax.analysis.facts import UNKNOWN
+from np2jax.analysis.dtypes import is_integer
 from np2jax.analysis.sequences import ARGUMENT, OPAQUE, SEQUENCE
+from np2jax.analysis.shapes import static_shape
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
@@ -119,11 +121,34 @@ class ListAsArrayArgument(Rule):
                     continue  # `rows += x` extends the list, in both programs
                 literal = isinstance(operand, _SEQUENCE_LITERALS)
                 # only what the module shows to be a list: a value stored from a parameter
-                # (`self.lr * g`) is most often a number, which an operator takes as it is
-                if not literal and (self._parameter_read(operand)
-                                    or sequences.kind(operand) != SEQUENCE):
+                # (`self.lr * g`) is most often a number, which an operator takes as it is;
+                # an array's `.shape` is a tuple (`idx < f.shape`)
+                if not literal and not _shape_of(operand) and (
+                        self._parameter_read(operand) or sequences.kind(operand) != SEQUENCE):
                     continue
                 constructor = "array" if literal else "asarray"
+                if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply) \
+                        and dataflow.value_kind(other) != facts.SCALAR \
+                        and is_integer(self.analysis.dtypes.dtype_of(other)):
+                    if static_shape(dataflow, other) == ():
+                        # `lvl * np.prod(levels)`: NumPy's integer scalar repeats the list;
+                        # JAX's 0-d array refuses the list, a Python int repeats it
+                        if dataflow.jax_typed(other):
+                            yield self.report(
+                                other, argument=code_of(operand),
+                                where=f"repeated by the integer `{code_of(other)}` in "
+                                      f"`{code_of(node)}`, rewritten to `int({code_of(other)})`",
+                                fix=lambda n: updates.call(cst.Name("int"), n),
+                                requires=dataflow.jax_refs(other), report_if_unfixed=False)
+                        continue
+                    if static_shape(dataflow, other) is None and dataflow.may_be_jax(other):
+                        yield self.report(
+                            operand, argument=code_of(operand),
+                            where=f"meeting the integer `{code_of(other)}` in `{code_of(node)}`, "
+                                  f"left as it was: if `{code_of(other)}` is one number, Python "
+                                  "repeats the list; if it is an array, wrap the list in "
+                                  "jnp.asarray(...)")
+                        continue
                 if dataflow.jax_typed(other):
                     yield self._wrap(operand, None, constructor,
                                      where=f"meeting a JAX array in `{code_of(node)}`",
@@ -197,11 +222,13 @@ class ListAsArrayArgument(Rule):
             if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
                 continue
             index = subscript.slice[0].slice.value
-            if not isinstance(index, (cst.Name, cst.Attribute)) \
-                    or self._parameter_read(index) or sequences.kind(index) != SEQUENCE \
-                    or not dataflow.jax_typed(subscript.value):
-                continue
-            yield self._wrap(index, None, "asarray", requires=dataflow.jax_refs(subscript.value))
+            if not isinstance(index, (cst.Name, cst.Attribute)) or sequences.kind(index) != SEQUENCE:
+                continue  # (a parameter alone is ARGUMENT: only a list the module shows counts)
+            # a NumPy array takes the JAX array of the list as the list itself: wrapped where
+            # the indexed value may be JAX (`x[cols]`, x a parameter a caller passes one for)
+            requires = dataflow.may_be_jax(subscript.value)
+            if requires:
+                yield self._wrap(index, None, "asarray", requires=requires)
 
     def _range(self, value: cst.BaseExpression) -> bool:
         return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
@@ -235,6 +262,11 @@ class ListAsArrayArgument(Rule):
             imports=[("jax.numpy", jnp)],
             requires=(ref.node,) if ref is not None else tuple(requires),
             report_if_unfixed=False)
+
+
+def _shape_of(value: cst.BaseExpression) -> bool:
+    """`f.shape`: a tuple of Python ints."""
+    return isinstance(value, cst.Attribute) and value.attr.value == "shape"
 
 
 def _data_parameter(ref) -> str | None:

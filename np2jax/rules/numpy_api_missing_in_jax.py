@@ -9,7 +9,9 @@ import libcst as cst
 
 from np2jax.analysis import facts
 from np2jax.analysis.kept import enclosing_function, entry_parameters, has_prologue
+from np2jax.analysis.references import call_site, numpy_only
 from np2jax.analysis.shapes import static_shape
+from np2jax.rules._arguments import as_array
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
 
@@ -64,11 +66,32 @@ class NumpyApiMissingInJax(Rule):
                 name = ref.detail
             yield self.report(ref.node, name=code_of(ref.node), keeps_function=body_needs_numpy,
                               reason=why.format(name=name, detail=ref.detail))
+            if ref.keep == facts.KEEP_MISSING and numpy_only(ref.qualname):
+                yield from self._scipy_given_numpy(ref, name=code_of(ref.node),
+                                                   keeps_function=body_needs_numpy,
+                                                   reason=why.format(name=name, detail=ref.detail))
         yield from self._missing_attributes()
         for star in self.analysis.star_imports:
             yield self.report(star, name=code_of(star).strip(), keeps_function=False,
                               reason="the names a star import brings in cannot be resolved, so "
                                      "none of them is converted")
+
+    def _scipy_given_numpy(self, ref, **fields):
+        """A call into a SciPy module JAX lacks whose functions tell NumPy arrays apart
+        (policy.toml numpy_only_modules: `scipy.sparse.diags(d, 0)`) is handed each JAX array
+        argument as `np.asarray(...)`, unlisted, in this finding's name, as the original gave
+        it (diags takes a 1-D JAX array for a list of diagonals)."""
+        call = call_site(ref, self.analysis.parents)
+        if call is None:
+            return
+        flow = self.analysis.dataflow
+        alias, needed = self.analysis.numpy_alias
+        for arg in call.args:
+            if not arg.star and flow.jax_typed(arg.value):
+                yield self.report(arg.value, **fields, fix=as_array(alias),
+                                  imports=(needed,) if needed else (),
+                                  requires=flow.jax_refs(arg.value), report_if_unfixed=False,
+                                  listed=False, boundary=True)
 
     def _scalar_question_of_jax(self, ref) -> bool:
         """`np.isscalar(v)` kept on NumPy, of a value that may be a 0-d JAX array once

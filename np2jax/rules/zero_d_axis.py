@@ -197,6 +197,14 @@ class ZeroDAxis(Rule):
         shape = static_shape(flow, value)
         if shape is not None:
             return len(shape) >= 1
+        if isinstance(value, cst.Subscript) and any(
+                isinstance(e.slice, cst.Slice) or _is_newaxis(e.slice.value) for e in value.slice):
+            return True  # `m[:, None]`: a slice or a new axis is a dimension (a 0-d m raises)
+        if isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, cst.MatrixMultiply):
+            return self._has_a_dimension(value.left, depth + 1) \
+                or self._has_a_dimension(value.right, depth + 1)  # broadcasting keeps the most
+        if isinstance(value, cst.UnaryOperation):
+            return self._has_a_dimension(value.expression, depth + 1)
         if isinstance(value, cst.Call):
             ref = flow.collector.ref_by_call.get(value)
             if ref is not None:
@@ -221,3 +229,9 @@ class ZeroDAxis(Rule):
             return bool(values) and not aug and all(
                 isinstance(v, cst.CSTNode) and self._has_a_dimension(v, depth + 1) for v, _ in values)
         return False
+
+
+def _is_newaxis(index: cst.BaseExpression) -> bool:
+    """`None` or `np.newaxis` as an index."""
+    return (isinstance(index, cst.Name) and index.value == "None") \
+        or (isinstance(index, cst.Attribute) and index.attr.value == "newaxis")

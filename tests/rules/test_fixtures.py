@@ -3,7 +3,8 @@
 Each pair is checked three ways: the conversion gives exactly the .out.py text and the
 findings its `# expect:` header lists; converting the .out.py again changes nothing; and
 both run: the .in.py under NumPy and the .out.py under JAX give equal results, with NumPy's
-dtypes (64-bit types, the default), when the header says `# verdict: equal` (the default), and do not when it says `# verdict: fails`
+dtypes (64-bit types, the default), when the header says `# verdict: equal` (the default),
+and do not when it says `# verdict: fails` (`may-fail`: on some machines' math libraries)
 (which is only allowed for a case that expects a finding: never silently wrong).
 
 The converted side must also run clean: a FutureWarning or DeprecationWarning (JAX's notice that
@@ -73,7 +74,9 @@ def _run_both(case):
 def test_both_versions_run_and_agree(case):
     text = case.read_text()
     verdict = header(text, "verdict") or "equal"
-    assert verdict in ("equal", "fails")
+    # may-fail: the difference the finding reports depends on the machine's math library
+    # (XLA's cbrt is exact on some CPUs): both run, and their results are not asserted
+    assert verdict in ("equal", "fails", "may-fail")
     if verdict == "equal":
         reference, converted = _run_both(case)
         stochastic = _stochastic(text)
@@ -92,8 +95,9 @@ def test_both_versions_run_and_agree(case):
         converted = run_main(_out(case))
     except Exception:  # noqa: BLE001 - JAX refusing the unconverted code is the point
         return
-    assert compare_values("main()", reference, converted) is not None, \
-        "verdict says fails, but the converted program gives the same results"
+    if verdict == "fails":
+        assert compare_values("main()", reference, converted) is not None, \
+            "verdict says fails, but the converted program gives the same results"
 
 
 # a Python number and NumPy's scalar of its default type are alike
