@@ -271,6 +271,32 @@ HOT: dict[str, list[Hot]] = {
         Hot("ahrs.common.orientation", "q2euler",
             lambda r: [(q,) for q in _unit_quaternions(r, BATCH)], f"{BATCH} quaternions"),
     ],
+    # design of experiments: Latin hypercubes optimised over iterations, full factorials,
+    # central composite designs, and scaling a sample to its bounds
+    "pyDOE3": [
+        Hot("pyDOE3.doe_lhs", "lhs", lambda r: [(5, 50, "maximin", 20, None, None, int(s))
+                                                for s in r.integers(0, 2**31, 5)],
+            "5 maximin designs, 5 factors x 50 samples, 20 iterations"),
+        Hot("pyDOE3.doe_factorial", "fullfact", lambda r: [([4, 3, 5, 2, 6],)],
+            "4x3x5x2x6 levels, one call"),
+        Hot("pyDOE3.doe_composite", "ccdesign", lambda r: [(n,) for n in (2, 3, 4, 5, 6) * 5],
+            f"{BATCH} designs of 2 to 6 factors"),
+        Hot("pyDOE3.utils", "scale_samples",
+            lambda r: [(r.uniform(size=(100_000, 4)), [(-1.0, 1.0), (0.0, 10.0), (5.0, 6.0), (-3.0, 0.0)])],
+            "100000 samples of 4 factors, one call"),
+    ],
+    # finite differences: the weights of uniform stencils, and those of every point of a
+    # non-uniform grid (one batched solve, or one point at a time)
+    "findiff": [
+        Hot("findiff.coefs", "coefficients",
+            lambda r: [(d, a) for d in (1, 2, 3) for a in (2, 4, 6, 8)],
+            "derivatives 1 to 3 at accuracies 2 to 8, 12 calls"),
+        Hot("findiff.coefs", "calc_coefs_non_uni_batched",
+            lambda r: [(2, 4, np.sort(r.uniform(0.0, 10.0, 2000)))], "2000 grid points, one call"),
+        Hot("findiff.coefs", "coefficients_non_uni",
+            lambda r: [(2, 4, x, i) for x in [np.sort(r.uniform(0.0, 10.0, 2000))]
+                       for i in range(0, 2000, 2000 // BATCH)], f"{BATCH} points of a 2000-point grid"),
+    ],
 }
 
 

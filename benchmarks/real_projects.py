@@ -109,6 +109,13 @@ PROJECTS = [
     # attitude and heading estimation: quaternions, rotation matrices, AHRS filters
     # (Madgwick, Mahony, EKF, ...), WGS84 and magnetic models; NumPy only
     Project("ahrs", "0.4.0", "ahrs", ["tests"]),
+    # design of experiments: factorial, composite, Box-Behnken, Latin-hypercube, Sobol,
+    # Halton and optimal designs (integer and float matrices built by indexing); NumPy and SciPy
+    Project("pyDOE3", "1.6.2", "pyDOE3", ["tests"]),
+    # finite differences: derivative operators of any order on uniform and non-uniform grids
+    # (sparse matrices), stencils, PDE solvers; NumPy, SciPy and SymPy (installed aside on
+    # PYTHONPATH: `pip install --target DIR sympy`)
+    Project("findiff", "0.16.0", "findiff", ["tests"]),
     # emcee 3.1.6 ("src/emcee", ["src/emcee/tests"]) converts, but its suite did not finish on
     # the shared 2-core machine in the session's time: not in docs/real-projects.md.
 ]
@@ -122,7 +129,8 @@ def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
 def fetch(project: Project, sdists: Path) -> Path:
     spec = f"{project.name}=={project.version}"
     # newer sdists spell the name normalized (scikit_fuzzy-0.5.0.tar.gz)
-    names = {project.name, project.name.replace("-", "_")}
+    # (and lower-cased: pydoe3-1.6.2.tar.gz for pyDOE3)
+    names = {project.name, project.name.replace("-", "_"), project.name.lower()}
     existing = [p for n in sorted(names) for p in sdists.glob(f"{n}-{project.version}.*")]
     if not existing:
         # pip prepares the sdist's metadata in an isolated build environment (some
