@@ -87,10 +87,15 @@ class RoundedReduction(Rule):
         number = self._literal(other)
         if number is not None:
             return abs(number) >= TOLERANCE_BELOW
-        data = reduction.args[0].value if self.analysis.ref_of_call(reduction) is not None \
-            and reduction.args and not reduction.args[0].star else reduction.func.value \
-            if isinstance(reduction.func, cst.Attribute) else None
+        data = self._data(reduction)
         return data is not None and bool(names_in(other) & names_in(data))
+
+    def _data(self, call: cst.Call) -> cst.BaseExpression | None:
+        """What a reduction reduces: the first argument of `np.sum(x)`, the receiver of
+        `x.sum()`."""
+        if self.analysis.ref_of_call(call) is not None:
+            return call.args[0].value if call.args and not call.args[0].star else None
+        return call.func.value if isinstance(call.func, cst.Attribute) else None
 
     def _literal(self, node, depth: int = 0) -> float | None:
         """The number a literal (`0.3`, `-1`) or a name bound only to one literal spells."""
@@ -113,13 +118,12 @@ class RoundedReduction(Rule):
             if call in done:
                 continue
             ref = self.analysis.ref_of_call(call)
+            data = self._data(call)
             if ref is not None:
                 if not ref.converted:
                     continue
-                data = call.args[0].value if call.args and not call.args[0].star else None
                 requires = (ref.node,)
             else:  # x.sum(): JAX's method where x is a JAX array once converted
-                data = call.func.value
                 if not flow.jax_typed(data):
                     continue
                 requires = flow.jax_refs(data)
@@ -137,8 +141,8 @@ class RoundedReduction(Rule):
         """A whole sum or product (no axis) of fewer than 8 elements the code shows (`np.zeros(4)
         * 2`): NumPy adds them one after the other, and so does XLA (measured: 0 of 300
         sums of 2 to 7 random float64 values differ; along an axis they do differ)."""
-        if _averages(call) or any(a.keyword is None or a.keyword.value == "axis"
-                                  for a in call.args[0 if data is call.func.value else 1:]):
+        options = call.args[1:] if self.analysis.ref_of_call(call) is not None else call.args
+        if _averages(call) or any(a.keyword is None or a.keyword.value == "axis" for a in options):
             return False
         shape = static_shape(self.analysis.dataflow, data) if data is not None else None
         return shape is not None and all(isinstance(n, int) for n in shape) and math.prod(shape) < 8
