@@ -14,6 +14,17 @@ import libcst as cst
 from np2jax.analysis.dtypes import int_literal
 
 _DEPTH = 12
+INT64 = (-2 ** 63, 2 ** 63 - 1)
+# Python's integer functions and the first argument from which their result passes int64
+# (math.factorial(21) and math.perm(21) > 2**63 - 1; math.comb(67, 33) too)
+_GROWING = {"math.factorial": 21, "math.perm": 21, "math.comb": 67}
+# SciPy's, when given exact=True (a Python int; a float otherwise)
+_GROWING_EXACT = {"scipy.special.factorial": 21, "scipy.special.comb": 67,
+                  "scipy.special.perm": 21, "scipy.special.factorial2": 34}
+# augmented assignments that grow a Python int past any bound the code shows
+_RUNNING_PRODUCTS = (cst.MultiplyAssign, cst.PowerAssign, cst.LeftShiftAssign)
+# operators whose Python int result may pass int64 where an operand does
+_GROWING_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
 _ELEMENTWISE = {"array", "asarray"}  # NumPy functions that keep their argument's elements
 
 
@@ -44,6 +55,48 @@ class Ranges:
         if isinstance(node, cst.Call):
             return self._call(node, depth)
         return None
+
+    def may_pass_int64(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether `node`, a Python int, may lie outside int64 (which JAX cannot take as a
+        weakly typed operand: OverflowError): a literal that does, `math.factorial(n)` (also
+        math.perm, math.comb and SciPy's with exact=True) unless the code shows n below
+        where the result passes, `b ** e` of literals that do, a sum, difference, product
+        or floor quotient with one of those, or a name bound to one."""
+        if depth > _DEPTH:
+            return False
+        value = int_literal(node)
+        if value is not None:
+            return not INT64[0] <= value <= INT64[1]
+        if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None \
+                and not node.args[0].star:
+            names = self.flow.collector.qualified_names(node.func)
+            exact = any(a.keyword is not None and a.keyword.value == "exact"
+                        and isinstance(a.value, cst.Name) and a.value.value == "True"
+                        for a in node.args)
+            growing = {**_GROWING, **(_GROWING_EXACT if exact else {})}
+            threshold = next((growing[n] for n in names if n in growing), None)
+            if threshold is None:
+                return False
+            found = self.integer_range(node.args[0].value)
+            return found is None or found[1] >= threshold
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power):
+            base, exponent = int_literal(node.left), self.integer_range(node.right)
+            return base is not None and exponent is not None and exponent[0] >= 0 \
+                and not INT64[0] <= base ** min(exponent[1], 64) <= INT64[1]
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _GROWING_OPERATORS):
+            return self.may_pass_int64(node.left, depth + 1) or self.may_pass_int64(node.right, depth + 1)
+        if isinstance(node, cst.Name):
+            values, aug_values = self.flow.name_values(node)
+            reaching = self.flow.reaching_bindings(node, values or [])
+            if any(isinstance(v, cst.BaseExpression) and self.may_pass_int64(v, depth + 1)
+                   for v, _ in reaching):
+                return True
+            # `fact *= k` (in a loop, a product with no bound the code shows), `n += big`
+            ints = bool(reaching) and all(int_literal(v) is not None for v, _ in reaching)
+            return any(isinstance(self.flow.parents.get(v), cst.AugAssign) and (
+                ints and isinstance(self.flow.parents[v].operator, _RUNNING_PRODUCTS)
+                or self.may_pass_int64(v, depth + 1)) for v in aug_values or [])
+        return False
 
     def _call(self, call: cst.Call, depth: int) -> tuple[int, int] | None:
         ref = self.flow.collector.ref_by_call.get(call)

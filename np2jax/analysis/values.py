@@ -1341,6 +1341,8 @@ _CONCATENATORS = frozenset({"numpy.r_", "numpy.c_"})
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 
 
+# builtins whose result gives their argument's items, one by one (values._JaxTyping._elements)
+_ITEM_KEEPING = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"})
 # iterators of tuples of their arguments' elements (values._JaxTyping._combined_items)
 _COMBINING = frozenset({"builtins.zip", "itertools.product", "itertools.combinations",
                         "itertools.permutations", "itertools.combinations_with_replacement"})
@@ -1549,7 +1551,38 @@ class _JaxTyping:
             return combined
         if not (isinstance(target, cst.Name) and target.value == name):
             return False, frozenset()
-        return self.of(iterable)
+        return self._elements(iterable) if self.some else self.of(iterable)
+
+    def _elements(self, iterable, depth: int = 0) -> tuple[bool, frozenset]:
+        """Whether what iterating over `iterable` gives may be JAX (some-mode): a JAX
+        array's elements and rows are; so are the items of `list(x)`, `sorted(x)`,
+        `tuple(x)` or `reversed(x)` of one, of a comprehension or display holding them, of
+        a name bound to one of those, and of a parameter some call passes one for."""
+        found = self.of(iterable)
+        if found[0] or depth > 3:
+            return found
+        flow = self.flow
+        if isinstance(iterable, cst.Call) and iterable.args and iterable.args[0].keyword is None \
+                and not iterable.args[0].star \
+                and flow.collector.qualified_names(iterable.func) & _ITEM_KEEPING:
+            return self._elements(iterable.args[0].value, depth + 1)
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
+            return self.of(iterable.elt)
+        if isinstance(iterable, (cst.List, cst.Tuple)):
+            return self._all(e.value for e in iterable.elements if isinstance(e, cst.Element))
+        if not isinstance(iterable, cst.Name) or flow.comprehension_iter(iterable) is not None:
+            return found
+        values, _ = flow.name_values(iterable)
+        for bound, statement in flow.live_bindings(iterable, flow.reaching_bindings(iterable, values)):
+            if bound == "param":
+                passed = [a for a in flow._call_arguments(statement, every=False) or ()
+                          if not self.handed_on(a, statement)]
+            else:
+                passed = [bound] if isinstance(bound, cst.CSTNode) else []
+            for typed, relied in (self._elements(a, depth + 1) for a in passed):
+                if typed:
+                    return True, relied
+        return found
 
     def _combined_items(self, target, iterable, name: str) -> tuple[bool, frozenset] | None:
         """`for combo in itertools.product(X, repeat=2)`, `for a, b in zip(X, Y)`: tuples of

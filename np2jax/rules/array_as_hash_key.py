@@ -388,9 +388,12 @@ class ArrayAsHashKey(Rule):
         if flow.parameter_may_be_jax(name):
             return flow.parameter_may_be_jax(name)
         values, _ = flow.name_values(name)
-        for value, _statement in flow.live_bindings(name, values):
+        live = flow.live_bindings(name, values)
+        for value, _statement in live:
             if isinstance(value, cst.CSTNode) and flow.jax_typed(value):
                 return flow.jax_refs(value)
+        if any(isinstance(statement, cst.For) for _value, statement in live):
+            return flow.may_be_jax(name)  # `for k in keys`, keys = list(x) of a caller's
         return ()
 
     def _comprehension_of(self, name: cst.Name):

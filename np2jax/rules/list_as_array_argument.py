@@ -17,7 +17,8 @@ from np2jax.analysis.sequences import ARGUMENT, OPAQUE, SEQUENCE
 from np2jax.analysis.shapes import static_shape
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of, updates
+from np2jax.syntax import argument_for, code_of, updates
+from np2jax.syntax.walk import walk
 
 _MAY_BE_LIST = (SEQUENCE, ARGUMENT)
 # operators Python lacks for lists: with one, the other operand was an array
@@ -90,6 +91,7 @@ class ListAsArrayArgument(Rule):
 
         yield from self._operands()
         yield from self._list_indices()
+        yield from self._lists_handed_to_an_index()
 
     def _operands(self):
         """`self.w * x`, `x - [1.0, 2.0]`, `x == w`: a list or tuple meeting a JAX array
@@ -230,6 +232,106 @@ class ListAsArrayArgument(Rule):
             if requires:
                 yield self._wrap(index, None, "asarray", requires=requires)
 
+    def _lists_handed_to_an_index(self):
+        """`take(f, ids)`, `self.take(f, ids)` with `take = lambda arr, ids: arr[ids]` (or a
+        function of the module): a list handed to a parameter that the callee reads only as
+        the index of another parameter, for which the same call passes a value that may be
+        JAX (or is a parameter itself). NumPy indexes with the list as with an array of it,
+        JAX refuses a list: the list is handed over as `jnp.asarray(ids)`, which indexes a
+        NumPy array as the list does."""
+        flow = self.analysis.dataflow
+        for call in self.analysis.nodes(cst.Call):
+            callee = self._callee(call)
+            if callee is None or any(a.star for a in call.args):
+                continue
+            params = callee.params
+            if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None \
+                    or params.star_kwarg is not None:
+                continue
+            positional = [*params.posonly_params, *params.params]
+            if isinstance(callee, cst.FunctionDef) and isinstance(call.func, cst.Attribute) \
+                    and positional and positional[0].name.value == "self":
+                positional = positional[1:]  # a method: `self` is the receiver
+            body = callee.body
+            for index_param, array_param in self._index_params(positional, body):
+                index = argument_for(call, positional.index(index_param), index_param.name.value)
+                array = argument_for(call, positional.index(array_param), array_param.name.value)
+                if index is None or array is None or not self._list_value(index):
+                    continue
+                # a NumPy array indexes with the JAX array of the list as with the list: a
+                # parameter whose callers the module does not show (a method's) is wrapped too
+                requires = flow.may_be_jax(array)
+                if requires or flow.parameter_bound(array):
+                    yield self._wrap(index, None, "asarray", requires=requires,
+                                     where=f"used as an index of `{array_param.name.value}` by `{code_of(call.func)}`")
+
+    def _callee(self, call: cst.Call):
+        """The lambda or module function (or method) a call calls, where the module shows it:
+        `f(...)`, `obj.m(...)`, or a name or `self.attr` bound once to a lambda."""
+        flow = self.analysis.dataflow
+        function = flow.module_function(call) or flow.module_method(call)
+        if function is not None:
+            return function
+        values, aug_values = flow.values_of(call.func)
+        if values and len(values) == 1 and not aug_values and isinstance(values[0][0], cst.Lambda):
+            return values[0][0]
+        return None
+
+    def _index_params(self, positional: list, body) -> list:
+        """(index parameter, array parameter) pairs: every read of the first is `a[i]`, the
+        whole index of a subscript of the second, neither rebound in the body."""
+        reads: dict[str, list] = {p.name.value: [] for p in positional}
+
+        def walk(node):
+            if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)) and node is not body:
+                for name in _bound_names_in(node):
+                    reads.pop(name, None)  # shadowed or captured: not followed
+            if isinstance(node, cst.Name) and node.value in reads:
+                reads[node.value].append(node)
+            if isinstance(node, cst.Attribute):
+                walk(node.value)
+                return
+            for child in node.children:
+                walk(child)
+
+        walk(body)
+        found = []
+        parents = self.analysis.parents
+        by_name = {p.name.value: p for p in positional}
+        for name, names in reads.items():
+            subscripts = [parents.get(parents.get(parents.get(n))) for n in names]
+            if not names or not all(
+                    isinstance(s, cst.Subscript) and len(s.slice) == 1
+                    and isinstance(s.slice[0].slice, cst.Index) and s.slice[0].slice.value is n
+                    and isinstance(s.value, cst.Name) and s.value.value in by_name
+                    and s.value.value != name and not isinstance(parents.get(s), (cst.AssignTarget, cst.AugAssign))
+                    for s, n in zip(subscripts, names)):
+                continue
+            arrays = {s.value.value for s in subscripts}
+            if len(arrays) == 1 and self._not_rebound(body, {name, *arrays}):
+                found.append((by_name[name], by_name[arrays.pop()]))
+        return found
+
+    def _not_rebound(self, body, names: set) -> bool:
+        for node in walk(body):
+            if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.For, cst.NamedExpr)) \
+                    and any(isinstance(n, cst.Name) and n.value in names
+                            for n in walk(getattr(node, "target", node))):
+                return False
+        return True
+
+    def _list_value(self, value: cst.BaseExpression) -> bool:
+        """A list (not a tuple: `a[(i, j)]` is two indices): a display, a comprehension,
+        `list(...)`, or a name every binding of which is one."""
+        if isinstance(value, (cst.List, cst.ListComp)):
+            return True
+        if isinstance(value, cst.Call):
+            return isinstance(value.func, cst.Name) and self.analysis.qualified_names(value.func) == {"builtins.list"}
+        if isinstance(value, cst.Name):
+            values, aug_values = self.analysis.dataflow.name_values(value)
+            return bool(values) and all(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values)
+        return False
+
     def _range(self, value: cst.BaseExpression) -> bool:
         return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
             and self.analysis.qualified_names(value.func) == {"builtins.range"}
@@ -275,3 +377,11 @@ def _data_parameter(ref) -> str | None:
         if param.get("role") in ("array", "arrays"):
             return param.get("name")
     return None
+
+
+def _bound_names_in(node) -> set:
+    """The parameter names a nested function or lambda binds."""
+    params = getattr(node, "params", None)
+    if params is None:
+        return set()
+    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
