@@ -108,7 +108,7 @@ def bind_arguments(call: cst.Call, entry: dict, qualname: str) -> list[Argument]
             if nin is not None and index >= nin:
                 bound.append(Argument(arg, "out", name="out"))
             elif index < len(positional):
-                bound.append(_checked(arg, positional[index]))
+                bound.append(_checked(arg, positional[index], qualname))
             elif var_positional is not None:
                 bound.append(Argument(arg, var_positional["role"], name=var_positional["name"]))
             else:
@@ -120,7 +120,7 @@ def bind_arguments(call: cst.Call, entry: dict, qualname: str) -> list[Argument]
         if name == "out":
             bound.append(Argument(arg, "out", name="out"))
         elif name in by_name:
-            bound.append(_checked(arg, by_name[name]))
+            bound.append(_checked(arg, by_name[name], qualname))
         elif var_keyword is not None:
             bound.append(Argument(arg, "other"))
         else:
@@ -128,9 +128,11 @@ def bind_arguments(call: cst.Call, entry: dict, qualname: str) -> list[Argument]
     return bound
 
 
-def _checked(arg: cst.Arg, param: dict) -> Argument:
-    """An argument bound to a JAX parameter; JAX takes some (sort's kind=) only as None."""
-    if param["role"] == "none" and not is_none(arg.value):
+def _checked(arg: cst.Arg, param: dict, qualname: str) -> Argument:
+    """An argument bound to a JAX parameter; JAX takes some (sort's kind=) only as None,
+    unless running both proved JAX's spelling of the value NumPy's (kind="stable")."""
+    if param["role"] == "none" and not is_none(arg.value) \
+            and jax_spelling(qualname, Argument(arg, "scalar", name=param["name"])) is None:
         return Argument(arg, "none", f"`{param['name']}={code_of(arg.value)}` (JAX accepts only None)",
                         param["name"])
     return Argument(arg, param["role"], name=param["name"])
@@ -480,6 +482,8 @@ VALUE_EDGES = {"nan": "NaN", "inf": "infinities", "ties": "ties (equal values)",
 AS_ARRAY, AS_FLOAT_ARRAY = "same as a 64-bit array", "same as a float64 array"
 INT_ARRAY_CASE = "int64 array beside float32"  # np2jax.apiproof.INT_ARRAY_CASE
 DTYPE_AS_FLOAT64 = "same as float64 data"  # np2jax.apiproof.DTYPE_AS_FLOAT64
+# an option value JAX refuses, NumPy's result with JAX's spelling of it (np2jax.apiproof.AS_SPELLED)
+AS_SPELLED = "same as JAX's"
 # the options proven again with int64 data, read for data of any integer dtype
 INTEGER_PARAMS = "int64_params"  # np2jax.apiproof.INTEGER_PARAMS
 # the options taking arrays given arrays of other dtypes (np2jax.apiproof.OPTION_DTYPES)
@@ -647,6 +651,21 @@ def check_call(qualname: str, arguments: list[Argument], collector,
     return None
 
 
+def jax_spelling(qualname: str, argument: Argument) -> str | None:
+    """JAX's spelling (`stable=True`) of a literal option value JAX refuses
+    (`kind="stable"`), where running both proved JAX so given computes NumPy's result
+    (AS_SPELLED), for float64 and int64 data alike; None otherwise."""
+    literal = _literal(argument.arg.value)
+    if argument.name is None or literal is _NOT_LITERAL:
+        return None
+    record = api_proof().get(qualname) or {}
+    verdicts = [record.get("params", {}).get(argument.name, {}).get("values", {}).get(repr(literal), ""),
+                record.get(INTEGER_PARAMS, {}).get(argument.name, {}).get(repr(literal), "")]
+    if not all(v.startswith(AS_SPELLED) for v in verdicts if v):
+        return None
+    return next((v.removeprefix(AS_SPELLED).strip() for v in verdicts if v), None)
+
+
 def check_data_dtypes(ref: ApiRef, parents: dict, dtype_of) -> tuple[str, str] | None:
     """(KEEP_PROVEN_DIFFERENT, detail) for a call whose data has a dtype the code shows
     (`dtype_of`: np2jax.analysis.dtypes) for which running both showed JAX's version
@@ -727,6 +746,28 @@ def check_method(call: cst.Call, dtype_of) -> tuple[str, str] | None:
     (`np.round(x, -1)`) differing in JAX: its dtype verdicts and, on integer data, its
     options as run on int64 data (check_data_dtypes); None otherwise. Its base call and
     edges are not read here: the methods of JAX arrays were converted with the array."""
+    ref = _method_as_function(call)
+    if ref is None:
+        return None
+    problem = next((a.problem for a in ref.arguments if a.role == "none"), None)
+    if problem is not None:  # x.argsort(kind="quicksort"): JAX takes only None
+        return KEEP_UNSUPPORTED_ARGUMENT, problem
+    return check_data_dtypes(ref, {}, dtype_of)  # the receiver is the tree's own node
+
+
+def method_spellings(call: cst.Call) -> list[tuple[cst.Arg, str]]:
+    """(argument, JAX's spelling) for each option of a FUNCTION_METHODS call given a value
+    JAX refuses but spells otherwise (`x.argsort(kind="stable")`: `stable=True`)."""
+    ref = _method_as_function(call)
+    if ref is None:
+        return []
+    return [(a.arg, spelling) for a in ref.arguments[1:]
+            if (spelling := jax_spelling(ref.qualname, a)) is not None]
+
+
+def _method_as_function(call: cst.Call) -> ApiRef | None:
+    """`x.round(-1)` as the call `round(x, -1)` of np.round, its arguments bound; None for
+    a method that is no such function or takes an argument the function does not."""
     func = call.func
     if not isinstance(func, cst.Attribute) or func.attr.value not in FUNCTION_METHODS:
         return None
@@ -740,7 +781,7 @@ def check_method(call: cst.Call, dtype_of) -> tuple[str, str] | None:
                  arguments=bind_arguments(as_function, entry, qualname))
     if any(argument.role is None for argument in ref.arguments):
         return None  # an argument the function does not take: not the same call
-    return check_data_dtypes(ref, {}, dtype_of)  # the receiver is the tree's own node
+    return ref
 
 
 def _array_options(record: dict) -> frozenset:
@@ -782,7 +823,7 @@ def _check_integer_options(proven: dict, ref: ApiRef, dtype: str) -> tuple[str, 
         written = f"`{argument.name}={code_of(argument.arg.value)}`"
         if literal is not _NOT_LITERAL and repr(literal) in values:
             verdict = values[repr(literal)]
-            if not fine(verdict):
+            if not fine(verdict) and not verdict.startswith(AS_SPELLED):
                 return KEEP_PROVEN_DIFFERENT, f"JAX's version differs for {written} on {dtype} " \
                                               f"data: {_why(verdict)}"
         elif not all(fine(v) for k, v in values.items() if k != OMITTED):
@@ -970,7 +1011,7 @@ def _check_value(name: str, node: cst.BaseExpression, param: dict, collector):
         key = repr(literal)
         if key in values:
             verdict = values[key]
-            if fine(verdict):
+            if fine(verdict) or verdict.startswith(AS_SPELLED):  # NJ101 writes JAX's spelling
                 return None
             return KEEP_PROVEN_DIFFERENT, f"JAX's version differs for {written}: {_why(verdict)}"
     if not values:

@@ -10,7 +10,7 @@ import warnings
 from typing import Any
 
 from np2jax.apiproof.verdicts import (
-    ALONE_CASE, AS_ARRAY, AS_FLOAT_ARRAY, DIFFERS, DTYPE_AS_FLOAT64, INTEGER_PARAMS,
+    ALONE_CASE, AS_ARRAY, AS_FLOAT_ARRAY, AS_SPELLED, DIFFERS, DTYPE_AS_FLOAT64, INTEGER_PARAMS,
     INT_ARRAY_CASE, NO_VALUE_REPRS, NUMBERS_ALONE, NUMPY_RAISES, OMITTED, OPTION_DTYPES,
     OPTION_DTYPE_CASES, PYTHON_NUMBERS, RAISES, SAME, SIGNED_ZEROS, Timeout, UFUNC_METHODS,
     NEAR_ZERO, TINY, TINY_EDGE, UNSIGNED_ZEROS, WEAKLY_TYPED, WIDENED_DTYPES,
@@ -121,9 +121,10 @@ class Prover:
         return out
 
     def run(self, args: list, kwargs: dict, dtype=None, edge=None, jax_args=None,
-            jax_float64: bool = False, weak: bool = False) -> str:
-        """One verdict; `jax_args`: what JAX is given instead of `args` (made alike);
-        `jax_float64`: JAX is given the `dtype` data cast to float64 (DTYPE_AS_FLOAT64)."""
+            jax_float64: bool = False, weak: bool = False, jax_kwargs=None) -> str:
+        """One verdict; `jax_args`, `jax_kwargs`: what JAX is given instead of `args`,
+        `kwargs` (made alike); `jax_float64`: JAX is given the `dtype` data cast to float64
+        (DTYPE_AS_FLOAT64)."""
         ctx_np = Context(self.samples, dtype, edge)
         np_args = [ctx_np.value(a) for a in args]
         np_kwargs = {self.renames.get(k, k): ctx_np.value(v) for k, v in kwargs.items()}
@@ -131,7 +132,8 @@ class Prover:
             return "n/a"
         ctx_jax = Context(self.samples, dtype, edge)
         jax_args = [ctx_jax.value(a) for a in (args if jax_args is None else jax_args)]
-        jax_kwargs = {**self.spec.get("jax_kwargs", {}), **{k: ctx_jax.value(v) for k, v in kwargs.items()}}
+        jax_kwargs = {**self.spec.get("jax_kwargs", {}), **{
+            k: ctx_jax.value(v) for k, v in (kwargs if jax_kwargs is None else jax_kwargs).items()}}
         if jax_float64:
             np = self.samples.np
 
@@ -530,6 +532,10 @@ class Prover:
                         results[key_of(value)] = self.run_all(list(args) + [value], kwargs, dtype)
                 else:
                     results[key_of(value)] = self.run_all(args, {**kwargs, p.name: value}, dtype)
+            for value in values:  # NumPy's option JAX spells otherwise (kind="stable")
+                key = key_of(value)
+                if not in_args and key in results and not _fine(results[key]):
+                    results[key] = self._respelled(args, kwargs, p.name, value, dtype) or results[key]
             if not in_args and p.name in kwargs:
                 results[OMITTED] = self.run_all(args, {k: v for k, v in kwargs.items() if k != p.name}, dtype)
                 if p.name in required_by_jax:
@@ -552,6 +558,22 @@ class Prover:
             params[name] = {"keyword": True, "values": {
                 key_of(v): self.run_all(args, {**kwargs, name: v}, dtype) for v in values}}
         return params
+
+    def _respelled(self, args: list, kwargs: dict, name: str, value, dtype=None) -> str | None:
+        """AS_SPELLED where JAX, given the grid's spelling of `name=value` (`jax_spellings`:
+        kind="stable" is stable=True), gives NumPy's result for the base data and its
+        edges that tell sorts apart (ties, signed zeros, NaN); None where it does not."""
+        spellings = {key_of(k): v for k, v in self.spec.get("jax_spellings", {}).get(name, {}).items()}
+        spelled = spellings.get(key_of(value))
+        if spelled is None:
+            return None
+        rest = {k: v for k, v in kwargs.items() if k != name}
+        verdict = worst([self.run(args, {**kwargs, name: value}, dtype=dtype, edge=edge,
+                                  jax_kwargs={**rest, **spelled})
+                         for edge in (None, "ties", "negative-zero", "nan")])
+        if not _fine(verdict):
+            return None
+        return f"{AS_SPELLED} " + ", ".join(f"{k}={v!r}" for k, v in spelled.items())
 
     @staticmethod
     def _with(args: list, index: int, value) -> list:

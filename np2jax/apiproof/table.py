@@ -22,7 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from np2jax.apiproof.verdicts import (
-    AS_ARRAY, AS_FLOAT_ARRAY, CALLABLE_TIMEOUT_S, DEFAULT_OUT, DIFFERS, DTYPE_AS_FLOAT64,
+    AS_ARRAY, AS_FLOAT_ARRAY, AS_SPELLED, CALLABLE_TIMEOUT_S, DEFAULT_OUT, DIFFERS, DTYPE_AS_FLOAT64,
     GRID_PATH, INTEGER_PARAMS, INT_ARRAY_CASE, NUMPY_RAISES, OPTION_DTYPES,
     OPTION_DTYPE_CASES, PARTS, PART_NAMES, PYTHON_NUMBERS, RAISES, ROOT, SAME, TABLE_PATH,
     SIGNED_ZEROS, TASKS_PER_WORKER, TOLERANCES, UNSIGNED_ZEROS,
@@ -91,6 +91,8 @@ def _bucket(verdict: str) -> str | None:
         return verdict
     if verdict.startswith(NUMPY_RAISES):
         return NUMPY_RAISES
+    if verdict.startswith(AS_SPELLED):
+        return AS_SPELLED
     return DIFFERS if verdict.startswith(DIFFERS) else None
 
 
@@ -104,9 +106,9 @@ def summarize(results: dict) -> dict:
     counts = {"callables": len(results), "proven": 0, "skipped": 0,
               "verdicts": buckets(),
               "parameters": {SAME: 0, DIFFERS: 0, "partly": 0},
-              "parameter_values": buckets(), "dtypes": dict(buckets(), **{DTYPE_AS_FLOAT64: 0}),
+              "parameter_values": dict(buckets(), **{AS_SPELLED: 0}), "dtypes": dict(buckets(), **{DTYPE_AS_FLOAT64: 0}),
               "edges": buckets(),
-              INTEGER_PARAMS: buckets(), OPTION_DTYPES: buckets(),
+              INTEGER_PARAMS: dict(buckets(), **{AS_SPELLED: 0}), OPTION_DTYPES: buckets(),
               "python_numbers": dict(buckets(), **{AS_ARRAY: 0, AS_FLOAT_ARRAY: 0})}
     counts["zero_signs"] = {UNSIGNED_ZEROS: 0, SIGNED_ZEROS: 0}
     for result in results.values():
@@ -163,7 +165,8 @@ def describe(provenance: dict) -> str:
         line("base calls:", summary["verdicts"]),
         f"  {'parameters:':<18} {sum(parameters.values())} options: same for every value "
         f"{parameters[SAME]}, for some {parameters['partly']}, for none {parameters[DIFFERS]}",
-        line("option values:", summary["parameter_values"]),
+        line("option values:", summary["parameter_values"])
+        + f", same as JAX's spelling {summary['parameter_values'].get(AS_SPELLED, 0)}",
         line("dtypes:", summary["dtypes"])
         + f", same as float64 data {summary['dtypes'].get(DTYPE_AS_FLOAT64, 0)}",
         line("edge values:", summary["edges"]),

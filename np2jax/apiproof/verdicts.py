@@ -47,6 +47,9 @@ AS_FLOAT_ARRAY = "same as a float64 array"
 # recorded under NUMBERS_ALONE in place of a parameter's name
 NUMBERS_ALONE, ALONE_CASE = "*", "2.5 alone"
 WEAKLY_TYPED = "weakly typed"
+# An option value JAX spells otherwise, with which it gives NumPy's result: the verdict is
+# this and JAX's spelling (`kind="stable"`: "same as JAX's stable=True"), which NJ101 writes.
+AS_SPELLED = "same as JAX's"
 # A dtype whose verdict differs where JAX, given the data cast to float64, gives NumPy's
 # result (np.cov, np.interp of float32 data: NumPy computes in float64).
 DTYPE_AS_FLOAT64 = "same as float64 data"

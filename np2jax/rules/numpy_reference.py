@@ -9,7 +9,7 @@ from functools import cache
 
 import libcst as cst
 
-from np2jax.analysis.references import call_site
+from np2jax.analysis.references import call_site, jax_spelling
 from np2jax.catalog import api_policy, api_proof, api_table
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of, updates
@@ -54,6 +54,7 @@ class NumpyReference(Rule):
                               report_if_unfixed=False,
                               moves=(call_site(ref, self.analysis.parents),))
             yield from self._jax_only_options(ref)
+            yield from self._respelled_options(ref)
             for argument in ref.arguments:
                 keyword = argument.arg.keyword
                 new_name = renames.get(ref.qualname, {}).get(keyword.value) if keyword else None
@@ -61,6 +62,21 @@ class NumpyReference(Rule):
                     yield self.report(keyword, old=keyword.value, new=new_name,
                                       fix=lambda node, name=new_name: node.with_changes(value=name),
                                       requires=ref.node, report_if_unfixed=False)
+
+    def _respelled_options(self, ref):
+        """An option value JAX refuses but spells otherwise, where running both proved JAX so
+        given computes NumPy's result (`np.argsort(x, kind="stable")` is `jnp.argsort(x,
+        stable=True)`): the argument is written as JAX spells it."""
+        for argument in ref.arguments:
+            spelling = jax_spelling(ref.qualname, argument)
+            if spelling is None:
+                continue
+            name, value = spelling.split("=", 1)
+
+            def fix(node: cst.Arg, name=name, value=value) -> cst.Arg:
+                return updates.keyword(name, cst.parse_expression(value)).with_changes(comma=node.comma)
+            yield self.report(argument.arg, old=code_of(argument.arg), new=spelling, fix=fix,
+                              requires=ref.node, report_if_unfixed=False)
 
     def _jax_only_options(self, ref):
         """The options of JAX's version alone with which running both proved it NumPy's

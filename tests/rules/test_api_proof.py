@@ -398,7 +398,8 @@ def test_summarize_counts_each_kind_of_verdict():
         "f": {"verdict": "same", "dtypes": {"float64": "same", "str": "raises"},
               "edges": {"nan": "differs: values differ"},
               "params": {"x": {"data": True, "values": {"@v": "same"}},
-                         "mode": {"values": {"'a'": "same", "'b'": "differs: JAX raises ..."}},
+                         "mode": {"values": {"'a'": "same", "'b'": "differs: JAX raises ...",
+                                             "'c'": f"{apiproof.AS_SPELLED} stable=True"}},
                          "axis": {"values": {"0": "same", "5": "raises"}},
                          "order": {"values": {"3": "differs: values differ"}},
                          "k": {"values": {"9": "numpy raises: IndexError: ..."}}}},
@@ -412,7 +413,8 @@ def test_summarize_counts_each_kind_of_verdict():
     assert (summary["callables"], summary["proven"], summary["skipped"]) == (3, 2, 1)
     assert summary["verdicts"] == {"same": 1, "differs": 0, "raises": 0, "numpy raises": 1}
     assert summary["parameters"] == {"same": 2, "partly": 1, "differs": 1}
-    assert summary["parameter_values"] == {"same": 3, "differs": 2, "raises": 1, "numpy raises": 1}
+    assert summary["parameter_values"] == {"same": 3, "differs": 2, "raises": 1, "numpy raises": 1,
+                                           apiproof.AS_SPELLED: 1}
     assert summary["dtypes"]["raises"] == 1 and summary["edges"]["differs"] == 1
     assert summary["python_numbers"] == {"same": 1, "differs": 0, "raises": 0, "numpy raises": 0,
                                          apiproof.AS_ARRAY: 1, apiproof.AS_FLOAT_ARRAY: 1}
