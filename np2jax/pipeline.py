@@ -431,8 +431,10 @@ def _with_island(report, finding, islands, parents: dict, applied_ids: set):
 
 def _copies(analysis, islands) -> list:
     """The fixes copying a fresh array made by converted code into a writable NumPy array
-    where an island needs it, `np.array(...)`, and reading the operand of `a op= v` into an
-    island's array as a NumPy array, `np.asarray(v)` (a read needs no copy)."""
+    where an island needs it, `np.array(...)`, reading the operand of `a op= v` into an
+    island's array as a NumPy array, `np.asarray(v)` (a read needs no copy), and copying an
+    island's array where converted code hands it to JAX, `np.array(c)` (JAX reads the
+    memory of what it is given later, after the writes that follow; jnp.array(c) too)."""
     import libcst
 
     from np2jax.rules.base import Report
@@ -451,7 +453,8 @@ def _copies(analysis, islands) -> list:
         return libcst.Call(func=libcst.Name(HELPER), args=[libcst.Arg(node)])
 
     imports = (needed,) if needed else ()
-    return [Report("NJ201", node, "", wrap("array"), imports) for node in islands.copies] + \
+    return [Report("NJ201", node, "", wrap("array"), imports)
+            for node in [*islands.handed, *islands.copies]] + \
         [Report("NJ203", node, "", wrap("asarray"), imports) for node in islands.reads] + \
         [Report("NJ104", node, "", as_numpy) for node in islands.as_numpy]
 

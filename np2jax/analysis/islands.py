@@ -143,6 +143,10 @@ class Islands:
     # JAX array as a NumPy one, a list as a list; np.array(xs.copy()) would make a list an
     # array
     as_numpy: list = field(default_factory=list)
+    # reads of an island's array handed to JAX (a converted call's argument, an operand
+    # beside a JAX value): copied there, `np.array(c)`, since JAX reads NumPy memory when
+    # its computation runs, after the writes left in place that follow (_handed_to_jax)
+    handed: list = field(default_factory=list)
 
 
 def _method_out(call: cst.Call, method: str) -> cst.BaseExpression | None:
@@ -356,7 +360,76 @@ def islands(analysis: ModuleFacts, fixed: set, numpy_alias: str,
                 break
     drops.discard(None)
     reads = [r for r in reads if copied(r)]
-    return Islands(drops, copies, sentences, reads, as_numpy)
+    handed, copied_there = _handed_to_jax(analysis, finder, all_keys, fixed, drops, {*copies, *reads}) \
+        if all_keys else ([], set())
+    drops |= copied_there
+    return Islands(drops, copies, sentences, reads, as_numpy, handed)
+
+
+def _handed_to_jax(analysis: ModuleFacts, finder, keys: set, fixed: set, drops: set,
+                   read_now: set) -> tuple[list, set]:
+    """Reads of an island's array (or of a name bound only to one: `c = self.cells`) that
+    converted code hands to JAX: an argument of a converted call, an operand beside a JAX
+    value. JAX reads a NumPy array's memory when its computation runs, asynchronously (a
+    NumPy argument is not copied when the call returns): a write left in place after the
+    call may change what JAX reads (`jnp.array(c)` is no remedy: it copies lazily too).
+    Each is handed over as `np.array(...)`, a copy NumPy makes there, which nothing else
+    holds. Not where NumPy reads JAX's result at once (`np.asarray(jnp.mean(t))`, an island's
+    copy or read, `read_now`): the computation is done before the next statement. A copy
+    the code makes itself (`np.array(rows)`, `np.copy(a)`) stays NumPy's (its reference is
+    returned, to keep), which is also what a conversion run again finds."""
+    flow, parents = analysis.dataflow, analysis.parents
+
+    def read_at_once(node) -> bool:
+        while node not in read_now:
+            parent = parents.get(node)
+            if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+                node = parent
+            elif isinstance(parent, cst.Arg) and isinstance(parents.get(parent), cst.Call):
+                call = parents.get(parent)
+                ref = analysis.ref_of_call(call)
+                if ref is None:
+                    return False
+                if ref.node not in fixed or ref.node in drops:
+                    return True  # a NumPy call: it reads JAX's result now
+                node = call
+            else:
+                return False
+        return True
+
+    def island_read(node, depth: int = 0) -> bool:
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                and node.value.value == "self":
+            return ("attr", node.attr.value) in keys
+        if not isinstance(node, cst.Name) or depth > 3:
+            return False
+        if finder.root_keys(node) & keys:
+            return True
+        values, aug_values = flow.name_values(node)
+        return bool(values) and not aug_values and all(
+            isinstance(v, cst.BaseExpression) and island_read(v, depth + 1) for v, _ in values)
+
+    found, copied_there = [], set()
+    for node in [*analysis.nodes(cst.Name), *analysis.nodes(cst.Attribute)]:
+        parent = parents.get(node)
+        if node in fixed or not isinstance(parent, (cst.Arg, cst.BinaryOperation)):
+            continue
+        if isinstance(parent, cst.Arg):
+            call = parents.get(parent)
+            ref = analysis.ref_of_call(call) if isinstance(call, cst.Call) and parent.value is node else None
+            handed = ref is not None and ref.node in fixed and ref.node not in drops \
+                and not parent.star and (ref.entry or {}).get("kind") in ("function", "ufunc")
+        else:
+            other = parent.right if parent.left is node else parent.left
+            handed = not isinstance(parent.operator, cst.MatrixMultiply) and flow.jax_typed(other)
+        if not handed or not island_read(node) or read_at_once(node):
+            continue
+        if isinstance(parent, cst.Arg) and ref.qualname in ("numpy.array", "numpy.copy") \
+                and parents.get(parent).args[0] is parent:
+            copied_there.add(ref.node)  # np.array(rows): NumPy's copy, kept
+        else:
+            found.append(node)
+    return found, copied_there
 
 
 def _may_be_jax(flow, finder, value, keys: set, depth: int = 0) -> bool:

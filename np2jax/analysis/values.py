@@ -280,7 +280,8 @@ class Values:
             if func.value in ("str", "repr", "format", "chr", "ascii", "bytes"):
                 return True
             if func.value in ("list", "tuple", "sorted", "reversed", "set", "frozenset"):
-                return first is not None and self.holds_string(first, depth, seen)
+                return first is not None and (self.holds_string(first, depth, seen)
+                                              or self._keys_hold_string(first, depth, seen))
             function = self.module_function(node)
             if function is not None:
                 if function.returns is not None and _names_str(function.returns.annotation):
@@ -306,16 +307,61 @@ class Values:
             method = func.attr.value
             if method in _STRING_MAKING_METHODS:  # `", ".join(...)`, `line.split()`: str's
                 return True
+            if method in ("keys", "items") and not node.args:  # a dict's keys (and values)
+                return self._keys_hold_string(func.value, depth, seen) or (
+                    method == "items" and self.holds_string(func.value, depth, seen))
             if method in _STRING_METHODS or method in ("encode", "decode", "copy", "tolist"):
                 return self.holds_string(func.value, depth, seen)
             if method == "astype":
                 return first is not None and _names_str(first)
         return False
 
+    def _keys_hold_string(self, node, depth: int, seen: frozenset) -> bool:
+        """Whether the keys of a dict `node` (what iterating it, `list(d)`, `sorted(d)`,
+        `d.keys()` give) may be strings: a display or comprehension with one, `Counter(words)`,
+        `dict(zip(names, ...))`, `dict.fromkeys(names)`, a name bound to one or given such a
+        key by a store (`freq[w] = freq.get(w, 0) + 1`, w a word)."""
+        if depth > 12:
+            return False
+        deeper = depth + 1
+        if isinstance(node, cst.Dict):
+            return any(isinstance(e, cst.DictElement) and self.holds_string(e.key, deeper, seen)
+                       for e in node.elements)
+        if isinstance(node, cst.DictComp):
+            return self.holds_string(node.key, deeper, seen)
+        if isinstance(node, cst.Call):
+            first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+            names = self.collector.qualified_names(node.func)
+            if first is None:
+                return False
+            if names & {"collections.Counter", "collections.OrderedDict", "builtins.dict"} or (
+                    isinstance(node.func, cst.Attribute) and node.func.attr.value == "fromkeys"):
+                if isinstance(first, cst.Call) and self.collector.qualified_names(first.func) == {"builtins.zip"}:
+                    first = next((a.value for a in first.args if a.keyword is None), None)
+                    return first is not None and self.holds_string(first, deeper, seen)
+                return self.holds_string(first, deeper, seen) or self._keys_hold_string(first, deeper, seen)
+            return False
+        if not isinstance(node, cst.Name):
+            return False
+        scope, values, _ = self.name_bindings(node)
+        if any(isinstance(v, cst.CSTNode) and self._keys_hold_string(v, deeper, seen) for v, _ in values):
+            return True
+        if scope is None or self.container_type(node) not in _KEYED:
+            return False
+        return any(isinstance(subscript.value, cst.Name) and subscript.value.value == node.value
+                   and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
+                   and self.name_bindings(subscript.value)[0] is scope
+                   and self.holds_string(subscript.slice[0].slice.value, deeper, seen)
+                   for _statement, subscript, _operator in self.collector.subscript_stores)
+
+    def _iterated_holds_string(self, iterable, depth: int, seen: frozenset) -> bool:
+        """What iterating `iterable` gives may be strings: its items, or a dict's keys."""
+        return self.holds_string(iterable, depth, seen) or self._keys_hold_string(iterable, depth, seen)
+
     def _name_holds_string(self, node: cst.Name, depth: int, seen: frozenset) -> bool:
         iterated = self.comprehension_iter(node)
         if iterated is not None:
-            return self.holds_string(iterated, depth, seen)
+            return self._iterated_holds_string(iterated, depth, seen)
         scope, values, aug_values = self.name_bindings(node)
         for value, statement in values:
             if value == "param":
@@ -326,7 +372,7 @@ class Values:
                     return True
             elif isinstance(statement, cst.For) and isinstance(statement.target, cst.Name) \
                     and statement.target.value == node.value:
-                if self.holds_string(statement.iter, depth, seen):
+                if self._iterated_holds_string(statement.iter, depth, seen):
                     return True
         if any(self.holds_string(v, depth, seen) for v in aug_values):
             return True
@@ -1341,6 +1387,9 @@ _CONCATENATORS = frozenset({"numpy.r_", "numpy.c_"})
 _ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
 
 
+# dicts whose keys `_keys_hold_string` reads from the stores into them
+_KEYED = frozenset({"builtins.dict", "collections.Counter", "collections.defaultdict",
+                    "collections.OrderedDict"})
 # builtins whose result gives their argument's items, one by one (values._JaxTyping._elements)
 _ITEM_KEEPING = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"})
 # iterators of tuples of their arguments' elements (values._JaxTyping._combined_items)

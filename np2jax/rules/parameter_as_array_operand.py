@@ -9,6 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from np2jax.analysis.facts import UNKNOWN
+from np2jax.analysis.sequences import SEQUENCE
 from np2jax.rules._arguments import as_array
 from np2jax.rules.base import Rule
 from np2jax.syntax import code_of
@@ -120,7 +121,22 @@ class ParameterAsArrayOperand(Rule):
             return False
         return isinstance(operand, cst.Subscript) or self._used_as_sequence(name, array_arguments)
 
+    def _passed_sequences(self, name: cst.Name) -> bool:
+        """Every call of the function in this module passes a list or tuple for the
+        parameter (`shift([1.0, 2.0], 3)`): what NumPy's operator converts, JAX's refuses."""
+        dataflow = self.analysis.dataflow
+        values, _ = dataflow.name_values(name)
+        params = [statement for value, statement in values if value == "param"]
+        if len(params) != 1:
+            return False
+        passed = dataflow.passed_arguments(params[0])
+        return bool(passed) and all(
+            isinstance(a, (cst.List, cst.Tuple, cst.ListComp))
+            or self.analysis.sequences.kind(a) == SEQUENCE for a in passed)
+
     def _used_as_sequence(self, name: cst.Name, array_arguments) -> bool:
+        if self._passed_sequences(name):
+            return True
         parents = self.analysis.parents
         scope = self.analysis.dataflow.scopes.get(name)
         for assignment in scope.assignments[name.value] if scope is not None else ():

@@ -207,6 +207,8 @@ class ZeroDAxis(Rule):
             return self._has_a_dimension(value.expression, depth + 1)
         if isinstance(value, cst.Call):
             ref = flow.collector.ref_by_call.get(value)
+            if ref is not None and ref.qualname in ("numpy.array", "numpy.asarray") and value.args:
+                return self._has_a_dimension(value.args[0].value, depth + 1)  # np.array([...])
             if ref is not None:
                 return ref.qualname in _ONE_D_OR_MORE and bool(value.args)
             func = value.func
