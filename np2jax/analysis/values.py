@@ -304,6 +304,9 @@ class Values:
                 if dtype is not None:
                     return False
                 return first is not None and self.holds_string(first, depth, seen)
+            if self.collector.qualified_names(func) & _STRING_KEEPING:
+                # np.char.lower(words): a call of a module JAX lacks, no reference of its own
+                return first is not None and self.holds_string(first, depth, seen)
             method = func.attr.value
             if method in _STRING_MAKING_METHODS:  # `", ".join(...)`, `line.split()`: str's
                 return True
