@@ -81,10 +81,16 @@ class Ranges:
             return found is None or found[1] >= threshold
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power):
             base, exponent = int_literal(node.left), self.integer_range(node.right)
+            if base is None and exponent is None:  # o ** n, n counting up to 71
+                return self._counts_past(node.right, 63)
             return base is not None and exponent is not None and exponent[0] >= 0 \
                 and not INT64[0] <= base ** min(exponent[1], 64) <= INT64[1]
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _GROWING_OPERATORS):
-            return self.may_pass_int64(node.left, depth + 1) or self.may_pass_int64(node.right, depth + 1)
+            # one side may pass, the other an integer too (`math.factorial(n) * 2`, not `w * ...`)
+            left, right = (self.may_pass_int64(side, depth + 1) for side in (node.left, node.right))
+            return (left or right) and all(
+                passes or self.integer_range(side, depth + 1) is not None
+                for passes, side in ((left, node.left), (right, node.right)))
         if isinstance(node, cst.Name):
             values, aug_values = self.flow.name_values(node)
             reaching = self.flow.reaching_bindings(node, values or [])
@@ -97,6 +103,19 @@ class Ranges:
                 ints and isinstance(self.flow.parents[v].operator, _RUNNING_PRODUCTS)
                 or self.may_pass_int64(v, depth + 1)) for v in aug_values or [])
         return False
+
+    def _counts_past(self, name, bound: int) -> bool:
+        """`name` is a `for` loop's variable over `range(...)` whose stop the code spells and
+        passes `bound` (`for n in range(start, 72)`)."""
+        if not isinstance(name, cst.Name):
+            return False
+        values, _ = self.flow.name_values(name)
+        loops = [s for v, s in values if isinstance(s, cst.For)]
+        return bool(loops) and len(loops) == len(values) and any(
+            isinstance(loop.iter, cst.Call) and self.flow.collector.qualified_names(loop.iter.func)
+            == {"builtins.range"} and len(loop.iter.args) in (1, 2)
+            and (stop := int_literal(loop.iter.args[-1].value)) is not None and stop - 1 > bound
+            for loop in loops)
 
     def _call(self, call: cst.Call, depth: int) -> tuple[int, int] | None:
         ref = self.flow.collector.ref_by_call.get(call)

@@ -1509,7 +1509,7 @@ class _JaxTyping:
         if isinstance(value, cst.Name):
             iterated = flow.comprehension_iter(value)
             if iterated is not None:  # `[r.is_integer() for r in x]`: x's elements, or rows
-                return self.of(iterated)
+                return self._elements(iterated) if self.some else self.of(iterated)
             values, _ = flow.name_values(value)
             return self._all_bindings(value.value, flow.live_bindings(value, flow.reaching_bindings(value, values)))
         return no
@@ -1624,17 +1624,41 @@ class _JaxTyping:
             return self._all(e.value for e in iterable.elements if isinstance(e, cst.Element))
         if not isinstance(iterable, cst.Name) or flow.comprehension_iter(iterable) is not None:
             return found
-        values, _ = flow.name_values(iterable)
+        scope, values, _ = flow.name_bindings(iterable)
         for bound, statement in flow.live_bindings(iterable, flow.reaching_bindings(iterable, values)):
             if bound == "param":
                 passed = [a for a in flow._call_arguments(statement, every=False) or ()
                           if not self.handed_on(a, statement)]
+            elif isinstance(bound, cst.CSTNode):
+                passed = [bound]
+            elif isinstance(statement, cst.For) and isinstance(statement.target, cst.Name) \
+                    and statement.target.value == iterable.value:
+                passed = self._items(statement.iter)  # `for p in pts`: p is an item of pts
             else:
-                passed = [bound] if isinstance(bound, cst.CSTNode) else []
+                passed = []
             for typed, relied in (self._elements(a, depth + 1) for a in passed):
                 if typed:
                     return True, relied
+        if scope is not None and any(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values):
+            for added in flow._appended(scope, iterable.value):  # pts.append((g, 0.5))
+                typed, relied = self.of(added)
+                if typed:
+                    return True, relied
         return found
+
+    def _items(self, iterable) -> list:
+        """The expressions the code shows as items of a list: a display's elements, and for
+        a name bound to displays, theirs and what is appended to it."""
+        if isinstance(iterable, (cst.List, cst.Tuple)):
+            return [e.value for e in iterable.elements if isinstance(e, cst.Element)]
+        if not isinstance(iterable, cst.Name):
+            return []
+        scope, values, _ = self.flow.name_bindings(iterable)
+        items = [item for value, _ in values if isinstance(value, (cst.List, cst.Tuple))
+                 for item in self._items(value)]
+        if scope is not None and any(isinstance(v, cst.List) for v, _ in values):
+            items += self.flow._appended(scope, iterable.value)
+        return items
 
     def _combined_items(self, target, iterable, name: str) -> tuple[bool, frozenset] | None:
         """`for combo in itertools.product(X, repeat=2)`, `for a, b in zip(X, Y)`: tuples of

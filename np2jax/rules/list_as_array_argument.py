@@ -129,6 +129,19 @@ class ListAsArrayArgument(Rule):
                         self._parameter_read(operand) or sequences.kind(operand) != SEQUENCE):
                     continue
                 constructor = "array" if literal else "asarray"
+                other_dtype = self.analysis.dtypes.dtype_of(other)
+                if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply) \
+                        and other_dtype is None and dataflow.value_kind(other) != facts.SCALAR \
+                        and static_shape(dataflow, other) == () and dataflow.jax_typed(other):
+                    # `column * outer`, outer = np.prod(sizes): NumPy repeats the list where
+                    # the number is an integer, multiplies where it is a float
+                    yield self.report(
+                        operand, argument=code_of(operand),
+                        where=f"repeated or multiplied by the number `{code_of(other)}` in "
+                              f"`{code_of(node)}`, left as it was: if it is an integer, NumPy "
+                              f"repeats the list (write `int({code_of(other)})`); if a float, "
+                              "wrap the list in jnp.asarray(...)")
+                    continue
                 if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply) \
                         and dataflow.value_kind(other) != facts.SCALAR \
                         and is_integer(self.analysis.dtypes.dtype_of(other)):
@@ -241,41 +254,59 @@ class ListAsArrayArgument(Rule):
         NumPy array as the list does."""
         flow = self.analysis.dataflow
         for call in self.analysis.nodes(cst.Call):
-            callee = self._callee(call)
-            if callee is None or any(a.star for a in call.args):
+            callees = self._callees(call)
+            if not callees or any(a.star for a in call.args):
                 continue
-            params = callee.params
-            if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None \
-                    or params.star_kwarg is not None:
+            # (index position, array position, their names) of each callee; a pair every
+            # callee shares is wrapped, one only some have (two lambdas chosen by an `if`,
+            # one iterating the list) is reported
+            pairs = [self._index_positions(call, callee) for callee in callees]
+            if any(found is None for found in pairs):
                 continue
-            positional = [*params.posonly_params, *params.params]
-            if isinstance(callee, cst.FunctionDef) and isinstance(call.func, cst.Attribute) \
-                    and positional and positional[0].name.value == "self":
-                positional = positional[1:]  # a method: `self` is the receiver
-            body = callee.body
-            for index_param, array_param in self._index_params(positional, body):
-                index = argument_for(call, positional.index(index_param), index_param.name.value)
-                array = argument_for(call, positional.index(array_param), array_param.name.value)
+            shared = set.intersection(*(set(p) for p in pairs))
+            for index_at, array_at, index_name, array_name in sorted(set().union(*pairs)):
+                index = argument_for(call, index_at, index_name)
+                array = argument_for(call, array_at, array_name)
                 if index is None or array is None or not self._list_value(index):
                     continue
                 # a NumPy array indexes with the JAX array of the list as with the list: a
                 # parameter whose callers the module does not show (a method's) is wrapped too
                 requires = flow.may_be_jax(array)
-                if requires or flow.parameter_bound(array):
-                    yield self._wrap(index, None, "asarray", requires=requires,
-                                     where=f"used as an index of `{array_param.name.value}` by `{code_of(call.func)}`")
+                if not requires and not flow.parameter_bound(array):
+                    continue
+                where = f"used as an index of `{array_name}` by `{code_of(call.func)}`"
+                if (index_at, array_at, index_name, array_name) in shared:
+                    yield self._wrap(index, None, "asarray", requires=requires, where=where)
+                else:
+                    yield self.report(index, where=where + " (one of the functions it may be)",
+                                      argument=code_of(index))
 
-    def _callee(self, call: cst.Call):
-        """The lambda or module function (or method) a call calls, where the module shows it:
-        `f(...)`, `obj.m(...)`, or a name or `self.attr` bound once to a lambda."""
+    def _index_positions(self, call: cst.Call, callee) -> list | None:
+        """(index position, array position, index name, array name) for `callee`'s
+        parameter pairs of _index_params, positions as the call passes them; None for a
+        callee with *args or **kwargs."""
+        params = callee.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None \
+                or params.star_kwarg is not None:
+            return None
+        positional = [*params.posonly_params, *params.params]
+        if isinstance(callee, cst.FunctionDef) and isinstance(call.func, cst.Attribute) \
+                and positional and positional[0].name.value == "self":
+            positional = positional[1:]  # a method: `self` is the receiver
+        return [(positional.index(i), positional.index(a), i.name.value, a.name.value)
+                for i, a in self._index_params(positional, callee.body)]
+
+    def _callees(self, call: cst.Call) -> list:
+        """The lambdas or the module function (or method) a call may call, where the module
+        shows them: `f(...)`, `obj.m(...)`, or a name or `self.attr` bound only to lambdas."""
         flow = self.analysis.dataflow
         function = flow.module_function(call) or flow.module_method(call)
         if function is not None:
-            return function
+            return [function]
         values, aug_values = flow.values_of(call.func)
-        if values and len(values) == 1 and not aug_values and isinstance(values[0][0], cst.Lambda):
-            return values[0][0]
-        return None
+        if values and not aug_values and all(isinstance(v, cst.Lambda) for v, _ in values):
+            return [v for v, _ in values]
+        return []
 
     def _index_params(self, positional: list, body) -> list:
         """(index parameter, array parameter) pairs: every read of the first is `a[i]`, the
@@ -322,14 +353,17 @@ class ListAsArrayArgument(Rule):
 
     def _list_value(self, value: cst.BaseExpression) -> bool:
         """A list (not a tuple: `a[(i, j)]` is two indices): a display, a comprehension,
-        `list(...)`, or a name every binding of which is one."""
+        `list(...)`, a sum of lists, or a name every binding of which is one."""
         if isinstance(value, (cst.List, cst.ListComp)):
             return True
         if isinstance(value, cst.Call):
             return isinstance(value.func, cst.Name) and self.analysis.qualified_names(value.func) == {"builtins.list"}
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            return self._list_value(value.left) and self._list_value(value.right)  # a + b
         if isinstance(value, cst.Name):
             values, aug_values = self.analysis.dataflow.name_values(value)
-            return bool(values) and all(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values)
+            return bool(values) and all(isinstance(v, cst.BaseExpression) and not isinstance(v, cst.Name)
+                                        and self._list_value(v) for v, _ in values)
         return False
 
     def _range(self, value: cst.BaseExpression) -> bool:

@@ -53,9 +53,14 @@ class PythonIntPastInt64(Rule):
 
     def _judge(self, node, big, array, side):
         analysis, flow = self.analysis, self.analysis.dataflow
-        if analysis.dtypes.dtype_of(big) not in ("int", None) or not analysis.ranges.may_pass_int64(big) \
-                or not flow.jax_typed(array):
+        if analysis.dtypes.dtype_of(big) not in ("int", None) or not analysis.ranges.may_pass_int64(big):
             return None
+        if not flow.jax_typed(array):
+            maybe = flow.may_be_jax(array)  # `w * o ** n`, w an item of a solve's result
+            if not maybe or isinstance(array, (cst.BinaryOperation, cst.UnaryOperation)):
+                return None
+            fields = dict(int=code_of(big), array=code_of(array))
+            return self.report(big, requires=maybe, outcome=UNKNOWN_DTYPE.format(**fields), **fields)
         dtype = analysis.dtypes.dtype_of(array)
         kind = DTYPES[dtype][0] if dtype in DTYPES else "f" if dtype == "float" else None
         if kind in ("b", "u", "i") or dtype == "int":
