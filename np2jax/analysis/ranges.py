@@ -90,6 +90,7 @@ class Ranges:
             left, right = (self.may_pass_int64(side, depth + 1) for side in (node.left, node.right))
             return (left or right) and all(
                 passes or self.integer_range(side, depth + 1) is not None
+                and not isinstance(side, (cst.List, cst.Tuple))  # `[v] * inner`: a list
                 for passes, side in ((left, node.left), (right, node.right)))
         if isinstance(node, cst.Name):
             values, aug_values = self.flow.name_values(node)
