@@ -219,7 +219,8 @@ def describe_fixes(analysis, applied: list, code_of: dict, copies: list = ()) ->
         outer = around(analysis.parents.get(copy.node))
         if outer:
             continue  # inside another copy: that one's edit holds it
-        for node in analysis.dataflow.jax_refs(copy.node):
+        # a hand-over to JAX goes with the conversion JAX reads it by (its `requires`)
+        for node in copy.requires or analysis.dataflow.jax_refs(copy.node):
             relied.setdefault(node, []).append(copy.node)
     fixed_inside: dict = {}  # fixed node -> the fixed nodes strictly inside it
     for report in applied:

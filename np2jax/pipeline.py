@@ -170,8 +170,9 @@ def _process(text: str, config: Config, path: str, rewrite: bool,
         exportable_mutators=_signatures(analysis.dataflow.exportable_mutators),
         # boundaries: the islands' copies and reads, and the fixes that add a NumPy call at
         # an edge (Report.boundary)
-        coverage=coverage(analysis, applied, len(islands.copies) + len(islands.reads) + sum(
-            1 for r in applied if r.boundary and r.fix is not None)),
+        coverage=coverage(analysis, applied, len(islands.copies) + len(islands.reads)
+                          + len(islands.handed)
+                          + sum(1 for r in applied if r.boundary and r.fix is not None)),
         effects=analysis.dataflow.exported_effects(analysis.module, analysis.context),
         wanted_effects=sorted(analysis.dataflow.collector.wanted_effects),
         transparent_decorators=transparent_decorators(analysis.module),
@@ -453,8 +454,10 @@ def _copies(analysis, islands) -> list:
         return libcst.Call(func=libcst.Name(HELPER), args=[libcst.Arg(node)])
 
     imports = (needed,) if needed else ()
-    return [Report("NJ201", node, "", wrap("array"), imports)
-            for node in [*islands.handed, *islands.copies]] + \
+    # a hand-over's copy goes with the conversion of what JAX reads it with (its edit)
+    return [Report("NJ201", node, "", wrap("array"), imports, requires=makers)
+            for node, makers in islands.handed] + \
+        [Report("NJ201", node, "", wrap("array"), imports) for node in islands.copies] + \
         [Report("NJ203", node, "", wrap("asarray"), imports) for node in islands.reads] + \
         [Report("NJ104", node, "", as_numpy) for node in islands.as_numpy]
 

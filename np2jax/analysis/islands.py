@@ -143,9 +143,10 @@ class Islands:
     # JAX array as a NumPy one, a list as a list; np.array(xs.copy()) would make a list an
     # array
     as_numpy: list = field(default_factory=list)
-    # reads of an island's array handed to JAX (a converted call's argument, an operand
-    # beside a JAX value): copied there, `np.array(c)`, since JAX reads NumPy memory when
-    # its computation runs, after the writes left in place that follow (_handed_to_jax)
+    # (read of an island's array handed to JAX, the conversions that make its consumer
+    # JAX): a converted call's argument, an operand beside a JAX value, copied there,
+    # `np.array(c)`, since JAX reads NumPy memory when its computation runs, after the
+    # writes left in place that follow (_handed_to_jax)
     handed: list = field(default_factory=list)
 
 
@@ -419,16 +420,18 @@ def _handed_to_jax(analysis: ModuleFacts, finder, keys: set, fixed: set, drops: 
             ref = analysis.ref_of_call(call) if isinstance(call, cst.Call) and parent.value is node else None
             handed = ref is not None and ref.node in fixed and ref.node not in drops \
                 and not parent.star and (ref.entry or {}).get("kind") in ("function", "ufunc")
+            makers = (ref.node,) if handed else ()
         else:
             other = parent.right if parent.left is node else parent.left
             handed = not isinstance(parent.operator, cst.MatrixMultiply) and flow.jax_typed(other)
+            makers = flow.jax_refs(other) if handed else ()
         if not handed or not island_read(node) or read_at_once(node):
             continue
         if isinstance(parent, cst.Arg) and ref.qualname in ("numpy.array", "numpy.copy") \
                 and parents.get(parent).args[0] is parent:
             copied_there.add(ref.node)  # np.array(rows): NumPy's copy, kept
         else:
-            found.append(node)
+            found.append((node, makers))
     return found, copied_there
 
 

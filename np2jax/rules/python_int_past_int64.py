@@ -34,8 +34,8 @@ class PythonIntPastInt64(Rule):
     def run(self):
         """Each arithmetic operation (and augmented assignment) of a value that is a JAX
         array once converted with a Python int that may pass int64 (ranges.may_pass_int64):
-        beside a float or complex array, the int becomes `float(v)`, the value NumPy 2
-        converts it to (a weak Python float keeps the array's dtype in JAX as a Python int
+        beside a float or complex array, or divided by (`/`: a float quotient whatever the
+        array), the int becomes `float(v)`, the value NumPy 2 converts it to (a weak Python float keeps the array's dtype in JAX as a Python int
         does in NumPy); beside an array of unknown dtype, reported; beside an integer
         array, left: NumPy raises OverflowError too."""
         for node in self.analysis.nodes(cst.BinaryOperation):
@@ -61,9 +61,10 @@ class PythonIntPastInt64(Rule):
                 return None
             fields = dict(int=code_of(big), array=code_of(array))
             return self.report(big, requires=maybe, outcome=UNKNOWN_DTYPE.format(**fields), **fields)
-        dtype = analysis.dtypes.dtype_of(array)
-        kind = DTYPES[dtype][0] if dtype in DTYPES else "f" if dtype == "float" else None
-        if kind in ("b", "u", "i") or dtype == "int":
+        # a true division is float whatever the array's dtype: float(v) gives NumPy's quotient
+        divides = isinstance(getattr(node, "operator", None), (cst.Divide, cst.DivideAssign))
+        kind = "f" if divides else self._kind(array)
+        if kind in ("b", "u", "i"):
             return None  # NumPy raises OverflowError as JAX does
         fields = dict(int=code_of(big), array=code_of(array))
         if kind not in ("f", "c"):
@@ -74,3 +75,18 @@ class PythonIntPastInt64(Rule):
             return operation.with_changes(**{side: _float(getattr(operation, side))})
         return self.report(node, fix=fix, requires=flow.jax_refs(array),
                            outcome=FLOAT.format(**fields), **fields)
+
+    def _kind(self, value, depth: int = 0) -> str | None:
+        """The dtype kind of `value` ("f", "c", "i", "u", "b"), or None: also of arithmetic
+        one of whose operands is float or complex (`x ** k` of a float `x` and a loop
+        counter: float whatever `k` is)."""
+        dtype = self.analysis.dtypes.dtype_of(value)
+        if dtype in DTYPES:
+            return DTYPES[dtype][0]
+        if dtype in ("float", "int", "complex"):
+            return {"float": "f", "int": "i", "complex": "c"}[dtype]
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, _ARITHMETIC) \
+                and depth < 4:
+            kinds = {self._kind(side, depth + 1) for side in (value.left, value.right)}
+            return "c" if "c" in kinds else "f" if "f" in kinds else None
+        return None
