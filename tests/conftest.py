@@ -11,7 +11,7 @@ collect_ignore = ["data"]
 
 def pytest_addoption(parser):
     parser.addoption("--long", action="store_true",
-                     help="Generated programs: thousands of examples instead of 300 (NP2JAX_LONG=1).")
+                     help="Generated programs: thousands of examples instead of 200 (NP2JAX_LONG=1).")
 
 
 # The tests that take seconds each: they run converted programs under JAX (which compiles

@@ -50,6 +50,7 @@ def _expected_codes(text: str) -> list[str]:
 def test_conversion_text_and_findings(case):
     text = case.read_text()
     result = convert_source(text, _config(text), str(case))
+    compile(result.converted, str(case), "exec")  # every output parses (output_parses: other modes)
     assert result.converted == _out(case).read_text()
     assert sorted(f.code for f in result.findings) == _expected_codes(text)
 

@@ -20,7 +20,7 @@ Every converted program that runs must also run clean: a FutureWarning or Deprec
 the NumPy original did not raise (JAX's "cannot safely cast value from dtype=float64 to
 dtype=uint8", which a later release makes an error) fails the case, findings or not.
 
-CI runs 300 derandomized examples per test (150 for the integer and dtype edges). `--long` (or NP2JAX_LONG=1) raises that to 5000
+CI runs 200 derandomized examples per test (100 for the integer and dtype edges). `--long` (or NP2JAX_LONG=1) raises that to 5000
 (and NP2JAX_EXAMPLES=N to any N), for a long hunt:
 
     python -m pytest -q tests/rules/test_generated_programs.py --long -s
@@ -43,7 +43,7 @@ from np2jax.api import convert_source
 from np2jax.files import SourceError
 from np2jax.verify.compare import compare_values
 
-EXAMPLES = int(os.environ.get("NP2JAX_EXAMPLES") or (5000 if os.environ.get("NP2JAX_LONG") else 300))
+EXAMPLES = int(os.environ.get("NP2JAX_EXAMPLES") or (5000 if os.environ.get("NP2JAX_LONG") else 200))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
