@@ -12,7 +12,7 @@ from np2jax.analysis.facts import UNKNOWN
 from np2jax.analysis.sequences import SEQUENCE
 from np2jax.rules._arguments import as_array
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of
+from np2jax.syntax import argument_for, code_of
 
 _SEQUENCE_BUILTINS = frozenset({"len", "list", "tuple", "iter", "enumerate", "zip", "sorted",
                                 "reversed"})
@@ -130,9 +130,33 @@ class ParameterAsArrayOperand(Rule):
         if len(params) != 1:
             return False
         passed = dataflow.passed_arguments(params[0])
+        if passed is None:
+            passed = self._method_arguments(params[0])
         return bool(passed) and all(
             isinstance(a, (cst.List, cst.Tuple, cst.ListComp))
             or self.analysis.sequences.kind(a) == SEQUENCE for a in passed)
+
+    def _method_arguments(self, param: cst.Param) -> list | None:
+        """What the module's calls of a method pass for its parameter (its default where a
+        call leaves it out), where the method is called through instances the module makes
+        (`rng = Lcg(0); rng.normal([0, 0], 0.5)`: values_of's module_method) and named
+        nowhere else; None when a call hides it (*args) or none is seen."""
+        dataflow, parents = self.analysis.dataflow, self.analysis.parents
+        method = parents.get(parents.get(param))
+        if not isinstance(method, cst.FunctionDef) or not isinstance(
+                parents.get(parents.get(method)), cst.ClassDef) or method.name.value.startswith("_"):
+            return None
+        positional = [*method.params.posonly_params, *method.params.params]
+        if not positional or positional[0].name.value != "self" or param not in positional:
+            return None
+        position = positional.index(param) - 1
+        calls = [c for c in self.analysis.nodes(cst.Call)
+                 if isinstance(c.func, cst.Attribute) and c.func.attr.value == method.name.value]
+        if not calls or any(dataflow.module_method(c) is not method or any(a.star for a in c.args)
+                            for c in calls):
+            return None  # a method of that name the module cannot tie to this one
+        passed = [argument_for(c, position, param.name.value) or param.default for c in calls]
+        return None if any(a is None for a in passed) else passed
 
     def _used_as_sequence(self, name: cst.Name, array_arguments) -> bool:
         if self._passed_sequences(name):
