@@ -43,11 +43,7 @@ class ArrayMethodDiffersInJax(Rule):
     def _respelled(self, call: cst.Call, argument: cst.Arg, spelling: str):
         """`x.argsort(kind="stable")`: JAX's method refuses the value but spells it
         otherwise (`stable=True`), which running both proved NumPy's: rewritten so."""
-        name, value = spelling.split("=", 1)
-
-        def fix(node: cst.Arg) -> cst.Arg:
-            return updates.keyword(name, cst.parse_expression(value)).with_changes(comma=node.comma)
-        return self.report(argument, fix=fix, requires=self.analysis.dataflow.jax_refs(call.func.value),
+        return self.report(argument, fix=updates.spelled_keyword(spelling), requires=self.analysis.dataflow.jax_refs(call.func.value),
                            spelled=code_of(call), function=f"np.{call.func.attr.value}",
                            difference=f"JAX refuses `{code_of(argument).rstrip(', ')}` and spells it "
                                       f"`{spelling}`, with which running both gave NumPy's result; "

@@ -17,7 +17,7 @@ from np2jax.analysis.sequences import ARGUMENT, OPAQUE, SEQUENCE
 from np2jax.analysis.shapes import static_shape
 from np2jax.catalog import api_policy
 from np2jax.rules.base import Rule
-from np2jax.syntax import argument_for, code_of, updates
+from np2jax.syntax import all_parameters, argument_for, code_of, updates
 from np2jax.syntax.walk import walk
 
 _MAY_BE_LIST = (SEQUENCE, ARGUMENT)
@@ -313,19 +313,19 @@ class ListAsArrayArgument(Rule):
         whole index of a subscript of the second, neither rebound in the body."""
         reads: dict[str, list] = {p.name.value: [] for p in positional}
 
-        def walk(node):
-            if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)) and node is not body:
-                for name in _bound_names_in(node):
+        def collect(node):
+            if isinstance(node, (cst.Lambda, cst.FunctionDef)) and node is not body:
+                for _, name in all_parameters(node):
                     reads.pop(name, None)  # shadowed or captured: not followed
             if isinstance(node, cst.Name) and node.value in reads:
                 reads[node.value].append(node)
             if isinstance(node, cst.Attribute):
-                walk(node.value)
+                collect(node.value)  # `x.ids` does not read ids
                 return
             for child in node.children:
-                walk(child)
+                collect(child)
 
-        walk(body)
+        collect(body)
         found = []
         parents = self.analysis.parents
         by_name = {p.name.value: p for p in positional}
@@ -411,11 +411,3 @@ def _data_parameter(ref) -> str | None:
         if param.get("role") in ("array", "arrays"):
             return param.get("name")
     return None
-
-
-def _bound_names_in(node) -> set:
-    """The parameter names a nested function or lambda binds."""
-    params = getattr(node, "params", None)
-    if params is None:
-        return set()
-    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}

@@ -71,11 +71,8 @@ class NumpyReference(Rule):
             spelling = jax_spelling(ref.qualname, argument)
             if spelling is None:
                 continue
-            name, value = spelling.split("=", 1)
-
-            def fix(node: cst.Arg, name=name, value=value) -> cst.Arg:
-                return updates.keyword(name, cst.parse_expression(value)).with_changes(comma=node.comma)
-            yield self.report(argument.arg, old=code_of(argument.arg), new=spelling, fix=fix,
+            yield self.report(argument.arg, old=code_of(argument.arg), new=spelling,
+                              fix=updates.spelled_keyword(spelling),
                               requires=ref.node, report_if_unfixed=False)
 
     def _jax_only_options(self, ref):

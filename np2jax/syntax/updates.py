@@ -31,6 +31,13 @@ def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
 
 
+def spelled_keyword(spelling: str):
+    """The fix writing an argument as `spelling`, `name=value` (JAX's spelling of an option
+    value: `stable=True` for `kind="stable"`), keeping the argument's comma."""
+    name, value = spelling.split("=", 1)
+    return lambda node: keyword(name, cst.parse_expression(value)).with_changes(comma=node.comma)
+
+
 def call(func: cst.BaseExpression, *args: cst.BaseExpression, **keywords) -> cst.Call:
     arguments = [cst.Arg(argument(a)) for a in args]
     arguments += [keyword(k, argument(v)) for k, v in keywords.items()]
