@@ -21,8 +21,8 @@ from np2jax.findings import format_percent
 _CODE_SPAN = re.compile(r"`([^`]+)`")
 CONTEXT_LINES = 3  # unchanged lines shown around each change in a diff
 NUMPY_COLOR, JAX_FIRST_COLOR, JAX_COLOR = "#4c72b0", "#f2b880", "#dd8452"
-VERDICT_CLASSES = {"equal": "good", "stochastic-equal": "good", "unclean": "bad", "differs": "bad",
-                   "error": "bad", "skipped": "muted", "not-exercised": "muted",
+VERDICT_CLASSES = {"equal": "good", "stochastic-equal": "good", "unclean": "bad", "unsteady": "bad",
+                   "differs": "bad", "error": "bad", "skipped": "muted", "not-exercised": "muted",
                    "unreplayable": "muted", "slow": "bad"}
 
 STYLE = """

@@ -6,7 +6,9 @@ Layered, each module importing only those above it in this list:
     references   which NumPy/SciPy name a reference is, and its plan (convert or keep)
     collect      the one walk over the module
     shapes       shapes proven equal, and static shapes
-    values       value kinds, JAX typing, what functions return, indexes and masks
+    strings      whether a value may be Python strings or hold None (kept on NumPy)
+    jax_typing   whether a value is a JAX array once converted, and what that relies on
+    values       value kinds, what functions return, indexes and masks (asks the two above)
     decorators   decorators that hand back what the function they wrap returns
     effects      per function: fresh returns; per parameter: written, returned, escaping
     aliasing     whether an array may be seen through another name (privacy proofs)

@@ -423,7 +423,7 @@ def _handed_to_jax(analysis: ModuleFacts, finder, keys: set, fixed: set, drops: 
             makers = (ref.node,) if handed else ()
         else:
             other = parent.right if parent.left is node else parent.left
-            handed = not isinstance(parent.operator, cst.MatrixMultiply) and flow.jax_typed(other)
+            handed = flow.jax_typed(other)
             makers = flow.jax_refs(other) if handed else ()
         if not handed or not island_read(node) or read_at_once(node):
             continue

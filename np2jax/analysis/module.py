@@ -559,12 +559,12 @@ def _keep_for_data_jax_cannot_hold(collector: Collector, dataflow: Dataflow) -> 
             value = argument.arg.value
             is_data = argument.role in ("array", "arrays") or (
                 ref.qualname in ARRAY_CONSTRUCTORS and argument is ref.arguments[0])
-            if is_data and not argument.arg.star and dataflow.holds_string(value):
+            if is_data and not argument.arg.star and dataflow.strings.holds_string(value):
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
                 ref.detail = f"`{code_of(value)}`, which holds strings (JAX has no string arrays)"
                 ref.holds_objects = True
                 break
-            if is_data and not argument.arg.star and dataflow.holds_none(value):
+            if is_data and not argument.arg.star and dataflow.strings.holds_none(value):
                 ref.keep = KEEP_UNSUPPORTED_ARGUMENT
                 ref.detail = (f"`{code_of(value)}`, which holds None (an object array in NumPy; "
                               "JAX has no object arrays)")

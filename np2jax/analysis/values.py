@@ -11,50 +11,24 @@ from libcst.metadata import GlobalScope
 
 from np2jax.analysis.collect import Collector
 from np2jax.analysis.facts import (
-    TEXT_NODES,
     ARRAY,
     ARRAY_CONSTRUCTORS,
     CONTAINER,
     CONTAINER_CALLS,
     CONTAINER_METHODS,
-    ELEMENTWISE_COMPARISONS,
     LITERALS,
     SCALAR,
     SCALAR_CALLS,
     UNKNOWN,
 )
-from np2jax.analysis.kept import HELPER as KEPT_HELPER
+from np2jax.analysis.jax_typing import JaxTyping
 from np2jax.analysis.shapes import same_shape
+from np2jax.analysis.strings import Strings
 from np2jax.catalog import api_policy
-from np2jax.syntax import argument_for, integer_index
+from np2jax.syntax import argument_for, unpacked_position
 from np2jax.syntax.walk import OwnScopeVisitor
 
 
-# str methods that give a str (of a value that is one)
-_STRING_METHODS = frozenset({
-    "upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize", "casefold", "join",
-    "replace", "format", "zfill", "center", "ljust", "rjust", "swapcase", "removeprefix",
-    "removesuffix", "expandtabs"})
-# methods that give a str or a list of them, whatever the receiver (`os.path.join` too)
-_STRING_MAKING_METHODS = frozenset({"join", "split", "rsplit", "splitlines", "hex", "findall"})
-# the standard library's functions giving strings, lists of them or rows of them, and its
-# string constants (`string.ascii_lowercase`)
-_STRING_FUNCTIONS = frozenset({
-    "re.findall", "re.split", "re.sub", "re.escape", "csv.reader", "os.listdir", "glob.glob",
-    "os.path.join", "os.path.basename", "os.path.dirname", "os.path.splitext", "shlex.split",
-    "textwrap.wrap", "json.dumps", "string.capwords"})
-_STRING_MODULES = ("string.", "os.sep", "os.linesep")
-# builtins giving a value of their first argument's type (a 0-d JAX array of a JAX array)
-_SAME_TYPE_BUILTINS = frozenset({"builtins.round", "builtins.abs"})
-# NumPy functions whose result keeps the strings of their first argument
-_STRING_KEEPING = frozenset(f"numpy.{name}" for name in (
-    "unique", "sort", "concatenate", "stack", "hstack", "vstack", "column_stack", "reshape",
-    "ravel", "flip", "roll", "repeat", "tile", "atleast_1d", "atleast_2d", "squeeze",
-    "transpose", "take", "copy", "append", "insert", "delete", "char.upper", "char.lower",
-    "char.strip", "char.add", "char.join", "char.replace", "char.zfill", "char.mod"))
-# functions whose result is made of the values given after the first argument (conditions,
-# indices): strings there give a string array
-_STRING_CHOOSING = frozenset({"numpy.where", "numpy.select", "numpy.choose", "numpy.piecewise"})
 # jax modules whose functions return JAX arrays (not jax.device_get, which gives NumPy's)
 JAX_ARRAY_MODULES = ("jax.numpy.", "jax.lax.", "jax.random.", "jax.nn.", "jax.scipy.")
 
@@ -81,6 +55,7 @@ class Values:
         # memoised by np2jax.analysis.shapes: node -> its shape root, (node, env) -> shape
         self.shape_roots: dict = {}
         self.static_shapes: dict = {}
+        self.strings = Strings(self)  # may a value be Python strings (or hold None)
 
     def _passed_kind(self, param) -> str:
         """A parameter every call of whose function in this module passes a Python number
@@ -193,196 +168,6 @@ class Values:
                            for a in value.args[:1])
         return False
 
-    def holds_string(self, node, depth: int = 0, seen: frozenset = frozenset()) -> bool:
-        """Whether `node` may be Python strings (or bytes) as the code shows them, alone or
-        as the items of an array's data (JAX has no string arrays: `jnp.array("abc")` and
-        `jnp.array(["a", "b"])` raise): a string or bytes literal or f-string, `str(...)`,
-        `bytes(...)`, a string's method that gives a string (`name.upper()`, `s.encode()`),
-        `"-".join(parts)`, `line.split(",")`, `+`, `*` or `%` of a string, a slice or item
-        of a string or of a list of them (`WORDS[0]`, `s[1:3]`), a list, tuple or
-        comprehension with one string item, `list(...)`/`sorted(...)` of strings, a NumPy
-        array made of strings (`np.array(words)`, kept on NumPy), a call of a function of
-        this module that may return strings (or annotated `-> str`), a conditional one of
-        whose branches is, and a name one of whose bindings is: a parameter annotated `str`
-        (`list[str]`, `Optional[str]`, ...) or one some call of its function passes strings
-        for, a loop variable over strings, a list strings are appended to. "May": one
-        string is enough to keep a call on NumPy."""
-        if depth > 12 or id(node) in seen:
-            return False
-        seen = seen | {id(node)}
-        deeper = depth + 1
-        if isinstance(node, TEXT_NODES):
-            return True
-        if isinstance(node, (cst.Name, cst.Attribute)) and any(
-                q.startswith(_STRING_MODULES) for q in self.collector.qualified_names(node)):
-            return True  # string.ascii_lowercase, from string import digits
-        if isinstance(node, cst.Param):
-            annotation = node.annotation.annotation if node.annotation is not None else None
-            if annotation is not None and _names_str(annotation):
-                return True
-            passed = self.passed_arguments(node)
-            return bool(passed) and any(self.holds_string(a.value if isinstance(a, cst.Arg) else a,
-                                                          deeper, seen) for a in passed)
-        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            return any(self.holds_string(e.value, deeper, seen) for e in node.elements)
-        if isinstance(node, cst.Dict):  # what a subscript or `.values()` gives
-            return any(isinstance(e, cst.DictElement) and self.holds_string(e.value, deeper, seen)
-                       for e in node.elements)
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
-            return self.holds_string(node.elt, deeper, seen)
-        if isinstance(node, cst.Call):
-            return self._call_holds_string(node, deeper, seen)
-        if isinstance(node, cst.BinaryOperation):
-            if isinstance(node.operator, cst.Modulo):
-                return self.holds_string(node.left, deeper, seen)
-            if isinstance(node.operator, (cst.Add, cst.Multiply)):
-                return self.holds_string(node.left, deeper, seen) \
-                    or self.holds_string(node.right, deeper, seen)
-            return False
-        if isinstance(node, cst.Subscript):  # an item or slice of strings
-            return self.holds_string(node.value, deeper, seen)
-        if isinstance(node, cst.IfExp):
-            return self.holds_string(node.body, deeper, seen) \
-                or self.holds_string(node.orelse, deeper, seen)
-        if isinstance(node, (cst.StarredElement, cst.Element, cst.Arg)):
-            return self.holds_string(node.value, deeper, seen)
-        if isinstance(node, cst.Name):
-            return self._name_holds_string(node, deeper, seen)
-        return False
-
-    def holds_none(self, node, depth: int = 0) -> bool:
-        """Whether `node` is array data with `None` among its items as the code shows them:
-        `[[None] * n]`, `(None, 1.0)`, a name bound only to such (NumPy makes an object
-        array of it, which JAX cannot hold: `jnp.array([None])` raises)."""
-        if depth > 8:
-            return False
-        if isinstance(node, (cst.List, cst.Tuple)):
-            return any(isinstance(e.value, cst.Name) and e.value.value == "None"
-                       or self.holds_none(e.value, depth + 1) for e in node.elements)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Multiply, cst.Add)):
-            return self.holds_none(node.left, depth + 1) or self.holds_none(node.right, depth + 1)
-        if isinstance(node, cst.Name):
-            values, aug_values = self.name_values(node)
-            bound = [v for v, _ in self.live_bindings(node, values)]
-            return bool(bound) and not aug_values and all(
-                isinstance(v, cst.BaseExpression) for v in bound) and any(
-                self.holds_none(v, depth + 1) for v in bound)
-        return False
-
-    def _call_holds_string(self, node: cst.Call, depth: int, seen: frozenset) -> bool:
-        func = node.func
-        first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-        if self.collector.qualified_names(func) & _STRING_FUNCTIONS:
-            return True  # re.findall(pattern, text), csv.reader(f)
-        if isinstance(func, cst.Name) and func.value == KEPT_HELPER and first is not None:
-            return self.holds_string(first, depth, seen)  # a kept function's prologue: its argument
-        if isinstance(func, cst.Name) and not self.collector.is_api(func):
-            if func.value in ("str", "repr", "format", "chr", "ascii", "bytes"):
-                return True
-            if func.value in ("list", "tuple", "sorted", "reversed", "set", "frozenset"):
-                return first is not None and (self.holds_string(first, depth, seen)
-                                              or self._keys_hold_string(first, depth, seen))
-            function = self.module_function(node)
-            if function is not None:
-                if function.returns is not None and _names_str(function.returns.annotation):
-                    return True
-                returns = self.function_returns(function)
-                return bool(returns) and any(self.holds_string(v, depth, seen) for v in returns)
-            return False
-        if isinstance(func, cst.Attribute):
-            ref = self.collector.ref_by_call.get(node)
-            if ref is not None:  # `np.array(words)`: NumPy keeps the strings, unless cast
-                if ref.qualname in _STRING_CHOOSING:  # np.where(ok, "pass", "fail")
-                    return any(self.holds_string(a.value, depth, seen)
-                               for a in node.args[1:] if not a.star)
-                dtype = next((a.value for a in node.args
-                              if a.keyword is not None and a.keyword.value == "dtype"), None)
-                if dtype is not None and _names_str(dtype):
-                    return True  # np.loadtxt(f, dtype=str), np.array(xs, dtype="U10")
-                if ref.qualname not in ARRAY_CONSTRUCTORS and ref.qualname not in _STRING_KEEPING:
-                    return False
-                if dtype is not None:
-                    return False
-                return first is not None and self.holds_string(first, depth, seen)
-            if self.collector.qualified_names(func) & _STRING_KEEPING:
-                # np.char.lower(words): a call of a module JAX lacks, no reference of its own
-                return first is not None and self.holds_string(first, depth, seen)
-            method = func.attr.value
-            if method in _STRING_MAKING_METHODS:  # `", ".join(...)`, `line.split()`: str's
-                return True
-            if method in ("keys", "items") and not node.args:  # a dict's keys (and values)
-                return self._keys_hold_string(func.value, depth, seen) or (
-                    method == "items" and self.holds_string(func.value, depth, seen))
-            if method in _STRING_METHODS or method in ("encode", "decode", "copy", "tolist"):
-                return self.holds_string(func.value, depth, seen)
-            if method == "astype":
-                return first is not None and _names_str(first)
-        return False
-
-    def _keys_hold_string(self, node, depth: int, seen: frozenset) -> bool:
-        """Whether the keys of a dict `node` (what iterating it, `list(d)`, `sorted(d)`,
-        `d.keys()` give) may be strings: a display or comprehension with one, `Counter(words)`,
-        `dict(zip(names, ...))`, `dict.fromkeys(names)`, a name bound to one or given such a
-        key by a store (`freq[w] = freq.get(w, 0) + 1`, w a word)."""
-        if depth > 12:
-            return False
-        deeper = depth + 1
-        if isinstance(node, cst.Dict):
-            return any(isinstance(e, cst.DictElement) and self.holds_string(e.key, deeper, seen)
-                       for e in node.elements)
-        if isinstance(node, cst.DictComp):
-            return self.holds_string(node.key, deeper, seen)
-        if isinstance(node, cst.Call):
-            first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-            names = self.collector.qualified_names(node.func)
-            if first is None:
-                return False
-            if names & {"collections.Counter", "collections.OrderedDict", "builtins.dict"} or (
-                    isinstance(node.func, cst.Attribute) and node.func.attr.value == "fromkeys"):
-                if isinstance(first, cst.Call) and self.collector.qualified_names(first.func) == {"builtins.zip"}:
-                    first = next((a.value for a in first.args if a.keyword is None), None)
-                    return first is not None and self.holds_string(first, deeper, seen)
-                return self.holds_string(first, deeper, seen) or self._keys_hold_string(first, deeper, seen)
-            return False
-        if not isinstance(node, cst.Name):
-            return False
-        scope, values, _ = self.name_bindings(node)
-        if any(isinstance(v, cst.CSTNode) and self._keys_hold_string(v, deeper, seen) for v, _ in values):
-            return True
-        if scope is None or self.container_type(node) not in _KEYED:
-            return False
-        return any(isinstance(subscript.value, cst.Name) and subscript.value.value == node.value
-                   and len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index)
-                   and self.name_bindings(subscript.value)[0] is scope
-                   and self.holds_string(subscript.slice[0].slice.value, deeper, seen)
-                   for _statement, subscript, _operator in self.collector.subscript_stores)
-
-    def _iterated_holds_string(self, iterable, depth: int, seen: frozenset) -> bool:
-        """What iterating `iterable` gives may be strings: its items, or a dict's keys."""
-        return self.holds_string(iterable, depth, seen) or self._keys_hold_string(iterable, depth, seen)
-
-    def _name_holds_string(self, node: cst.Name, depth: int, seen: frozenset) -> bool:
-        iterated = self.comprehension_iter(node)
-        if iterated is not None:
-            return self._iterated_holds_string(iterated, depth, seen)
-        scope, values, aug_values = self.name_bindings(node)
-        for value, statement in values:
-            if value == "param":
-                if self.holds_string(statement, depth, seen):
-                    return True
-            elif isinstance(value, cst.CSTNode):
-                if self.holds_string(value, depth, seen):
-                    return True
-            elif isinstance(statement, cst.For) and isinstance(statement.target, cst.Name) \
-                    and statement.target.value == node.value:
-                if self._iterated_holds_string(statement.iter, depth, seen):
-                    return True
-        if any(self.holds_string(v, depth, seen) for v in aug_values):
-            return True
-        if scope is not None and any(isinstance(v, (cst.List, cst.Set)) for v, _ in values):
-            return any(self.holds_string(v, depth, seen) for v in self._appended(scope, node.value))
-        return False
-
     def comprehension_binding(self, name: cst.Name) -> tuple | None:
         """(comprehension, clause) of the comprehension whose `for` clause binds `name` (as
         its target, or inside a tuple target: `for i, row in ...`), or None when `name` is
@@ -406,7 +191,7 @@ class Values:
         binding = self.comprehension_binding(name)
         return binding[1].iter if binding is not None and isinstance(binding[1].target, cst.Name) else None
 
-    def _appended(self, scope, name: str) -> list:
+    def appended(self, scope, name: str) -> list:
         """The values `name.append(v)`, `name.extend(vs)` and `name.insert(i, v)` add to the
         list `name` holds, in the scope that binds it."""
         added = []
@@ -649,17 +434,17 @@ class Values:
         of the function in this module passes a JAX array for it (the module run as a
         program): a caller elsewhere passing a NumPy array makes the converted `.at` fail
         loudly. certain=True (alias analysis, NJ209 call sites) trusts no parameter."""
-        return _JaxTyping(self, certain).of(value)[0]
+        return JaxTyping(self, certain).of(value)[0]
 
     def jax_refs(self, value, certain: bool = False) -> tuple:
         """The converted API references `jax_typed(value)` relies on (empty when False)."""
-        return tuple(_JaxTyping(self, certain).of(value)[1])
+        return tuple(JaxTyping(self, certain).of(value)[1])
 
     def may_be_jax(self, value) -> tuple:
         """The converted references by which `value` may be a JAX array once converted: one
         binding, branch or caller giving one is enough (jax_typed asks every one); () when
         none does. For checks whose answer a JAX array changes (isinstance(v, float))."""
-        return tuple(_JaxTyping(self, False, some=True).of(value)[1])
+        return tuple(JaxTyping(self, False, some=True).of(value)[1])
 
     def parameter_bound(self, value) -> bool:
         """A name one of whose live bindings is a function parameter (what a caller passes)."""
@@ -707,9 +492,9 @@ class Values:
         if name in self.collector.exported_names or name in self.collector.context.external_names \
                 or name in self.collector.dynamic_names:
             return None
-        return self._call_arguments(param, every=True)
+        return self.call_arguments(param, every=True)
 
-    def _call_arguments(self, param: cst.Param, every: bool) -> list | None:
+    def call_arguments(self, param: cst.Param, every: bool) -> list | None:
         """What the calls of a module-level function in this module pass for `param` (its
         default where a call leaves it out); with `every`, None unless they are all its uses
         and each passes something (passed_arguments); without, what some of them pass
@@ -826,7 +611,7 @@ class Values:
         `value`, or of every tuple a function of this module returns (`(c, labels),
         centers = kmeans(X, centers, 3)`: `centers` is the second element of each of
         kmeans's returns). None when that is not known (a nested target, another value)."""
-        position = _unpacked_position(statement, name)
+        position = unpacked_position(statement, name)
         if position is None:
             return None
         value = statement.value
@@ -1287,24 +1072,6 @@ def _star_param(value, statement) -> bool:
     return value == "param" and isinstance(statement, cst.Param) and statement.star in ("*", "**")
 
 
-def _names_str(annotation) -> bool:
-    """Whether a type (an annotation, `astype`'s argument) names `str` or `bytes` (or a
-    NumPy string dtype): `str`, `list[str]`, `Optional[str]`, `"U10"`, `np.str_`."""
-    if isinstance(annotation, cst.SimpleString):
-        text = annotation.evaluated_value
-        return isinstance(text, str) and (text.lstrip("<>=|")[:1] in ("U", "S")
-                                          or "str" in text or "bytes" in text)
-    return any(isinstance(n, cst.Name) and n.value in ("str", "bytes", "str_", "bytes_")
-               or isinstance(n, cst.Attribute) and n.attr.value in ("str_", "bytes_")
-               for n in _walk(annotation))
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _part_of(value, name: str) -> bool:
     """`name[...]`: a part of what the name holds (a list's slice is a list)."""
     return isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) \
@@ -1360,374 +1127,6 @@ def always_leaves(statements) -> bool:
     if isinstance(last, cst.With):
         return always_leaves(last.body.body)
     return False
-
-
-def _unpacked_position(statement, name: str) -> tuple[int, int] | None:
-    """(index, count) when `statement` is `a, b, c = value` binding `name` once at top
-    level (no starred target, one target list)."""
-    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
-        return None
-    target = statement.targets[0].target
-    if not isinstance(target, (cst.Tuple, cst.List)):
-        return None
-    elements = [e.value for e in target.elements]
-    if any(isinstance(e, cst.StarredElement) for e in target.elements):
-        return None
-    found = [i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name]
-    return (found[0], len(elements)) if len(found) == 1 else None
-
-
-# Sequence results holding a Python number beside arrays in NumPy (lstsq's rank, polyfit's
-# rcond with full=True)
-_NUMBER_ITEMS = frozenset({"numpy.linalg.lstsq", "numpy.polyfit"})
-# index grids: np.mgrid[...] one array, np.ogrid[...] a list of them
-_GRIDS = frozenset({"numpy.mgrid", "numpy.ogrid"})
-# index expressions that make one array (`np.r_[[1, 2], [3]]`, `np.c_[a, b]`)
-_CONCATENATORS = frozenset({"numpy.r_", "numpy.c_"})
-
-
-# Attributes of a JAX array that are JAX arrays too (not .shape, .dtype, .size...).
-_ARRAY_ATTRIBUTES = frozenset({"T", "mT", "real", "imag", "at"})
-
-
-# dicts whose keys `_keys_hold_string` reads from the stores into them
-_KEYED = frozenset({"builtins.dict", "collections.Counter", "collections.defaultdict",
-                    "collections.OrderedDict"})
-# builtins whose result gives their argument's items, one by one (values._JaxTyping._elements)
-_ITEM_KEEPING = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"})
-# iterators of tuples of their arguments' elements (values._JaxTyping._combined_items)
-_COMBINING = frozenset({"builtins.zip", "itertools.product", "itertools.combinations",
-                        "itertools.permutations", "itertools.combinations_with_replacement"})
-
-
-class _JaxTyping:
-    """One `Values.jax_typed` question: whether a value is a JAX array once converted, and
-    the converted references that answer relies on. Each node is judged once; a node met
-    again while being judged (a cycle: `x = x + 1`, recursion) counts as not JAX, which
-    only ever makes the answer more cautious."""
-
-    def __init__(self, flow: Values, certain: bool, some: bool = False) -> None:
-        self.flow = flow
-        self.certain = certain
-        self.some = some  # may_be_jax: one path giving a JAX array is enough
-        self.seen: dict = {}
-
-    def of(self, value) -> tuple[bool, frozenset]:
-        if isinstance(value, str) or value is None:
-            return False, frozenset()
-        if value not in self.seen:
-            self.seen[value] = (False, frozenset())  # a cycle: not (yet) known to be JAX
-            self.seen[value] = self._judge(value)
-        return self.seen[value]
-
-    def _all(self, values) -> tuple[bool, frozenset]:
-        refs: set = set()
-        values = list(values)
-        found = False
-        for value in values:
-            typed, relied = self.of(value)
-            if not typed and not self.some:
-                return False, frozenset()
-            found |= typed
-            refs |= relied
-        return bool(values) and found, frozenset(refs)
-
-    def _judge(self, value) -> tuple[bool, frozenset]:
-        flow = self.flow
-        no = (False, frozenset())
-        if isinstance(value, cst.Call):
-            # `rng.uniform(...)` of a state NJ302 converts, `np.random.randn(...)` of NumPy's
-            # global state NJ301 converts: its fix is on the draw (left out: NumPy's)
-            if value in flow.draws_on_jax():
-                return True, frozenset({value})
-            ref = flow.collector.ref_by_call.get(value)
-            if ref is not None:
-                return (True, frozenset({ref.node})) if self._array_call(ref) else no
-            function = flow.module_function(value) or flow.module_method(value)
-            if function is not None:
-                if function in flow.collector.kept_functions:
-                    return no  # kept on NumPy (NJ104): NumPy's values, its arguments read so
-                return self._all(flow.function_returns(function) or ())
-            effects = flow.tree_function_effects(value)
-            if effects is not None and effects[0]:
-                return True, frozenset()  # another module's function giving new JAX arrays
-            func = value.func
-            builtin = flow.collector.qualified_names(func) if isinstance(func, cst.Name) else set()
-            if builtin & _SAME_TYPE_BUILTINS and value.args and not value.args[0].star:
-                return self.of(value.args[0].value)  # round(m, 1), abs(d): a JAX array of one
-            if builtin & {"builtins.max", "builtins.min"} and len(value.args) > 1 \
-                    and not any(a.star or a.keyword for a in value.args):
-                return self._all(a.value for a in value.args)  # max(a, b): one of them
-            if isinstance(func, cst.Name) and func.value == "sum" and value.args \
-                    and flow.collector.qualified_names(func) == {"builtins.sum"}:
-                # sum(x), sum(x[i:] * w[i] for i in ...): Python's + of JAX arrays
-                summed = value.args[0].value
-                if isinstance(summed, (cst.GeneratorExp, cst.ListComp)):
-                    summed = summed.elt
-                return self.of(summed)
-            if isinstance(func, cst.Attribute) and func.attr.value not in flow.sequence_methods:
-                return self.of(func.value)
-            return no
-        if isinstance(value, cst.BinaryOperation):
-            if flow.value_kind(value) == CONTAINER:
-                return no  # [0] * n: a list, whatever n is
-            left, right = self.of(value.left), self.of(value.right)
-            return left if left[0] else right
-        if isinstance(value, cst.UnaryOperation):
-            return self.of(value.expression)
-        if isinstance(value, cst.Comparison) and len(value.comparisons) == 1 and isinstance(
-                value.comparisons[0].operator, ELEMENTWISE_COMPARISONS):  # not `is`, `in`
-            left, right = self.of(value.left), self.of(value.comparisons[0].comparator)
-            return left if left[0] else right
-        if isinstance(value, cst.IfExp):
-            return self._all((value.body, value.orelse))
-        if isinstance(value, cst.Attribute):
-            if value.attr.value in _ARRAY_ATTRIBUTES:
-                return self.of(value.value)
-            if self.some and isinstance(value.value, cst.Name) and value.value.value == "self":
-                bindings, _ = flow.values_of(value)  # `self.a = w if w is not None else np.ones(2)`
-                return self._all(v for v, _ in bindings or () if not isinstance(v, str))
-            return no
-        if isinstance(value, cst.Subscript):
-            ref = flow.collector.ref_by_node.get(value.value)
-            if ref is not None and ref.converted and ref.qualname in _CONCATENATORS:
-                return True, frozenset({ref.node})  # jnp.r_[...]: one JAX array
-            if self.some and isinstance(value.value, cst.Name):
-                scope, _, _ = flow.name_bindings(value.value)  # losses.append(loss); losses[-1]
-                added = self._all(flow._appended(scope, value.value.value)) if scope is not None \
-                    else (False, frozenset())
-                if added[0]:
-                    return added
-            items = self._items_of(value.value)
-            if items is not None:  # np.nonzero(m)[0], np.mgrid[0:4, 0:5]
-                return items if integer_index(value) is not None or self._grid(value.value) else no
-            if integer_index(value) is not None and isinstance(value.value, cst.Name):
-                items = self._sequence_name(value.value)
-                if items is not None:  # g = np.ogrid[0:4, 0:5]; g[0]
-                    return items
-            return self.of(value.value)
-        if isinstance(value, cst.Name):
-            iterated = flow.comprehension_iter(value)
-            if iterated is not None:  # `[r.is_integer() for r in x]`: x's elements, or rows
-                return self._elements(iterated) if self.some else self.of(iterated)
-            values, _ = flow.name_values(value)
-            return self._all_bindings(value.value, flow.live_bindings(value, flow.reaching_bindings(value, values)))
-        return no
-
-    def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:
-        # `u = step(u, r)` with step returning u: u holds what it held before
-        values = [(v, s) for v, s in values if not self.flow.passes_through(v, name)]
-        if not values:
-            return False, frozenset()
-        refs: set = set()
-        found = False
-        for bound, statement in values:
-            if bound == "param":
-                typed, relied = self._parameter(statement)
-            elif bound == UNKNOWN and isinstance(statement, cst.For):
-                typed, relied = self._iterated(statement, name)
-            elif bound == UNKNOWN:
-                typed, relied = self._unpacked(statement, name)
-            else:
-                typed, relied = self.of(bound)
-            if not typed and not self.some:
-                return False, frozenset()
-            found |= typed
-            refs |= relied
-        return found, frozenset(refs)
-
-    def _array_call(self, ref) -> bool:
-        flow = self.flow
-        if ref.converted and (ref.entry or {}).get("kind") == "dtype" and ref.call is not None:
-            return True  # jnp.float32(3.0) is a 0-d JAX array, not a NumPy scalar
-        return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
-            and ref.qualname not in flow.sequence_results \
-            and ref.qualname not in flow.non_array_results and flow._one_array_result(ref)
-
-    def _sequence_call(self, ref) -> bool:
-        """A converted call whose result is a tuple or list of arrays (np.meshgrid,
-        np.nonzero, np.unique(..., return_inverse=True)): each item is a JAX array. Not
-        lstsq's rank or polyfit's rcond, Python numbers in NumPy."""
-        flow = self.flow
-        return ref.converted and (ref.entry or {}).get("kind") in ("function", "ufunc") \
-            and ref.qualname in (flow.sequence_results | flow.maybe_sequence_results) \
-            and ref.qualname not in _NUMBER_ITEMS
-
-    def _items_of(self, value) -> tuple[bool, frozenset] | None:
-        """For a converted call giving a sequence of arrays, or np.mgrid/np.ogrid (JAX
-        arrays once indexed or unpacked): (True, the references relied on); else None."""
-        if isinstance(value, cst.Call):
-            ref = self.flow.collector.ref_by_call.get(value)
-            if ref is not None and self._sequence_call(ref):
-                return True, frozenset({ref.node})
-            return None
-        ref = self.flow.collector.ref_by_node.get(value)
-        if ref is not None and ref.converted and ref.qualname in _GRIDS:
-            return True, frozenset({ref.node})
-        return None
-
-    def _sequence_name(self, name: cst.Name) -> tuple[bool, frozenset] | None:
-        """A name every live binding of which is a sequence of JAX arrays (`_items_of`)."""
-        flow = self.flow
-        values, _ = flow.name_values(name)
-        live = flow.live_bindings(name, flow.reaching_bindings(name, values))
-        refs: set = set()
-        for bound, _statement in live or ():
-            if isinstance(bound, cst.Subscript) and not self._grid(bound.value):
-                items = self._items_of(bound.value)  # np.ogrid[...]
-            else:
-                items = self._items_of(bound) if isinstance(bound, cst.Call) else None
-            if items is None:
-                return None
-            refs |= items[1]
-        return (True, frozenset(refs)) if live else None
-
-    def _grid(self, value) -> bool:
-        """np.mgrid (one array, not a list of them as np.ogrid)."""
-        ref = self.flow.collector.ref_by_node.get(value)
-        return ref is not None and ref.qualname == "numpy.mgrid"
-
-    def _iterated(self, loop: cst.For, name: str) -> tuple[bool, frozenset]:
-        """`for row in X` or `for i, row in enumerate(X)`, X a JAX array: each row (or
-        element, a 0-d array) is one too."""
-        target, iterable = loop.target, loop.iter
-        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
-                and iterable.func.value == "enumerate" and len(iterable.args) == 1 \
-                and not iterable.args[0].star and isinstance(target, cst.Tuple) \
-                and len(target.elements) == 2:
-            if self.flow.collector.qualified_names(iterable.func) != {"builtins.enumerate"}:
-                return False, frozenset()
-            target, iterable = target.elements[1].value, iterable.args[0].value
-        combined = self._combined_items(target, iterable, name) if self.some else None
-        if combined is not None:
-            return combined
-        if not (isinstance(target, cst.Name) and target.value == name):
-            return False, frozenset()
-        return self._elements(iterable) if self.some else self.of(iterable)
-
-    def _elements(self, iterable, depth: int = 0) -> tuple[bool, frozenset]:
-        """Whether what iterating over `iterable` gives may be JAX (some-mode): a JAX
-        array's elements and rows are; so are the items of `list(x)`, `sorted(x)`,
-        `tuple(x)` or `reversed(x)` of one, of a comprehension or display holding them, of
-        a name bound to one of those, and of a parameter some call passes one for."""
-        found = self.of(iterable)
-        if found[0] or depth > 3:
-            return found
-        flow = self.flow
-        if isinstance(iterable, cst.Call) and iterable.args and iterable.args[0].keyword is None \
-                and not iterable.args[0].star \
-                and flow.collector.qualified_names(iterable.func) & _ITEM_KEEPING:
-            return self._elements(iterable.args[0].value, depth + 1)
-        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
-            return self.of(iterable.elt)
-        if isinstance(iterable, (cst.List, cst.Tuple)):
-            return self._all(e.value for e in iterable.elements if isinstance(e, cst.Element))
-        if not isinstance(iterable, cst.Name) or flow.comprehension_iter(iterable) is not None:
-            return found
-        scope, values, _ = flow.name_bindings(iterable)
-        for bound, statement in flow.live_bindings(iterable, flow.reaching_bindings(iterable, values)):
-            if bound == "param":
-                passed = [a for a in flow._call_arguments(statement, every=False) or ()
-                          if not self.handed_on(a, statement)]
-            elif isinstance(bound, cst.CSTNode):
-                passed = [bound]
-            elif isinstance(statement, cst.For) and isinstance(statement.target, cst.Name) \
-                    and statement.target.value == iterable.value:
-                passed = self._items(statement.iter)  # `for p in pts`: p is an item of pts
-            else:
-                passed = []
-            for typed, relied in (self._elements(a, depth + 1) for a in passed):
-                if typed:
-                    return True, relied
-        if scope is not None and any(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values):
-            for added in flow._appended(scope, iterable.value):  # pts.append((g, 0.5))
-                typed, relied = self.of(added)
-                if typed:
-                    return True, relied
-        return found
-
-    def _items(self, iterable) -> list:
-        """The expressions the code shows as items of a list: a display's elements, and for
-        a name bound to displays, theirs and what is appended to it."""
-        if isinstance(iterable, (cst.List, cst.Tuple)):
-            return [e.value for e in iterable.elements if isinstance(e, cst.Element)]
-        if not isinstance(iterable, cst.Name):
-            return []
-        scope, values, _ = self.flow.name_bindings(iterable)
-        items = [item for value, _ in values if isinstance(value, (cst.List, cst.Tuple))
-                 for item in self._items(value)]
-        if scope is not None and any(isinstance(v, cst.List) for v, _ in values):
-            items += self.flow._appended(scope, iterable.value)
-        return items
-
-    def _combined_items(self, target, iterable, name: str) -> tuple[bool, frozenset] | None:
-        """`for combo in itertools.product(X, repeat=2)`, `for a, b in zip(X, Y)`: tuples of
-        the arguments' elements, which may be JAX where an argument may be (some-mode: a
-        tuple of JAX elements is no JAX array, but what is taken from it is one)."""
-        if not isinstance(iterable, cst.Call) \
-                or not self.flow.collector.qualified_names(iterable.func) & _COMBINING:
-            return None
-        arguments = [a.value for a in iterable.args if a.keyword is None and not a.star]
-        if isinstance(target, cst.Tuple) and len(arguments) > 1:
-            names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
-            if name not in names or names.index(name) >= len(arguments):
-                return None
-            return self.of(arguments[names.index(name)])
-        if isinstance(target, cst.Tuple) or (isinstance(target, cst.Name) and target.value == name):
-            return next((found for found in map(self.of, arguments) if found[0]), (False, frozenset()))
-        return None
-
-    def _unpacked(self, statement, name: str) -> tuple[bool, frozenset]:
-        """`lo, hi = np.percentile(x, [1, 99])`: rows of one JAX array are JAX arrays.
-        `a, b = f(x)` with every return of f a tuple `(p, q)` of that length: a is JAX
-        when every return's p is."""
-        no = (False, frozenset())
-        position = _unpacked_position(statement, name)
-        if position is None:
-            return no
-        if isinstance(statement.value, cst.Subscript):  # yy, xx = np.mgrid[0:4, 0:5]
-            grid = self._items_of(statement.value.value)
-            return grid if grid is not None else no
-        if not isinstance(statement.value, cst.Call):
-            return no
-        index, count = position
-        call = statement.value
-        if count == 2 and self.flow.collector.qualified_names(call.func) == {"builtins.divmod"} \
-                and len(call.args) == 2:
-            left, right = (self.of(a.value) for a in call.args)  # q, r = divmod(total, 4)
-            return left if left[0] else right
-        ref = self.flow.collector.ref_by_call.get(call)
-        if ref is not None:
-            typed = self._array_call(ref) or self._sequence_call(ref)
-            return (True, frozenset({ref.node})) if typed else no
-        function = self.flow.module_function(call) or self.flow.module_method(call)
-        returns = self.flow.function_returns(function) if function is not None else None
-        if not returns or not all(
-                isinstance(r, cst.Tuple) and len(r.elements) == count
-                and not any(isinstance(e, cst.StarredElement) for e in r.elements)
-                for r in returns):
-            return no
-        return self._all(r.elements[index].value for r in returns)
-
-    def _parameter(self, param: cst.Param) -> tuple[bool, frozenset]:
-        """A parameter of a module-level function that every call in this module passes a
-        JAX array (or omits, with a JAX default): trusted only when not `certain`."""
-        if self.certain:
-            return False, frozenset()
-        passed = self.flow._call_arguments(param, every=False) if self.some \
-            else self.flow.passed_arguments(param)
-        # a recursive call handing the parameter on (`walk(grid, depth - 1)`) passes what
-        # the other calls pass
-        passed = [a for a in passed or () if not self.handed_on(a, param)]
-        return self._all(passed) if passed else (False, frozenset())
-
-    def handed_on(self, argument, param: cst.Param) -> bool:
-        """`argument` is `param` itself, read inside its own function and bound there to
-        nothing else."""
-        if not isinstance(argument, cst.Name) or argument.value != param.name.value:
-            return False
-        values, aug_values = self.flow.name_values(argument)
-        return not aug_values and bool(values) and all(statement is param for _, statement in values)
 
 
 def _bound_names(statement) -> set:

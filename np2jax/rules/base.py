@@ -20,6 +20,7 @@ import libcst as cst
 from np2jax.analysis import ModuleAnalysis
 from np2jax.catalog import CatalogError, RuleDoc, rule_codes, rule_doc, rule_name
 from np2jax.config import Config
+from np2jax.syntax.walk import names_in
 
 Fix = Callable[[cst.CSTNode], cst.CSTNode]
 DEPENDENCY_DROPPED = ("left as it was, because a conversion it depends on is suppressed or "
@@ -73,6 +74,38 @@ class RuleContext:
         from np2jax.jit import jit_plans  # loaded only when --jit is on
 
         return jit_plans(self.analysis)
+
+    @cached_property
+    def traced_functions(self) -> frozenset:
+        """The module-level functions whose bodies may run under jax.jit's trace: those
+        --jit compiles, and the module's functions they name, on down."""
+        if not self.config.jit:
+            return frozenset()
+        functions = {s.name.value: s for s in self.analysis.module.body
+                     if isinstance(s, cst.FunctionDef)}
+        traced = {plan.function for plan in self.jit_plans if plan.compiled}
+        waiting = list(traced)
+        while waiting:
+            for name in names_in(waiting.pop()):
+                called = functions.get(name)
+                if called is not None and called not in traced:
+                    traced.add(called)
+                    waiting.append(called)
+        return frozenset(traced)
+
+    def may_be_traced(self, node: cst.CSTNode) -> bool:
+        """Whether `node` may run under jax.jit's trace once converted (only with --jit): it
+        lies in a traced function (traced_functions), or in a class while --jit compiles
+        something (a method a compiled function calls is traced too)."""
+        if not self.config.jit:
+            return False
+        top = node
+        while self.analysis.parents.get(top) is not None \
+                and not isinstance(self.analysis.parents.get(top), cst.Module):
+            top = self.analysis.parents.get(top)
+        if isinstance(top, cst.FunctionDef):
+            return top in self.traced_functions
+        return isinstance(top, cst.ClassDef) and bool(self.traced_functions)
 
 
 class Rule:

@@ -91,13 +91,13 @@ class FloatToIntegerCast(Rule):
         """The fix that casts `data` as NumPy does (casts.int32_wrap), or None: the data's
         dtype must be a NumPy float dtype on every path (dtype_of, not float_source: an
         integer branch would wrap otherwise), the call must say nothing but the dtype, and
-        an int64 target needs JAX's 64-bit types. Not with --jit: compiled, the float
-        computations before the cast (a sine, a product fused with a sum) come out with
-        other last bits than NumPy's often enough that a value sitting on an integer
-        truncates to its neighbour; reported, the cast says where to look. `parts(new_call)`:
-        (data, dtype) as rewritten."""
+        an int64 target needs JAX's 64-bit types. Not where --jit compiles it: compiled,
+        the float computations before the cast (a sine, a product fused with a sum) come
+        out with other last bits than NumPy's often enough that a value sitting on an
+        integer truncates to its neighbour; reported, the cast says where to look.
+        `parts(new_call)`: (data, dtype) as rewritten."""
         int64 = self.config.x64
-        if self.config.jit or not only_dtype or not self.analysis.casts.wraps_exactly(
+        if self.context.may_be_traced(data) or not only_dtype or not self.analysis.casts.wraps_exactly(
                 self.analysis.dtypes.dtype_of(data), target, data, int64=int64):
             return None
         jnp, bits = self.analysis.jnp_alias, 64 if target == "int64" else 32

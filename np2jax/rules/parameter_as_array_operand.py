@@ -132,9 +132,7 @@ class ParameterAsArrayOperand(Rule):
         passed = dataflow.passed_arguments(params[0])
         if passed is None:
             passed = self._method_arguments(params[0])
-        return bool(passed) and all(
-            isinstance(a, (cst.List, cst.Tuple, cst.ListComp))
-            or self.analysis.sequences.kind(a) == SEQUENCE for a in passed)
+        return bool(passed) and all(self.analysis.sequences.kind(a) == SEQUENCE for a in passed)
 
     def _method_arguments(self, param: cst.Param) -> list | None:
         """What the module's calls of a method pass for its parameter (its default where a

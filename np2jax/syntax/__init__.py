@@ -95,3 +95,18 @@ def handler_names(handler: cst.ExceptHandler) -> list[str]:
     names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else \
         [kind] if kind is not None else []
     return [code_of(n).rsplit(".", 1)[-1] for n in names]
+
+
+def unpacked_position(statement, name: str) -> tuple[int, int] | None:
+    """(index, count) when `statement` is `a, b, c = value` binding `name` once at top
+    level (no starred target, one target list)."""
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    elements = [e.value for e in target.elements]
+    if any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    found = [i for i, e in enumerate(elements) if isinstance(e, cst.Name) and e.value == name]
+    return (found[0], len(elements)) if len(found) == 1 else None

@@ -123,6 +123,16 @@ def _plain_dtype(array):
     return array, name
 
 
+def _digest(encoded) -> str:
+    """A fingerprint of an encoded result: equal results give equal fingerprints."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(pickle.dumps(encoded, protocol=4)).hexdigest()
+    except Exception:  # noqa: BLE001 - an unpicklable leaf: no fingerprint, never unsteady
+        return ""
+
+
 def _encode(value, depth=0):
     """Plain tagged tuples that the parent can unpickle without the user's classes."""
     if depth > 50:
@@ -324,6 +334,8 @@ def main(spec_path):
     payload["timings"] = {"first_call_s": first, "times_s": times, "stopped_early": False}
     _write(result_path, payload)  # the results are safe even if a repeat goes wrong
     del result
+    first_digest = _digest(encoded)
+    del encoded
     # Timed repeats, while they fit in the time limit (the parent kills at timeout_s).
     for _ in range(repeat):
         last = times[-1] if times else first
@@ -332,8 +344,14 @@ def main(spec_path):
             break
         try:
             before = time.perf_counter()
-            _block(run_once())
+            again = run_once()
+            _block(again)
             times.append(time.perf_counter() - before)
+            # results that change from run to run: a race (JAX reads a NumPy array's memory
+            # when its computation runs, after later writes) or state kept between calls
+            if "unsteady_run" not in payload["timings"] and _digest(_encode(again)) != first_digest:
+                payload["timings"]["unsteady_run"] = len(times) + 1
+            del again
         except BaseException as exc:  # noqa: BLE001 - the first call worked; report, keep results
             payload["timings"]["repeat_error"] = _one_line(exc)
             break

@@ -7,7 +7,10 @@ per device), each in its own child process, and compare results and timings.
 
 Verdicts: equal, stochastic-equal (random outputs agree by statistics), unclean (outputs
 agree, but the converted program raises a FutureWarning or DeprecationWarning the original
-does not: code a later JAX release refuses), differs, error (a crash, a timeout or a memory
+does not: code a later JAX release refuses), unsteady (the first call's outputs agree, but a
+timed repeat of the converted program gives other results where the original's repeats do
+not: a race between NumPy writes and JAX's asynchronous reads, or state kept between
+calls), differs, error (a crash, a timeout or a memory
 blow-up on either side, with a one-line reason), skipped (nothing to run or to compare). Importing this needs neither libcst nor JAX.
 """
 
@@ -22,7 +25,7 @@ from pathlib import Path
 from np2jax.verify.compare import OutputComparison, Tolerance, compare_trees, decode
 from np2jax.verify.runner import RunOutcome, default_memory_bytes, probe_platforms, run_side
 
-VERDICTS = ("equal", "stochastic-equal", "unclean", "differs", "error", "skipped")
+VERDICTS = ("equal", "stochastic-equal", "unclean", "unsteady", "differs", "error", "skipped")
 PASSING = ("equal", "stochastic-equal", "skipped")
 DEVICE_NAMES = ("cpu", "gpu", "tpu")
 _PLATFORMS = {"cpu": ("cpu",), "gpu": ("cuda", "rocm"), "tpu": ("tpu",)}
@@ -88,6 +91,7 @@ class VerifyResult:
     label: str = ""  # the path shown in tables (relative inside trees)
     x32: dict = field(default_factory=dict)  # device -> PrecisionTrial (VerifyOptions.x32_trial)
     warnings: list = field(default_factory=list)  # what the converted side warns, not the original
+    unsteady: dict = field(default_factory=dict)  # device -> the repeat whose results changed
 
     @property
     def ok(self) -> bool:
@@ -102,7 +106,7 @@ class VerifyResult:
                 "outputs": [o.as_dict() for o in self.outputs],
                 "timings": {"numpy": self.numpy.as_dict() if self.numpy else None,
                             "jax": {device: t.as_dict() for device, t in self.jax.items()}},
-                "error": self.error, "warnings": self.warnings,
+                "error": self.error, "warnings": self.warnings, "unsteady": self.unsteady,
                 "x32": {device: trial.as_dict() for device, trial in self.x32.items()}}
 
 
@@ -312,6 +316,8 @@ def verify_pair(pair: Pair, options: VerifyOptions, devices: list[tuple[str, str
         result.warnings += [w for w in got.warnings
                             if w not in reference.warnings and w not in result.warnings]
         result.uses_jax = bool(result.uses_jax) or got.uses_jax
+        if got.unsteady_run is not None and reference.unsteady_run is None:
+            result.unsteady[device] = got.unsteady_run
         compared = compare_trees(ref_tree, decode(got.tree), tolerance=options.tolerance(got.x64),
                                  stochastic=stochastic, ignore_extra_root_keys=how == "script")
         for output in compared:
@@ -330,6 +336,8 @@ def verify_pair(pair: Pair, options: VerifyOptions, devices: list[tuple[str, str
         result.error = "no main() and no module-level arrays or numbers to compare"
     elif any(not o.equal for o in outputs):
         result.verdict = "differs"
+    elif result.unsteady:
+        result.verdict = "unsteady"
     elif result.warnings:
         result.verdict = "unclean"
     elif any(o.stochastic for o in outputs):

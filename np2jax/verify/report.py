@@ -110,6 +110,13 @@ def print_verify(console: Console, run: VerifyRun, title: str = "np2jax verify",
         elif result.verdict == "differs":
             for problem in result.problems():
                 console.print(f"{result.label}: differs: {problem}", markup=False, soft_wrap=True)
+        elif result.verdict == "unsteady":
+            for device, repeat in result.unsteady.items():
+                console.print(f"{result.label}: unsteady on {device}: run {repeat} of the converted "
+                              "program gave other results than the first, where the original's "
+                              "runs agree (a NumPy array written after JAX was handed it: JAX "
+                              "reads it when its computation runs; or state kept between calls)",
+                              markup=False, soft_wrap=True)
         elif result.verdict == "unclean":
             for warning in result.warnings:
                 console.print(f"{result.label}: unclean: the converted program warns, and a later "

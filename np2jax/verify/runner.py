@@ -50,6 +50,7 @@ class RunOutcome:
     wall_s: float = 0.0
     stdout_tail: str = ""
     warnings: list = field(default_factory=list)  # "FutureWarning: ...": what a later release breaks
+    unsteady_run: int | None = None  # the first timed repeat whose results differ from the first call's
 
 
 def _rss_bytes(pid: int) -> int | None:
@@ -176,7 +177,8 @@ def _run_in(workdir, path, mode, call, sys_path, env, repeat, timeout_s, memory_
                           times_s=list(timings.get("times_s", [])),
                           import_s=payload.get("import_s"), uses_jax=payload.get("jax", False),
                           x64=payload.get("x64", False), platforms=payload.get("platforms", []),
-                          wall_s=wall, stdout_tail=stdout_tail, warnings=payload.get("warnings", []))
+                          wall_s=wall, stdout_tail=stdout_tail, warnings=payload.get("warnings", []),
+                          unsteady_run=timings.get("unsteady_run"))
     if killed:
         return RunOutcome(False, killed[1], killed[0], wall_s=wall, stdout_tail=stdout_tail)
     if payload is not None:

@@ -222,6 +222,34 @@ CASES = {
             warnings.warn("old API", DeprecationWarning)
             return {"n": 1}
         """),
+    # the first call agrees, a repeat of the converted program does not: unsteady
+    "unsteady.py": ("""
+        import numpy as np
+
+        def main():
+            return {"s": np.ones(4).sum()}
+        """, """
+        import jax.numpy as jnp
+        CALLS = []
+
+        def main():
+            CALLS.append(1)
+            return {"s": jnp.ones(4).sum() * (1 if len(CALLS) == 1 else 2)}
+        """),
+    # results that change from call to call on both sides are the program's own: equal
+    "unsteady_both.py": ("""
+        CALLS = []
+
+        def main():
+            CALLS.append(1)
+            return {"n": len(CALLS)}
+        """, """
+        CALLS = []
+
+        def main():
+            CALLS.append(1)
+            return {"n": len(CALLS)}
+        """),
     "tests/test_skipped.py": ("""
         def test_nothing():
             pass
@@ -263,8 +291,8 @@ def test_json_schema(tree_json):
     assert payload["devices"] == ["cpu"]
     for result in results.values():
         assert {"original", "converted", "verdict", "outputs", "timings", "error"} <= set(result)
-        assert result["verdict"] in ("equal", "stochastic-equal", "unclean", "differs", "error",
-                                     "skipped")
+        assert result["verdict"] in ("equal", "stochastic-equal", "unclean", "unsteady", "differs",
+                                     "error", "skipped")
         assert set(result["timings"]) == {"numpy", "jax"}
         for output in result["outputs"]:
             assert {"name", "shape", "dtype_original", "dtype_converted", "max_abs_err",
@@ -321,6 +349,15 @@ def test_warnings_a_later_jax_turns_into_errors_make_a_run_unclean(tree_json):
     assert warns["warnings"][0].startswith("FutureWarning: scatter inputs have incompatible types")
     both = tree_json[0]["warns_both.py"]
     assert both["verdict"] == "equal" and both["warnings"] == []
+
+
+def test_results_that_change_between_runs_of_the_converted_program_only_are_unsteady(tree_json):
+    unsteady = tree_json[0]["unsteady.py"]
+    assert unsteady["verdict"] == "unsteady", unsteady
+    assert all(o["equal"] for o in unsteady["outputs"])
+    assert unsteady["unsteady"] == {"cpu": 2}  # the first timed repeat, the second run
+    both = tree_json[0]["unsteady_both.py"]
+    assert both["verdict"] == "equal" and both["unsteady"] == {}
 
 
 def test_random_outputs_by_statistics(tree_json):
