@@ -419,7 +419,9 @@ def _handed_to_jax(analysis: ModuleFacts, finder, keys: set, fixed: set, drops: 
             call = parents.get(parent)
             ref = analysis.ref_of_call(call) if isinstance(call, cst.Call) and parent.value is node else None
             handed = ref is not None and ref.node in fixed and ref.node not in drops \
-                and not parent.star and (ref.entry or {}).get("kind") in ("function", "ufunc")
+                and not parent.star and (ref.entry or {}).get("kind") in ("function", "ufunc") \
+                and not any(a.arg is parent and a.role == "shape" for a in ref.arguments)
+            # a shape (`np.zeros(size)`) is read while the call is made, not later
             makers = (ref.node,) if handed else ()
         else:
             other = parent.right if parent.left is node else parent.left
@@ -445,6 +447,10 @@ def _may_be_jax(flow, finder, value, keys: set, depth: int = 0) -> bool:
         return False
     if isinstance(value, TEXT_NODES):
         return False  # `label += " = "`: text, which JAX has no arrays of
+    if isinstance(value, (cst.Tuple, cst.List, cst.ListComp)):
+        # `size += (3,)`: NumPy converts a display itself (its items' JAX arrays too), and
+        # np.asarray would turn a tuple's concatenation into an addition
+        return False
     if isinstance(value, (cst.Name, cst.Attribute)) and not (
             isinstance(value, cst.Attribute) and value.attr.value in VIEW_ATTRIBUTES):
         return not finder.root_keys(value) <= keys or not finder.root_keys(value)

@@ -268,12 +268,26 @@ class JaxTyping:
             for typed, relied in (self._elements(a, depth + 1) for a in passed):
                 if typed:
                     return True, relied
-        if scope is not None and any(isinstance(v, (cst.List, cst.ListComp)) for v, _ in values):
+        if scope is not None and any(isinstance(v, (cst.List, cst.ListComp)) or isinstance(
+                v, cst.BinaryOperation) and flow.value_kind(v) == CONTAINER for v, _ in values):
             for added in flow.appended(scope, iterable.value):  # pts.append((g, 0.5))
                 typed, relied = self.of(added)
                 if typed:
                     return True, relied
+            for added in self._stored(scope, iterable.value):  # point[dim] = coord
+                typed, relied = self.of(added)
+                if typed:
+                    return True, relied
         return found
+
+    def _stored(self, scope, name: str) -> list:
+        """The values `name[i] = v` stores into what `name` holds, in the scope binding it."""
+        flow = self.flow
+        return [statement.value for statement, subscript, _ in flow.collector.subscript_stores
+                if isinstance(statement, cst.Assign) and len(statement.targets) == 1
+                and statement.targets[0].target is subscript
+                and isinstance(subscript.value, cst.Name) and subscript.value.value == name
+                and flow.name_bindings(subscript.value)[0] is scope]
 
     def _items(self, iterable) -> list:
         """The expressions the code shows as items of a list: a display's elements, and for

@@ -84,6 +84,8 @@ class Values:
         """kind_of a name bound by its own scope only (`seen = [False] * n`), parameters left
         out, so that two functions passing each other's parameters do not recurse."""
         values, _ = self.values_of(name)
+        if values and all(_star_param(v, s) for v, s in values):
+            return CONTAINER  # `make(args)` in `def rand(*args)`: a tuple
         if not values or any(isinstance(v, str) for v, _ in values):
             return UNKNOWN
         kinds = {self.value_kind(v) for v, _ in values}
