@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from np2jax.syntax import code_of, integer_index, single_index
+from np2jax.syntax import code_of, integer_index, single_index, unpacked_position
 
 # name -> (kind, bits); kinds: b bool, u unsigned, i signed, f float, c complex
 DTYPES = {
@@ -291,6 +291,9 @@ class Dtypes:
         if isinstance(node, cst.Subscript):
             if _shape_item(node):  # x.shape[1]: a Python int in NumPy and JAX alike
                 return "int"
+            grid = self._grid(node, depth)
+            if grid is not None:
+                return grid
             returned = _returned_item(node)
             ref = self.flow.collector.ref_by_call.get(node.value) if returned is not None else None
             if ref is not None and ref.qualname == "numpy.unique":
@@ -314,6 +317,47 @@ class Dtypes:
             return self._call(node, depth)
         return None
 
+    def _grid(self, node: cst.Subscript, depth: int) -> str | None:
+        """`np.mgrid[0:4, 0:5]` (and ogrid's arrays): int64 from integer bounds and steps,
+        float64 where one is a float or a complex count of points (`0:1:5j`)."""
+        ref = self.flow.collector.ref_by_node.get(node.value)
+        if ref is None or ref.qualname not in ("numpy.mgrid", "numpy.ogrid"):
+            return None
+        kinds = set()
+        for element in node.slice:
+            part = element.slice
+            bounds = [part.lower, part.upper, part.step] if isinstance(part, cst.Slice) \
+                else [part.value]
+            kinds |= {self.dtype_of(b, depth + 1) for b in bounds if b is not None}
+        if kinds <= {"int", "int64"}:
+            return "int64"
+        return "float64" if kinds <= {"int", "int64", "float", "float64", "complex"} else None
+
+    def _unpacked_grid(self, statement, name: str, depth: int) -> str | None:
+        """The dtype of `name` in `yy, xx = np.mgrid[...]` (`np.ogrid`, `np.indices(...)`,
+        `np.meshgrid(x, y)`): each part of a grid has the grid's dtype (meshgrid's, its
+        argument's, as an array); None for any other unpacking."""
+        position = unpacked_position(statement, name)
+        value = getattr(statement, "value", None)
+        if position is None or value is None:
+            return None
+        if isinstance(value, cst.Subscript):
+            return self._grid(value, depth)
+        ref = self.flow.collector.ref_by_call.get(value) if isinstance(value, cst.Call) else None
+        if ref is None or ref.qualname not in ("numpy.indices", "numpy.meshgrid") \
+                or any(a.star for a in value.args):
+            return None
+        keyword = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
+        positional = [a.value for a in value.args if a.keyword is None]
+        if "dtype" in keyword:
+            return self.spelled(keyword["dtype"])
+        if ref.qualname == "numpy.indices":
+            return "int64"
+        index, count = position
+        if len(positional) != count:
+            return None
+        return self._strong(self.dtype_of(positional[index], depth + 1))
+
     def _attribute(self, node: cst.Attribute, depth: int) -> str | None:
         """`self.px`: the dtype every binding of it in its class gives."""
         values, aug_values = self.flow.values_of(node)
@@ -328,7 +372,7 @@ class Dtypes:
     def _name(self, node: cst.Name, depth: int) -> str | None:
         values, aug_values = self.flow.name_values(node)
         values = self.flow.reaching_bindings(node, values)
-        bound = []
+        bound, parts = [], set()
         for value, statement in values:
             if value == "param":  # what every call in the module passes, if it says
                 passed = self.flow.passed_arguments(statement)
@@ -336,12 +380,15 @@ class Dtypes:
                     return None
                 bound.extend(passed)
             elif isinstance(value, str):
-                return None  # a loop variable, an unpacking, a global: not shown
+                part = self._unpacked_grid(statement, node.value, depth)
+                if part is None:
+                    return None  # a loop variable, an unpacking, a global: not shown
+                parts.add(part)
             else:
                 bound.append(value)
-        if not bound:
+        if not bound and not parts:
             return None
-        found = {self.dtype_of(v, depth + 1) for v in bound}
+        found = {self.dtype_of(v, depth + 1) for v in bound} | parts
         if len(found) != 1 or None in found:
             return None
         (dtype,) = found
@@ -412,8 +459,9 @@ class Dtypes:
         if name in _ACCUMULATE:
             return accumulated(first)
         if name in ("argmax", "argmin", "argsort", "count_nonzero", "searchsorted", "bincount",
-                    "flatnonzero", "nonzero_count"):
-            return "int64"
+                    "flatnonzero", "nonzero_count", "argwhere", "nonzero") \
+                or name == "where" and len(positional) == 1:
+            return "int64"  # np.nonzero(m), np.where(m): a tuple of int64 index arrays
         if name in ("isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
                     "any", "all", "isclose", "greater", "less", "equal", "not_equal"):
             return "bool"

@@ -50,6 +50,12 @@ class FloatToIntegerCast(Rule):
                                  lambda new: (new.func.value, new.args[0].value))
                 yield self._report(call, f"{code_of(func.value)}.astype(...)", source, target_dtype,
                                    requires, fix)
+            elif source is None and target_dtype in WRAPPED_TARGETS and requires is not None \
+                    and dtypes.dtype_of(func.value) is None and not _integral(func.value):
+                # nothing shows what the values are (np.fromfunction's, a parameter's): floats
+                # among them, out of range, give other integers
+                yield self._report(call, f"{code_of(func.value)}.astype(...)", UNKNOWN,
+                                   target_dtype, requires)
         for ref in self.analysis.refs:
             if ref.call is None or not ref.converted or not ref.call.args:
                 continue
