@@ -20,7 +20,7 @@ from np2jax.analysis.dtypes import is_integer
 from np2jax.catalog import api_policy
 from np2jax.rules._digits import shown_values
 from np2jax.rules.base import Rule
-from np2jax.syntax import code_of
+from np2jax.syntax import argument_for, code_of
 
 INT32_LIMIT = 2**31
 FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tolerances vanish
@@ -100,6 +100,14 @@ class Float64Dependent(Rule):
                                   reason="float32 gives a linear solve about 7 significant "
                                          "digits, and an ill-conditioned matrix (normal "
                                          "equations, a Vandermonde matrix) takes most of them")
+        for ref in self.analysis.refs:
+            if ref.call is not None and ref.converted \
+                    and ref.qualname in ("numpy.allclose", "numpy.isclose") \
+                    and argument_for(ref.call, 3, "atol") is None:
+                yield self.report(ref.call, spelled=code_of(ref.node) + "(...)",
+                                  reason="its default atol=1e-08 is below float32 precision: "
+                                         "a difference that is 1e-16 in float64 (a sum that "
+                                         "cancels to zero) is about 1e-7 in float32")
         yield from self._matrix_products()
         yield from self._float32_made_integers()
         flow = self.analysis.dataflow

@@ -44,6 +44,17 @@ def _numpy_dtype(body: str) -> str:
     "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_inverse=True)[1]\n",
     "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_counts=True)[0]\n",
     "    x = np.arange(6, dtype=np.uint8) % 4\n    return np.unique(x, return_counts=True)[1]\n",
+    # index grids and their parts: int64 from integer bounds, float64 from a float or a
+    # complex count; np.meshgrid's parts have their arguments' dtypes
+    "    yy, xx = np.mgrid[0:2, 0:8]\n    return xx\n",
+    "    yy, xx = np.mgrid[0:1:5j, 0:2]\n    return yy\n",
+    "    g = np.mgrid[0:2.5:0.5, 0:3]\n    return g\n",
+    "    rows, cols = np.ogrid[0:3, 0:4]\n    return cols\n",
+    "    ii, jj = np.indices((3, 3))\n    return jj\n",
+    "    gx, gy = np.meshgrid(np.arange(5), np.linspace(0.0, 1.0, 3))\n    return gx\n",
+    "    gx, gy = np.meshgrid(np.arange(5), np.linspace(0.0, 1.0, 3))\n    return gy\n",
+    "    return np.nonzero(np.arange(5) > 2)[0]\n",
+    "    return np.where(np.arange(5) > 2)[0]\n",
     # arrays joined: their dtypes promoted together
     "    a = np.arange(3, dtype=np.uint8)\n    return np.concatenate([a, a])\n",
     "    a = np.arange(3, dtype=np.uint8)\n    b = np.arange(3, dtype=np.int16)\n    return np.stack((a, b))\n",
