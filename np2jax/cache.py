@@ -151,7 +151,8 @@ def _text_digest(text: str) -> bytes:
 def result_key(text: str, config: Config, rewrite: bool, context: ModuleContext,
                edits: bool = False) -> str:
     facts = [FORMAT, engine_fingerprint(), rewrite, edits, _settings(config), context.name,
-             context.is_package, sorted(context.external_names), sorted(context.imported_names),
+             context.is_package, sorted(context.external_names), sorted(context.external_attributes),
+             sorted(context.imported_names),
              [list(m) for m in context.external_mutators], sorted(context.exported_mutators),
              [list(e) for e in context.external_effects],
              [[q, [list(p) for p in params]] for q, params in context.external_numpy_params],

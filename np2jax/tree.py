@@ -21,6 +21,7 @@ from pathlib import Path
 from np2jax.files import is_notebook
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 _TOP_DEFINITION = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
 
 
@@ -31,6 +32,9 @@ class ModuleContext:
     name: str = ""  # the module's dotted name ("" for a lone source text)
     is_package: bool = False  # an __init__.py: relative imports start from the package itself
     external_names: frozenset = frozenset()  # identifiers other files of the tree use
+    # identifiers of this file other files of the tree read or write as an attribute
+    # (`.rng`, `.w`): a local variable of the same name elsewhere is none of them
+    external_attributes: frozenset = frozenset()
     # names of this module other files of the tree may reach through an import of it (the
     # tree's import graph: `from this import f`, or `import this` and a word `f` in the
     # importing file); a same-named function of another module is not one of them
@@ -153,6 +157,16 @@ class Tree:
         return tree
 
     @cached_property
+    def _attributes(self) -> dict[Path, frozenset]:
+        """Path -> the identifiers its text reads or writes as attributes (`.rng`)."""
+        return {path: frozenset(_ATTRIBUTE.findall(text)) for path, text in self.texts.items()}
+
+    @cached_property
+    def _attributes_named(self) -> Counter:
+        """How many files name each identifier as an attribute."""
+        return Counter(word for found in self._attributes.values() for word in found)
+
+    @cached_property
     def _using(self) -> Counter:
         """How many files may use each identifier from another file: a file whose top
         level defines a function or class of that name uses its own (unless it reads the
@@ -205,6 +219,9 @@ class Tree:
             name=own, is_package=path.name == "__init__.py",
             external_names=frozenset(w for w in self.words.get(path, ())
                                      if using[w] > (w not in own_definitions)),
+            external_attributes=frozenset(
+                w for w in self.words.get(path, ())
+                if self._attributes_named[w] > (w in self._attributes.get(path, ()))),
             imported_names=self._imported.get(own, frozenset()) & frozenset(
                 self.words.get(path, ())) if own else frozenset(
                 w for w in self.words.get(path, ()) if using[w] > 1),

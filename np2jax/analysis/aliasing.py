@@ -265,7 +265,7 @@ class Aliasing(Values):
                     or (need_jax and not self.jax_typed(value)):
                 shown = value if isinstance(value, str) else code_of(value)
                 return f"`self.{attr}` may not hold a fresh JAX array (it is bound to `{shown}`)"
-        if attr in self.collector.context.external_names:
+        if attr in self.collector.context.external_attributes:
             return f"`.{attr}` is named in another module of the tree, where the array may be shared"
         for use in self.collector.attribute_loads.get(attr, ()):
             inside = isinstance(use.value, cst.Name) and use.value.value == "self" \

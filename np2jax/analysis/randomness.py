@@ -356,7 +356,7 @@ class _Finder:
         if not self._top_level(state.binding, state.scope):
             state.refused = f"`{shown}` is not set by a plain statement of `__init__`'s body"
             return state
-        if attr in self.analysis.context.external_names:
+        if attr in self.analysis.context.external_attributes:
             return self._refuse(state, f"`.{attr}` is used by another module of the tree, "
                                        "where the key would not follow it")
         if _imports_copy(self.analysis.module):

@@ -369,6 +369,45 @@ def test_an_attribute_no_other_module_names_is_rebound(tmp_path):
     assert compare_values("main()", _run_main(source), _run_main(out)) is None
 
 
+def test_a_local_variable_of_the_same_name_elsewhere_is_no_attribute_use(tmp_path):
+    """Another module's local `w` (and a local `rng`) does not read `Acc.w` or
+    `Sampler.rng`: the attribute is rebound, the generator becomes keys."""
+    sampler = """
+    import numpy as np
+
+
+    class Sampler:
+        def __init__(self, seed):
+            self.rng = np.random.default_rng(seed)
+
+        def draw(self, n):
+            return self.rng.normal(size=n)
+    """
+    app = """
+    import numpy as np
+
+    from pkg.acc import Acc
+    from pkg.sampler import Sampler
+
+
+    def main():
+        w = np.arange(3.0)
+        rng = 4
+        acc = Acc(3)
+        acc.add(2.0)
+        return {"total": acc.total() + w.sum() + rng, "n": len(Sampler(0).draw(5))}
+    """
+    acc = ACC + """
+    def total(self):
+        return float(self.w.sum())
+"""
+    source, out, run = _convert(tmp_path, acc=acc, app=app, sampler=sampler)
+    assert "        self.w = self.w.at[0].add(v)\n" in (out / "pkg" / "acc.py").read_text()
+    assert "jax.random" in (out / "pkg" / "sampler.py").read_text()
+    assert not [f for f in run.findings if "another module" in f.message], run.findings
+    assert compare_values("main()", _run_main(source), _run_main(out)) is None
+
+
 FILTER = """
 import numpy as np
 
