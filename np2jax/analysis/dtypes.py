@@ -463,7 +463,9 @@ class Dtypes:
                 or name == "where" and len(positional) == 1:
             return "int64"  # np.nonzero(m), np.where(m): a tuple of int64 index arrays
         if name in ("isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
-                    "any", "all", "isclose", "greater", "less", "equal", "not_equal"):
+                    "logical_xor", "any", "all", "isclose", "greater", "less", "equal",
+                    "not_equal", "greater_equal", "less_equal", "isin", "in1d", "signbit",
+                    "isneginf", "isposinf"):
             return "bool"
         if name in ("round", "around", "floor", "ceil", "rint", "trunc"):
             # np.rint(3) is float64; np.round(3), np.floor(3) int64 (NumPy 2): NumPy's

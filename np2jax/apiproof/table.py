@@ -29,7 +29,7 @@ from np2jax.apiproof.verdicts import (
 )
 from np2jax.apiproof.grid import Samples
 from np2jax.apiproof.running import short
-from np2jax.apiproof.prover import Prover, method_entries
+from np2jax.apiproof.prover import Prover, method_entries, spec_for
 
 
 def _environment(cache: str | None = None):
@@ -60,7 +60,9 @@ def prove_one(name: str, entry: dict) -> tuple[str, dict, float]:
     start = time.perf_counter()
     grid, env, samples = _WORKER["grid"], _WORKER["env"], _WORKER["samples"]
     if entry.get("kind") == "method":
-        grid = dict(grid, functions={**grid["functions"], name: _method_spec(entry["method"])})
+        ufunc = spec_for(name.rpartition(".")[0], grid).get("args", ["@M"])
+        grid = dict(grid, functions={**grid["functions"],
+                                     name: _method_spec(entry["method"], ufunc[0])})
     try:
         prover = Prover(name, entry, grid, samples, env)
         result = prover.prove_part(grid["part"]) if grid.get("part") else prover.prove()
@@ -69,7 +71,14 @@ def prove_one(name: str, entry: dict) -> tuple[str, dict, float]:
     return name, result, time.perf_counter() - start
 
 
-def _method_spec(method: str) -> dict:
+def _method_spec(method: str, ufunc_data: str = "@M") -> dict:
+    """The data of `numpy.<ufunc>.<method>`: the ufunc's own kind of data where it takes
+    integers only (`np.bitwise_xor.reduce(bits)`: its grid's @ints), else mixed floats."""
+    if ufunc_data in ("@ints", "@counts"):
+        vector = f"{ufunc_data}v"
+        return {"outer": {"args": [vector, vector]},
+                "reduceat": {"args": [vector, "@segments"], "params": {"indices": ["@segments"]}}
+                }.get(method, {"args": [ufunc_data]})
     return {"outer": {"args": ["@v3", "@v4"]},
             "reduceat": {"args": ["@v", "@segments"], "params": {"indices": ["@segments"]}}
             }.get(method, {"args": ["@M"]})

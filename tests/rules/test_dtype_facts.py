@@ -55,6 +55,8 @@ def _numpy_dtype(body: str) -> str:
     "    gx, gy = np.meshgrid(np.arange(5), np.linspace(0.0, 1.0, 3))\n    return gy\n",
     "    return np.nonzero(np.arange(5) > 2)[0]\n",
     "    return np.where(np.arange(5) > 2)[0]\n",
+    "    return np.isin(np.arange(5), [1, 3])\n",
+    "    return np.logical_xor(np.arange(5) > 2, np.arange(5) < 4)\n",
     # arrays joined: their dtypes promoted together
     "    a = np.arange(3, dtype=np.uint8)\n    return np.concatenate([a, a])\n",
     "    a = np.arange(3, dtype=np.uint8)\n    b = np.arange(3, dtype=np.int16)\n    return np.stack((a, b))\n",
