@@ -253,6 +253,17 @@ class Float64Dependent(Rule):
                                      "it in float32: a value near an integer lands on its "
                                      "other side (180 * 1.3 is 233.99998 in float32, "
                                      "234.00000000000003 in float64: uint8 233 for NumPy's 234)")
+        for ref in self.analysis.refs:  # np.sign(np.sin(w * t)) at the sine's zeros
+            value = ref.call.args[0].value if ref.call is not None and ref.call.args else None
+            if ref.qualname != "numpy.sign" or not ref.converted or value is None \
+                    or not is_float(dtype_of(value)) or not self._computed(value):
+                continue
+            yield self.report(ref.call, spelled=code_of(ref.call), requires=(ref.node,),
+                              reason=f"`{code_of(value)}` is computed in float32, and a value "
+                                     "that is zero but for rounding (a sine at its zeros, a "
+                                     "difference of equal sums) is about 1e-7 from it there "
+                                     "instead of 1e-16, with either sign: np.sign gives 1 or -1 "
+                                     "where NumPy's may differ")
 
     def _computed(self, value, depth: int = 0) -> bool:
         """Arithmetic or a converted function's result, seen through names bound once: not
