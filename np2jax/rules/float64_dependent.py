@@ -108,6 +108,13 @@ class Float64Dependent(Rule):
                                   reason="its default atol=1e-08 is below float32 precision: "
                                          "a difference that is 1e-16 in float64 (a sum that "
                                          "cancels to zero) is about 1e-7 in float32")
+        for operation, value in self._errors_against_exact_values():
+            yield self.report(operation, spelled=code_of(operation),
+                              requires=self.analysis.dataflow.jax_refs(value),
+                              reason=f"`{code_of(value)}`, which JAX computes in float32, is "
+                                     "compared with a value known to float64's 16 digits: an "
+                                     "error below about 1e-7 of their size is float32's rounding, "
+                                     "not the method's (a convergence order, a tolerance test)")
         yield from self._matrix_products()
         yield from self._float32_made_integers()
         flow = self.analysis.dataflow
@@ -354,6 +361,44 @@ class Float64Dependent(Rule):
                                                   for a in ref.call.args)):
                 yield ref.call
 
+    def _errors_against_exact_values(self):
+        """(operation, computed) of `computed - exact` (or `exact - computed`): a float value
+        of converted code minus a constant known to many digits (`math.e - 1`, `np.pi / 4`,
+        `0.7853981633974483`), the error of a numerical method."""
+        flow = self.analysis.dataflow
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            if not isinstance(operation.operator, cst.Subtract):
+                continue
+            for value, other in ((operation.left, operation.right), (operation.right, operation.left)):
+                if self._exact_constant(other) and flow.jax_typed(value) \
+                        and self._computed(value):  # whatever its dtype: float32 here
+                    yield operation, value
+                    break
+
+    def _exact_constant(self, node, depth: int = 0) -> bool:
+        """Arithmetic of numbers, `math`'s and NumPy's constants and `math`'s functions with
+        one of those constants or a float literal of 8 or more significant digits in it."""
+        def exact(n, d) -> bool | None:  # None: a plain number, True: a constant's digits
+            if d > 6:
+                return False
+            if isinstance(n, cst.Integer):
+                return None
+            if isinstance(n, cst.Float):
+                return True if len(n.value.lower().split("e")[0].strip("0.").replace(".", "")) >= 8 else None
+            names = self.analysis.qualified_names(n) if isinstance(n, (cst.Name, cst.Attribute)) else set()
+            if names & _EXACT_CONSTANTS:
+                return True
+            if isinstance(n, cst.BinaryOperation):
+                sides = [exact(n.left, d + 1), exact(n.right, d + 1)]
+                return False if False in sides else (True if True in sides else None)
+            if isinstance(n, cst.UnaryOperation):
+                return exact(n.expression, d + 1)
+            if isinstance(n, cst.Call) and self.analysis.qualified_names(n.func) & _EXACT_FUNCTIONS:
+                found = [exact(a.value, d + 1) for a in n.args]
+                return False if False in found or not found else True
+            return False
+        return exact(node, depth) is True
+
     def _close_values(self):
         """(list, spread, largest) of list or tuple literals of two or more numbers, floats
         among them, whose spread is below CLOSE_SPREAD of their size (readings near
@@ -408,6 +453,12 @@ def _abridged(node: cst.List | cst.Tuple) -> str:
 
 
 _SHOWING_CALLS = frozenset({"str", "repr", "print", "format"})
+# constants and functions a method's exact answer is written with (`math.e - 1`)
+_EXACT_CONSTANTS = frozenset({"math.pi", "math.e", "math.tau", "numpy.pi", "numpy.e",
+                              "numpy.euler_gamma"})
+_EXACT_FUNCTIONS = frozenset(f"math.{name}" for name in (
+    "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "atan", "erf", "gamma",
+    "lgamma", "cbrt"))
 
 
 def _shown(node: cst.Attribute, parents: dict) -> bool:
