@@ -375,29 +375,34 @@ class Float64Dependent(Rule):
                     yield operation, value
                     break
 
-    def _exact_constant(self, node, depth: int = 0) -> bool:
+    def _exact_constant(self, node) -> bool:
         """Arithmetic of numbers, `math`'s and NumPy's constants and `math`'s functions with
-        one of those constants or a float literal of 8 or more significant digits in it."""
-        def exact(n, d) -> bool | None:  # None: a plain number, True: a constant's digits
-            if d > 6:
-                return False
-            if isinstance(n, cst.Integer):
-                return None
-            if isinstance(n, cst.Float):
-                return True if len(n.value.lower().split("e")[0].strip("0.").replace(".", "")) >= 8 else None
-            names = self.analysis.qualified_names(n) if isinstance(n, (cst.Name, cst.Attribute)) else set()
-            if names & _EXACT_CONSTANTS:
-                return True
-            if isinstance(n, cst.BinaryOperation):
-                sides = [exact(n.left, d + 1), exact(n.right, d + 1)]
-                return False if False in sides else (True if True in sides else None)
-            if isinstance(n, cst.UnaryOperation):
-                return exact(n.expression, d + 1)
-            if isinstance(n, cst.Call) and self.analysis.qualified_names(n.func) & _EXACT_FUNCTIONS:
-                found = [exact(a.value, d + 1) for a in n.args]
-                return False if False in found or not found else True
+        one of those constants, a function of them, or a float literal of 8 or more
+        significant digits in it (`math.e - 1`, `math.sqrt(2) / 2`, `0.7853981633974483`)."""
+        return self._constant_digits(node, 0) is True
+
+    def _constant_digits(self, node, depth: int) -> bool | None:
+        """True: a constant known to many digits; None: a plain number (`1`, `0.5`); False:
+        anything else."""
+        if depth > 6:
             return False
-        return exact(node, depth) is True
+        if isinstance(node, cst.Integer):
+            return None
+        if isinstance(node, cst.Float):
+            digits = node.value.lower().split("e")[0].replace(".", "").replace("_", "").strip("0")
+            return True if len(digits) >= 8 else None
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return True if self.analysis.qualified_names(node) & _EXACT_CONSTANTS else False
+        if isinstance(node, cst.UnaryOperation):
+            return self._constant_digits(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            sides = [self._constant_digits(n, depth + 1) for n in (node.left, node.right)]
+        elif isinstance(node, cst.Call) and node.args \
+                and self.analysis.qualified_names(node.func) & _EXACT_FUNCTIONS:
+            sides = [True, *(self._constant_digits(a.value, depth + 1) for a in node.args)]
+        else:
+            return False
+        return False if False in sides else True if True in sides else None
 
     def _close_values(self):
         """(list, spread, largest) of list or tuple literals of two or more numbers, floats
