@@ -263,7 +263,7 @@ class Float64Dependent(Rule):
         for ref in self.analysis.refs:  # np.sign(np.sin(w * t)) at the sine's zeros
             value = ref.call.args[0].value if ref.call is not None and ref.call.args else None
             if ref.qualname != "numpy.sign" or not ref.converted or value is None \
-                    or not is_float(dtype_of(value)) or not self._computed(value):
+                    or dtype_of(value) not in ("float", "float64") or not self._computed(value):
                 continue
             yield self.report(ref.call, spelled=code_of(ref.call), requires=(ref.node,),
                               reason=f"`{code_of(value)}` is computed in float32, and a value "
@@ -365,13 +365,14 @@ class Float64Dependent(Rule):
         """(operation, computed) of `computed - exact` (or `exact - computed`): a float value
         of converted code minus a constant known to many digits (`math.e - 1`, `np.pi / 4`,
         `0.7853981633974483`), the error of a numerical method."""
-        flow = self.analysis.dataflow
+        flow, dtype_of = self.analysis.dataflow, self.analysis.dtypes.dtype_of
         for operation in self.analysis.nodes(cst.BinaryOperation):
             if not isinstance(operation.operator, cst.Subtract):
                 continue
             for value, other in ((operation.left, operation.right), (operation.right, operation.left)):
                 if self._exact_constant(other) and flow.jax_typed(value) \
-                        and self._computed(value):  # whatever its dtype: float32 here
+                        and dtype_of(value) not in ("float32", "float16", "complex64") \
+                        and self._computed(value):  # float32 here, where NumPy's was wider
                     yield operation, value
                     break
 
