@@ -81,6 +81,10 @@ class JaxTyping:
             if effects is not None and effects[0]:
                 return True, frozenset()  # another module's function giving new JAX arrays
             func = value.func
+            if self.some and isinstance(func, cst.Name) and self._parameter_name(func):
+                # `f(x)`, f a function the caller passes (np.exp, a lambda): of a JAX array,
+                # it may give one
+                return self._all(a.value for a in value.args if not a.star)
             builtin = flow.collector.qualified_names(func) if isinstance(func, cst.Name) else set()
             if builtin & _SAME_TYPE_BUILTINS and value.args and not value.args[0].star:
                 return self.of(value.args[0].value)  # round(m, 1), abs(d): a JAX array of one
@@ -142,6 +146,11 @@ class JaxTyping:
             values, _ = flow.name_values(value)
             return self._all_bindings(value.value, flow.live_bindings(value, flow.reaching_bindings(value, values)))
         return no
+
+    def _parameter_name(self, name: cst.Name) -> bool:
+        """`name` is bound only as a parameter of its function."""
+        values, aug_values = self.flow.name_values(name)
+        return bool(values) and not aug_values and all(bound == "param" for bound, _ in values)
 
     def _all_bindings(self, name: str, values) -> tuple[bool, frozenset]:
         # `u = step(u, r)` with step returning u: u holds what it held before
@@ -299,6 +308,7 @@ class JaxTyping:
         scope, values, _ = self.flow.name_bindings(iterable)
         items = [item for value, _ in values if isinstance(value, (cst.List, cst.Tuple))
                  for item in self._items(value)]
+        items += [value.elt for value, _ in values if isinstance(value, cst.ListComp)]
         if scope is not None and any(isinstance(v, cst.List) for v, _ in values):
             items += self.flow.appended(scope, iterable.value)
         return items

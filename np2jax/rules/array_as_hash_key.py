@@ -192,11 +192,11 @@ class ArrayAsHashKey(Rule):
             if len(positional) == 1 and isinstance(positional[0], (cst.ListComp, cst.GeneratorExp)):
                 return self._held(positional[0], depth + 1)
             return self._iterated(value)
-        if isinstance(value, cst.Name):
-            values, aug_values = flow.name_values(value)
-            values = flow.live_bindings(value, values)
-            if len(values) == 1 and not aug_values and isinstance(values[0][0], cst.CSTNode):
-                return self._held(values[0][0], depth + 1)
+        if isinstance(value, cst.Name):  # any of its bindings (`key` bound in two loops)
+            values, _ = flow.name_values(value)
+            return next((held for bound, _ in flow.live_bindings(value, values)
+                         if isinstance(bound, cst.CSTNode)
+                         and (held := self._held(bound, depth + 1)) is not None), None)
         return None
 
     def _iterated(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -361,6 +361,12 @@ class ArrayAsHashKey(Rule):
             else:
                 yield self.report(key, requires=flow.jax_refs(key), argument=code_of(key),
                                   consumer=consumer, outcome=NOT_ELEMENT)
+            return
+        if isinstance(key, (cst.Call, cst.GeneratorExp)):  # seen.add(tuple(round(x, 8) for x in p))
+            held = self._held(key)
+            if held is not None:
+                yield self.report(key, requires=flow.jax_refs(held), argument=code_of(key),
+                                  consumer=consumer, outcome=HELD)
             return
         if isinstance(key, cst.Name):
             if loop is not None and loop not in self.done:

@@ -370,7 +370,7 @@ class Float64Dependent(Rule):
             if not isinstance(operation.operator, cst.Subtract):
                 continue
             for value, other in ((operation.left, operation.right), (operation.right, operation.left)):
-                if self._exact_constant(other) and flow.jax_typed(value) \
+                if self._exact_constant(other) and (flow.jax_typed(value) or flow.may_be_jax(value)) \
                         and dtype_of(value) not in ("float32", "float16", "complex64") \
                         and self._computed(value):  # float32 here, where NumPy's was wider
                     yield operation, value
