@@ -194,7 +194,7 @@ def plan(ref: ApiRef, parents: dict, collector: CallIndex) -> None:
             if _handed_to_jax(ref.call, parents):
                 ref.keep = KEEP_BY_DESIGN  # jnp.asarray(np.linspace(...)): converted already
             elif _feeds_shape(ref.call, parents, collector) and all(
-                    _is_static(a.value) for a in ref.call.args):
+                    _is_static(a.value) for a in ref.call.args) or _iterated_by_python(ref.call, parents, collector):
                 ref.keep = KEEP_STATIC
             else:
                 ref.computed_by_numpy = True
@@ -260,6 +260,26 @@ def _handed_to_jax(call: cst.Call, parents: dict) -> bool:
     return isinstance(arg, cst.Arg) and isinstance(outer, cst.Call) and len(outer.args) == 1 \
         and arg.keyword is None and not arg.star and isinstance(outer.func, cst.Attribute) \
         and outer.func.attr.value == "asarray"
+
+
+# iterators giving their arguments' elements (or tuples of them) one by one
+_ELEMENT_ITERATORS = frozenset({"builtins.enumerate", "builtins.zip", "itertools.product",
+                                "itertools.combinations", "itertools.permutations",
+                                "itertools.combinations_with_replacement"})
+
+
+def _iterated_by_python(call: cst.Call, parents: dict, collector: CallIndex) -> bool:
+    """`call` is what a `for` statement or a comprehension iterates over, alone or inside
+    `enumerate(...)`, `zip(...)`, `itertools.product(...)`... (`for v in np.linspace(0, 1,
+    n)`): a grid NumPy computes gains nothing from being handed to JAX there, and its
+    elements would be 0-d JAX arrays meeting Python (hashing, `round`, formatting) where
+    NumPy gives scalars."""
+    node, parent = call, parents.get(call)
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+        outer = parents.get(parent)
+        if isinstance(outer, cst.Call) and collector.qualified_names(outer.func) & _ELEMENT_ITERATORS:
+            node, parent = outer, parents.get(outer)
+    return isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node
 
 
 def _computed_by_numpy(ref: ApiRef, policy: dict) -> bool:
