@@ -49,6 +49,11 @@ class Ranges:
         if isinstance(node, cst.Name):
             values, aug_values = self.flow.name_values(node)
             reaching = self.flow.reaching_bindings(node, values or [])
+            if reaching and not aug_values and all(
+                    isinstance(s, cst.For) and s.target is not None and isinstance(s.target, cst.Name)
+                    and s.target.value == node.value for _, s in reaching):
+                loops = [self._iterated(s.iter, depth + 1) for _, s in reaching]  # for o in range(17)
+                return None if None in loops else (min(r[0] for r in loops), max(r[1] for r in loops))
             if len(reaching) != 1 or aug_values or isinstance(reaching[0][0], str):
                 return None
             return self.integer_range(reaching[0][0], depth + 1)
@@ -56,11 +61,59 @@ class Ranges:
             return self._call(node, depth)
         return None
 
+    def _iterated(self, iterable: cst.BaseExpression, depth: int) -> tuple[int, int] | None:
+        """The range of what a `for` over `iterable` binds: `range(...)` of literals, or the
+        elements of a value whose range the code shows (`[0, 8, 16]`)."""
+        if isinstance(iterable, cst.Call) and self.flow.collector.qualified_names(iterable.func) \
+                == {"builtins.range"} and 1 <= len(iterable.args) <= 3 \
+                and not any(a.keyword or a.star for a in iterable.args):
+            bounds = [int_literal(a.value) for a in iterable.args]
+            if None in bounds:
+                return None
+            start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+            last = start + (max(0, -(-(stop - start) // step)) - 1) * step if step else None
+            if last is None or (last - start) * step < 0:
+                return None  # an empty range or a step of 0
+            return min(start, last), max(start, last)
+        return self.integer_range(iterable, depth)
+
+    def _grows_unbounded(self, name: cst.BaseExpression) -> bool:
+        """`name` counts up with no bound the code spells: a `while` loop's `n += 1`, or a
+        `for` over `range(...)` whose stop is not a literal (`range(k, order)`)."""
+        if not isinstance(name, cst.Name):
+            return False
+        values, aug_values = self.flow.name_values(name)
+        if any(isinstance(self.flow.parents.get(v), cst.AugAssign)
+               and isinstance(self.flow.parents[v].operator, (cst.AddAssign, cst.MultiplyAssign))
+               for v in aug_values or []):
+            return True
+        return any(isinstance(s, cst.For) and isinstance(s.iter, cst.Call)
+                   and self.flow.collector.qualified_names(s.iter.func) == {"builtins.range"}
+                   and s.iter.args and int_literal(s.iter.args[-1 if len(s.iter.args) < 3 else 1].value) is None
+                   for _, s in values or [])
+
+    def _power_may_pass(self, power: cst.BinaryOperation) -> bool:
+        """`b ** e` of Python ints: passes int64 where the ranges the code shows allow it
+        (16 ** 16, with o over range(17) and n up to 16), or where the exponent counts up
+        with no bound the code spells (`while` counter, `range(k, order)`) and the base may
+        be 2 or more in size; a base the code shows within -1..1 never does."""
+        base, exponent = self.integer_range(power.left), self.integer_range(power.right)
+        if base is not None and max(abs(base[0]), abs(base[1])) <= 1:
+            return False
+        if exponent is None:
+            return self._counts_past(power.right, 63) or self._grows_unbounded(power.right)
+        if exponent[1] < 0:
+            return False  # a negative exponent makes a float
+        if base is None:
+            return exponent[1] >= 63
+        largest = max(abs(base[0]), abs(base[1])) ** min(exponent[1], 64)
+        return not INT64[0] <= largest <= INT64[1]
+
     def may_pass_int64(self, node: cst.BaseExpression, depth: int = 0) -> bool:
         """Whether `node`, a Python int, may lie outside int64 (which JAX cannot take as a
         weakly typed operand: OverflowError): a literal that does, `math.factorial(n)` (also
         math.perm, math.comb and SciPy's with exact=True) unless the code shows n below
-        where the result passes, `b ** e` of literals that do, a sum, difference, product
+        where the result passes, `b ** e` that may (_power_may_pass), a sum, difference, product
         or floor quotient with one of those, or a name bound to one."""
         if depth > _DEPTH:
             return False
@@ -80,11 +133,7 @@ class Ranges:
             found = self.integer_range(node.args[0].value)
             return found is None or found[1] >= threshold
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power):
-            base, exponent = int_literal(node.left), self.integer_range(node.right)
-            if base is None and exponent is None:  # o ** n, n counting up to 71
-                return self._counts_past(node.right, 63)
-            return base is not None and exponent is not None and exponent[0] >= 0 \
-                and not INT64[0] <= base ** min(exponent[1], 64) <= INT64[1]
+            return self._power_may_pass(node)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _GROWING_OPERATORS):
             # one side may pass, the other an integer too (`math.factorial(n) * 2`, not `w * ...`)
             left, right = (self.may_pass_int64(side, depth + 1) for side in (node.left, node.right))
