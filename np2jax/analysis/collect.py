@@ -318,6 +318,9 @@ class Collector(Walker):
         elif _makes_datetimes(node):
             self.object_values.append((node, "makes dates or times (`" + code_of(node) + "`)"))
             self.foreign_calls[node] = "dates or times"
+        elif _makes_extended_precision(node):
+            self.object_values.append((node, "makes extended-precision floats (`" + code_of(node) + "`)"))
+            self.foreign_calls[node] = "extended-precision floats"
         elif any(n.name.startswith("numpy.ma.") for n in self._names_of(func)):
             self.object_values.append((node, "makes a masked array (`" + code_of(node) + "`)"))
             self.foreign_calls[node] = "masked arrays"
@@ -558,6 +561,33 @@ def _is_datetime_dtype(node: cst.BaseExpression) -> bool:
     if text is not None:
         return text.startswith(_DATETIME_TYPES)
     return isinstance(node, (cst.Attribute, cst.Name)) and code_of(node).rsplit(".", 1)[-1] in _DATETIME_TYPES
+
+
+# NumPy's floats wider than float64 (np.longdouble, "g", "f16", np.clongdouble...), which
+# JAX has no arrays of: its dtypes stop at 64-bit floats and 128-bit complex numbers
+_EXTENDED_TYPES = frozenset({"longdouble", "longfloat", "float128", "float96", "clongdouble",
+                             "clongfloat", "longcomplex", "complex256", "complex192"})
+_EXTENDED_CODES = frozenset({"g", "G", "f16", "f12", "c32", "c24"})
+
+
+def _makes_extended_precision(call: cst.Call) -> bool:
+    """`np.longdouble(0.1)`, a `dtype="longdouble"` or `dtype=np.float128`, `x.astype("g")`:
+    floats wider than float64, which JAX has no arrays of."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if name in _EXTENDED_TYPES and call.args:
+        return True
+    dtypes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "dtype"]
+    if name == "astype" and call.args and call.args[0].keyword is None:
+        dtypes.append(call.args[0].value)
+    return any(_is_extended_dtype(d) for d in dtypes)
+
+
+def _is_extended_dtype(node: cst.BaseExpression) -> bool:
+    text = _string_literal(node)
+    if text is not None:
+        return text.lstrip("<>=|") in _EXTENDED_TYPES | _EXTENDED_CODES
+    return isinstance(node, (cst.Attribute, cst.Name)) and code_of(node).rsplit(".", 1)[-1] in _EXTENDED_TYPES
 
 
 _TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})

@@ -1,20 +1,23 @@
 """Functions that hold arrays JAX has no counterpart of: dates or times (np.datetime64,
-`dtype="M8[D]"`, `.astype("m8[s]")`) and masked arrays (`np.ma.masked_invalid(x)`). Such a
-function is kept on NumPy as written (NJ104, np2jax.analysis.kept), with the functions its
-arrays reach: its callers, when it returns them. Where the arrays may go further (a module-level statement, an attribute, a global, a
-container the caller passed, a function other modules or unknown callers reach), nothing is
-contained and the module stays on NumPy (np2jax.analysis.module)."""
+`dtype="M8[D]"`, `.astype("m8[s]")`), extended-precision floats (`dtype="longdouble"`,
+np.float128) and masked arrays (`np.ma.masked_invalid(x)`). Such a function is kept on
+NumPy as written (NJ104, np2jax.analysis.kept), with the functions its arrays reach: its
+callers, when it returns them, and the module functions it calls with arguments that may
+hold them. Where the arrays may go further (a module-level statement, an attribute, a
+global, a container the caller passed, a function other modules or unknown callers reach),
+nothing is contained and the module stays on NumPy (np2jax.analysis.module)."""
 
 from __future__ import annotations
 
 import libcst as cst
 from libcst.metadata import GlobalScope
 
-from np2jax.analysis.kept import qualname_of
+from np2jax.analysis.kept import HELPER, qualname_of
 from np2jax.syntax import code_of
 
 MAKES = "automatically: it makes {} (`{}`), which JAX has no arrays of"
 GETS = "automatically: it gets {} from `{}`, which JAX has no arrays of"
+GIVEN = "automatically: it may be given {} by `{}`, which JAX has no arrays of"
 # methods by which a body changes a list, dict or set it did not make
 _CONTAINER_WRITES = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 
@@ -39,6 +42,11 @@ def foreign_array_functions(collector) -> dict | None:
         function = work.pop()
         if _leaks(function):
             return None
+        for callee, call in _callees(function, collector):  # span(x): it would convert x
+            if callee not in found:
+                found[callee] = (qualname_of(callee, parents), GIVEN.format(held[function], code_of(call)))
+                held[callee] = held[function]
+                work.append(callee)
         if not _gives_values(function):
             continue
         callers = _callers(function, collector)
@@ -169,6 +177,57 @@ def _leaks(function: cst.FunctionDef) -> bool:
         if not isinstance(base, cst.Name) or base.value in params or base.value not in local:
             return True
     return False
+
+
+def _callees(function: cst.FunctionDef, collector) -> list:
+    """(module-level function, call) for each call in the body of a module-level function
+    by its name with an argument that may hold arrays (_may_hold_arrays) the function made
+    or was given: one reading a name it binds (`spread(x)`, not `smooth(np.sin(t0))` of
+    module-level names alone). Converted, such a function would hand them to JAX."""
+    found = []
+    scope = collector.scopes.get(function.body)
+
+    def local(argument) -> bool:
+        return _may_hold_arrays(argument) and not _unwrapped(argument) and any(
+            isinstance(access.node, cst.Name) and collector.scopes.get(access.node) is scope
+            and any(assignment.scope is scope for assignment in access.referents)
+            for access in scope.accesses if _within(access.node, argument))
+
+    def _within(node, ancestor) -> bool:
+        while node is not None and node is not ancestor:
+            node = collector.parents.get(node)
+        return node is ancestor
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            if not isinstance(node.func, cst.Name) or node.func.value == HELPER \
+                    or not any(local(a.value) for a in node.args):
+                return  # np2jax's own helper reads JAX arrays as NumPy's
+            scope = collector.scopes.get(node.func)
+            assignments = list(scope[node.func.value]) if scope is not None else []
+            if len(assignments) == 1 and isinstance(callee := getattr(assignments[0], "node", None),
+                                                    cst.FunctionDef) \
+                    and isinstance(collector.scopes.get(callee), GlobalScope):
+                found.append((callee, node))
+
+    function.body.visit(Visitor())
+    return found
+
+
+# methods giving a plain NumPy array (or Python values) of a masked, date or
+# extended-precision array: `a.filled(0.0)`, `m.compressed()`
+_UNWRAPPING_METHODS = frozenset({"filled", "compressed", "tolist", "item"})
+
+
+def _unwrapped(argument) -> bool:
+    """`a.filled(0.0)`, `m.compressed()`, `m.data`, `d.astype(float)`: a plain array."""
+    if isinstance(argument, cst.Attribute):
+        return argument.attr.value == "data"
+    if not isinstance(argument, cst.Call) or not isinstance(argument.func, cst.Attribute):
+        return False
+    method = argument.func.attr.value
+    return method in _UNWRAPPING_METHODS or method == "astype" and bool(argument.args) \
+        and isinstance(argument.args[0].value, cst.Name) and argument.args[0].value.value in ("float", "int", "bool")
 
 
 def _callers(function: cst.FunctionDef, collector) -> list | None:

@@ -26,7 +26,7 @@ _MISSING_REASONS = {
     facts.KEEP_BOUND_TO_NAME: "it is bound to a name, so its later uses (`.at`, `out=`) "
                                 "cannot be checked",
     facts.KEEP_OBJECT_VALUES: "the module {detail}: values JAX cannot hold (JAX has no object, "
-                              "structured, date or masked arrays) may reach this call, so the module "
+                              "structured, date, extended-precision or masked arrays) may reach this call, so the module "
                               "stays on NumPy",
 }
 
