@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.facts import KEEP_STATIC
 from np2jax.analysis.references import bind_arguments as bind_api_arguments
 from np2jax.catalog import api_table
 from np2jax.jit.checker import CallSite, Stop, TraceCheckerBase
@@ -178,7 +179,7 @@ class CallChecks(TraceCheckerBase):
         kinds = []
         # A grid NumPy computes (jnp.asarray(np.linspace(...))) takes Python values only.
         roles = {id(a.arg): None if (ref.qualname, a.name) in SHAPE_ARGUMENTS
-                 or ref.computed_by_numpy else a.role for a in ref.arguments}
+                 or ref.computed_by_numpy or ref.keep == KEEP_STATIC else a.role for a in ref.arguments}
         if ref.qualname in ARRAY_CONSTRUCTORS:  # np.array(x) of an array: a copy
             roles.update({id(a.arg): "array" for a in ref.arguments
                           if a.name in ("object", "a") and self.array_object(a.arg.value)})
@@ -192,8 +193,8 @@ class CallChecks(TraceCheckerBase):
                 kinds.append(self.need_static(arg.value, f"the argument `{code_of(arg.value)}` "
                                                          f"of `{code_of(node.func)}`, which must "
                                                          "be a Python value,"))
-        if short in STATIC_RESULTS:  # a shape, a dtype, a flag: Python values even for tracers
-            return STATIC
+        if short in STATIC_RESULTS or ref.keep == KEEP_STATIC:
+            return STATIC  # a shape, a dtype, a flag; NumPy's grid of Python values
         return ARRAY
 
     def array_object(self, node: cst.BaseExpression) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from np2jax.analysis.facts import KEEP_STATIC
 from np2jax.jit.checker import TraceCheckerBase
 from np2jax.jit.gather import non_boolean_index
 from np2jax.jit.lattice import (ARRAY, LIST, MAY_BE_ARRAY, PYTHON, STATIC, TRACER_SHAPE_QUESTIONS,
@@ -153,6 +154,8 @@ class ExpressionChecks(TraceCheckerBase):
         if not ref.converted:
             if ref.qualname in TRACER_SHAPE_QUESTIONS:
                 return STATIC  # NumPy's np.shape(x) reads a tracer's shape
+            if ref.keep == KEEP_STATIC:
+                return STATIC  # host arithmetic of Python values (api_call asks them static)
             self.refuse(node, f"`{code_of(node)}` stays on NumPy, which cannot take a tracer")
             return UNKNOWN
         if ref.qualname.startswith("numpy.random"):
