@@ -313,8 +313,10 @@ class Collector(Walker):
         func = node.func
         if _makes_object_array(node):
             self.object_values.append((node, "makes an object array (`" + code_of(node) + "`)"))
+            self.foreign_calls[node] = "object arrays"
         elif _makes_records(node):
             self.object_values.append((node, "makes a structured array (`" + code_of(node) + "`)"))
+            self.foreign_calls[node] = "structured arrays"
         elif _makes_datetimes(node):
             self.object_values.append((node, "makes dates or times (`" + code_of(node) + "`)"))
             self.foreign_calls[node] = "dates or times"

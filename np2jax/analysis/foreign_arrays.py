@@ -1,4 +1,5 @@
-"""Functions that hold arrays JAX has no counterpart of: dates or times (np.datetime64,
+"""Functions that hold arrays JAX has no counterpart of: object and structured arrays
+(`dtype=object`, `np.genfromtxt(f, names=True)`), dates or times (np.datetime64,
 `dtype="M8[D]"`, `.astype("m8[s]")`), extended-precision floats (`dtype="longdouble"`,
 np.float128) and masked arrays (`np.ma.masked_invalid(x)`). Such a function is kept on
 NumPy as written (NJ104, np2jax.analysis.kept), with the functions its arrays reach: its
@@ -8,6 +9,8 @@ global, a container the caller passed, a function other modules or unknown calle
 nothing is contained and the module stays on NumPy (np2jax.analysis.module)."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 import libcst as cst
 from libcst.metadata import GlobalScope
@@ -23,17 +26,21 @@ _CONTAINER_WRITES = frozenset({"append", "extend", "insert", "update", "setdefau
 
 
 def foreign_array_functions(collector) -> dict | None:
-    """FunctionDef -> (qualname, reason) of the functions whose bodies hold dates, times or
-    masked arrays (collector.foreign_calls), each made in it or returned to it by another;
+    """FunctionDef -> (qualname, reason) of the functions whose bodies hold such arrays
+    (collector.foreign_calls), each made in it or returned to it by another;
     {} when the module makes none; None when they may reach code outside such functions."""
     parents = collector.parents
     found: dict = {}
     work = []
     held: dict = {}  # function -> what it holds
+    # function -> where they come from in it: the calls making them or giving them back,
+    # or None: its parameters (another function hands them in)
+    sources: dict = defaultdict(set)
     for call, what in collector.foreign_calls.items():
         function = _outermost_function(call, parents)
         if function is None:
             return None  # made by a module-level statement or a class body
+        sources[function].add(call)
         if function not in found:
             found[function] = (qualname_of(function, parents), MAKES.format(what, code_of(call)))
             held[function] = what
@@ -42,17 +49,19 @@ def foreign_array_functions(collector) -> dict | None:
         function = work.pop()
         if _leaks(function):
             return None
-        for callee, call in _callees(function, collector):  # span(x): it would convert x
+        for callee, call in _callees(function, collector, sources[function]):  # span(x)
+            sources[callee].add(None)
             if callee not in found:
                 found[callee] = (qualname_of(callee, parents), GIVEN.format(held[function], code_of(call)))
                 held[callee] = held[function]
                 work.append(callee)
-        if not _gives_values(function):
+        if not _gives_values(function, sources[function]):
             continue
         callers = _callers(function, collector)
         if callers is None:
             return None
         for caller, call in callers:
+            sources[caller].add(call)
             if caller not in found:
                 found[caller] = (qualname_of(caller, parents), GETS.format(held[function], code_of(call)))
                 held[caller] = held[function]
@@ -90,18 +99,21 @@ def _may_hold_arrays(value) -> bool:
                    for e in value.elements)
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
         return value.func.value not in _PLAIN_RESULTS
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        return value.func.attr.value not in ("tolist", "item")  # Python values
     return True
 
 
-def _gives_values(function: cst.FunctionDef) -> bool:
+def _gives_values(function: cst.FunctionDef, sources: set) -> bool:
     """Whether the function may hand its arrays back: a `return` of a value that may hold
-    them (_may_hold_arrays), or a yield."""
+    them (_holds: computed from `sources`), or a yield."""
+    names = _holding_names(function, sources)
     found = False
 
     class Visitor(cst.CSTVisitor):
         def visit_Return(self, node: cst.Return) -> None:
             nonlocal found
-            found = found or node.value is not None and _may_hold_arrays(node.value)
+            found = found or node.value is not None and _holds(node.value, sources, names)
 
         def visit_Yield(self, node: cst.Yield) -> None:
             nonlocal found
@@ -179,29 +191,19 @@ def _leaks(function: cst.FunctionDef) -> bool:
     return False
 
 
-def _callees(function: cst.FunctionDef, collector) -> list:
+def _callees(function: cst.FunctionDef, collector, sources: set) -> list:
     """(module-level function, call) for each call in the body of a module-level function
-    by its name with an argument that may hold arrays (_may_hold_arrays) the function made
-    or was given: one reading a name it binds (`spread(x)`, not `smooth(np.sin(t0))` of
-    module-level names alone). Converted, such a function would hand them to JAX."""
+    by its name with an argument that may hold the arrays: one computed from where they
+    come from in the function (`sources`; None: its parameters), through the names it
+    binds (`spread(x)`, x = np.linspace(..., dtype="longdouble"); not `smooth(np.sin(t))`
+    of other values). Converted, such a function would hand them to JAX."""
+    holding = _holding_names(function, sources)
     found = []
-    scope = collector.scopes.get(function.body)
-
-    def local(argument) -> bool:
-        return _may_hold_arrays(argument) and not _unwrapped(argument) and any(
-            isinstance(access.node, cst.Name) and collector.scopes.get(access.node) is scope
-            and any(assignment.scope is scope for assignment in access.referents)
-            for access in scope.accesses if _within(access.node, argument))
-
-    def _within(node, ancestor) -> bool:
-        while node is not None and node is not ancestor:
-            node = collector.parents.get(node)
-        return node is ancestor
 
     class Visitor(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             if not isinstance(node.func, cst.Name) or node.func.value == HELPER \
-                    or not any(local(a.value) for a in node.args):
+                    or not any(_holds(a.value, sources, holding) for a in node.args):
                 return  # np2jax's own helper reads JAX arrays as NumPy's
             scope = collector.scopes.get(node.func)
             assignments = list(scope[node.func.value]) if scope is not None else []
@@ -212,6 +214,64 @@ def _callees(function: cst.FunctionDef, collector) -> list:
 
     function.body.visit(Visitor())
     return found
+
+
+def _holding_names(function: cst.FunctionDef, sources: set) -> set[str]:
+    """The names the function binds to values computed from `sources` (None in it: its
+    parameters), to a fixed point: `x = make()`, `y = x[1:]`, `for d in x`."""
+    names: set[str] = set()
+    if None in sources:
+        params = function.params
+        names |= {p.name.value for p in (*params.params, *params.posonly_params, *params.kwonly_params)}
+        names |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+    bindings: list = []  # (target, value)
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            bindings.extend((t.target, node.value) for t in node.targets)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            bindings.append((node.target, node.value))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                bindings.append((node.target, node.value))
+
+        def visit_For(self, node: cst.For) -> None:
+            bindings.append((node.target, node.iter))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            bindings.append((node.target, node.value))
+
+    function.body.visit(Visitor())
+
+    def targets(target) -> list[str]:
+        if isinstance(target, cst.Name):
+            return [target.value]
+        if isinstance(target, (cst.Tuple, cst.List)):
+            return [n for e in target.elements for n in targets(e.value)]
+        return targets(target.value) if isinstance(target, cst.StarredElement) else []
+
+    changed = True
+    while changed:
+        changed = False
+        for target, value in bindings:
+            new = set(targets(target)) - names
+            if new and _holds(value, sources, names):
+                names |= new
+                changed = True
+    return names
+
+
+def _holds(value, sources: set, names: set[str]) -> bool:
+    """Whether `value` may hold the arrays: it is one of `sources`, or reads one of them or
+    a name in `names` other than through `.filled()`, `.tolist()`, `int(...)`... (_unwrapped,
+    _may_hold_arrays)."""
+    if value in sources or isinstance(value, cst.Name) and value.value in names:
+        return True
+    if _unwrapped(value) or not _may_hold_arrays(value):
+        return False
+    return any(_holds(child, sources, names) for child in value.children if isinstance(child, cst.CSTNode))
 
 
 # methods giving a plain NumPy array (or Python values) of a masked, date or
