@@ -17,6 +17,7 @@ import libcst as cst
 
 from np2jax.analysis.casts import is_float
 from np2jax.analysis.dtypes import is_integer
+from np2jax.analysis.shapes import static_shape
 from np2jax.catalog import api_policy
 from np2jax.rules._digits import shown_values
 from np2jax.rules.base import Rule
@@ -27,6 +28,8 @@ FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tole
 FLOAT32_OFFSET = 2**20  # float32 steps here are 1/8: times and dates lose their fractions
 CLOSE_SPREAD = 1e-2  # values this close keep under 5 digits of their differences in float32
 SCALE = 1000  # a unit change (s to ms, ms to us): data past 2.1 million passes 2**31
+# the largest magnitude of an element of each narrow integer dtype
+_NARROW_INTEGERS = {"bool": 1, "int8": 128, "uint8": 255, "int16": 32768, "uint16": 65535}
 ACCUMULATING = frozenset({"sum", "prod", "cumsum", "cumprod", "dot", "matmul", "trace",
                           "nansum", "nanprod", "nancumsum", "nancumprod", "einsum"})
 TF32 = ("JAX multiplies float32 matrices on NVIDIA GPUs in TF32 by default (inputs rounded "
@@ -297,11 +300,20 @@ class Float64Dependent(Rule):
         else:
             return
         dtypes = [self.analysis.dtypes.dtype_of(operand) for operand in operands]
-        if dtypes and all(is_integer(d) for d in dtypes):
+        if dtypes and all(is_integer(d) for d in dtypes) and not self._sum_fits(name, operands, dtypes):
             yield self.report(call, spelled=code_of(call.func) + "(...)",
                               reason=f"it accumulates {dtypes[0] if dtypes[0] != 'int' else 'integer'} "
                                      "data, which JAX sums in int32, wrapping past 2**31, "
                                      "where NumPy uses int64")
+
+    def _sum_fits(self, name: str, operands: list, dtypes: list) -> bool:
+        """A sum of one array of a narrow integer dtype (bool, 8 or 16 bits) whose shape the
+        code shows, which cannot pass int32 (a 64x64 uint8 image sums to at most 1044480)."""
+        if name not in ("sum", "cumsum", "nansum", "nancumsum") or len(operands) != 1 \
+                or dtypes[0] not in _NARROW_INTEGERS:
+            return False
+        shape = static_shape(self.analysis.dataflow, operands[0])
+        return shape is not None and math.prod(shape) * _NARROW_INTEGERS[dtypes[0]] < 2 ** 31
 
     def _scaled_integers(self):
         """`x * 1_000_000` (either side) where `x` is a JAX array once converted, of integer
