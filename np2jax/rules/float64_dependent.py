@@ -28,6 +28,10 @@ FLOAT32_EPSILON = 1e-7  # about float32's machine epsilon (1.2e-7): smaller tole
 FLOAT32_OFFSET = 2**20  # float32 steps here are 1/8: times and dates lose their fractions
 CLOSE_SPREAD = 1e-2  # values this close keep under 5 digits of their differences in float32
 SCALE = 1000  # a unit change (s to ms, ms to us): data past 2.1 million passes 2**31
+# functions whose float32 result leaves float32's range long before float64's does
+_PRODUCTS = frozenset({"numpy.prod", "numpy.cumprod", "numpy.nanprod", "numpy.nancumprod"})
+_RANGE_FUNCTIONS = _PRODUCTS | {"numpy.exp", "numpy.expm1", "numpy.exp2", "numpy.cosh",
+                                "numpy.sinh"}
 # the largest magnitude of an element of each narrow integer dtype
 _NARROW_INTEGERS = {"bool": 1, "int8": 128, "uint8": 255, "int16": 32768, "uint16": 65535}
 ACCUMULATING = frozenset({"sum", "prod", "cumsum", "cumprod", "dot", "matmul", "trace",
@@ -118,6 +122,20 @@ class Float64Dependent(Rule):
                                      "compared with a value known to float64's 16 digits: an "
                                      "error below about 1e-7 of their size is float32's rounding, "
                                      "not the method's (a convergence order, a tolerance test)")
+        for call, spelled in self._range_edges():
+            yield self.report(call, spelled=spelled,
+                              reason="float32 holds magnitudes from about 1.2e-38 to 3.4e38 "
+                                     "(float64: 2.2e-308 to 1.8e308): exp overflows to inf past "
+                                     "88.7 and underflows to 0 below -103, a product of many "
+                                     "factors leaves the range sooner, and a log, a ratio or a "
+                                     "normalization of the result gives inf, nan or -inf "
+                                     "where NumPy's is finite")
+        for operation in self._one_pass_variances():
+            yield self.report(operation, spelled=code_of(operation),
+                              reason="a variance taken as a mean of squares minus a squared "
+                                     "mean cancels: in float32 the squares of data far from "
+                                     "zero keep too few digits for their spread, down to none "
+                                     "(`np.var(x)` or the mean of squared deviations keeps them)")
         yield from self._matrix_products()
         yield from self._float32_made_integers()
         flow = self.analysis.dataflow
@@ -305,6 +323,73 @@ class Float64Dependent(Rule):
                               reason=f"it accumulates {dtypes[0] if dtypes[0] != 'int' else 'integer'} "
                                      "data, which JAX sums in int32, wrapping past 2**31, "
                                      "where NumPy uses int64")
+
+    def _range_edges(self):
+        """(call, spelling) of each exp (expm1, exp2, cosh, sinh) of data other than a number
+        literal and each product (prod, cumprod) of data not shown integer, NumPy computing
+        wider than float32: its result may leave float32's range where NumPy's stays in
+        float64's."""
+        dtype_of = self.analysis.dtypes.dtype_of
+        for call in self.analysis.nodes(cst.Call):
+            ref = self.analysis.ref_of_call(call)
+            func = call.func
+            if ref is not None and ref.converted and ref.qualname in _RANGE_FUNCTIONS:
+                positional = [a.value for a in call.args if a.keyword is None and not a.star]
+                operand, spelled = (positional[0] if positional else None), code_of(ref.node) + "(...)"
+                products = ref.qualname in _PRODUCTS
+            elif ref is None and isinstance(func, cst.Attribute) and func.attr.value in ("prod", "cumprod") \
+                    and self.analysis.dataflow.jax_typed(func.value):
+                operand, spelled, products = func.value, f".{func.attr.value}(...)", True
+            else:
+                continue
+            if operand is None or _number(operand) is not None:
+                continue  # np.exp(-0.5): a constant in range
+            dtype = dtype_of(operand)
+            if dtype in ("float32", "float16", "complex64") or products and (
+                    dtype == "bool" or is_integer(dtype)):
+                continue  # integer products: _integer_accumulation
+            yield call, spelled
+
+    def _one_pass_variances(self):
+        """`(x ** 2).mean() - x.mean() ** 2` (np.mean, np.average, `x * x`, np.square): a
+        variance that cancels, of data NumPy holds wider than float32."""
+        for operation in self.analysis.nodes(cst.BinaryOperation):
+            if not isinstance(operation.operator, cst.Subtract):
+                continue
+            squares = self._mean_of(operation.left)
+            squared_mean = self._squared(operation.right)
+            if squares is None or squared_mean is None:
+                continue
+            data = self._squared(squares)
+            mean = self._mean_of(squared_mean)
+            if data is not None and mean is not None and code_of(data) == code_of(mean) \
+                    and self.analysis.dtypes.dtype_of(data) not in ("float32", "float16", "complex64"):
+                yield operation
+
+    def _mean_of(self, node) -> cst.BaseExpression | None:
+        """X of `X.mean()`, `np.mean(X)`, `np.average(X)` (no other arguments), else None."""
+        if not isinstance(node, cst.Call) or len(node.args) > 1:
+            return None
+        ref = self.analysis.ref_of_call(node)
+        if ref is not None and ref.qualname in ("numpy.mean", "numpy.average", "numpy.nanmean"):
+            return node.args[0].value if node.args and node.args[0].keyword is None else None
+        if ref is None and isinstance(node.func, cst.Attribute) and node.func.attr.value == "mean" \
+                and not node.args:
+            return node.func.value
+        return None
+
+    def _squared(self, node) -> cst.BaseExpression | None:
+        """X of `X ** 2`, `X * X`, `np.square(X)`, else None."""
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Power) \
+                and _number(node.right) == 2:
+            return node.left
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply) \
+                and code_of(node.left) == code_of(node.right):
+            return node.left
+        ref = self.analysis.ref_of_call(node) if isinstance(node, cst.Call) else None
+        if ref is not None and ref.qualname == "numpy.square" and len(node.args) == 1:
+            return node.args[0].value
+        return None
 
     def _sum_fits(self, name: str, operands: list, dtypes: list) -> bool:
         """A sum of one array of a narrow integer dtype (bool, 8 or 16 bits) whose shape the
