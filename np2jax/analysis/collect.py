@@ -579,17 +579,24 @@ def _makes_extended_precision(call: cst.Call) -> bool:
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
     if name in _EXTENDED_TYPES and call.args:
         return True
+    if any(extended_type(a.value) for a in call.args):
+        return True  # harmonic(n, np.longdouble): made with that dtype where it is handed
     dtypes = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "dtype"]
     if name == "astype" and call.args and call.args[0].keyword is None:
         dtypes.append(call.args[0].value)
     return any(_is_extended_dtype(d) for d in dtypes)
 
 
+def extended_type(node: cst.BaseExpression) -> bool:
+    """`np.longdouble`, `np.float128`...: the type of floats wider than float64."""
+    return isinstance(node, (cst.Attribute, cst.Name)) and code_of(node).rsplit(".", 1)[-1] in _EXTENDED_TYPES
+
+
 def _is_extended_dtype(node: cst.BaseExpression) -> bool:
     text = _string_literal(node)
     if text is not None:
         return text.lstrip("<>=|") in _EXTENDED_TYPES | _EXTENDED_CODES
-    return isinstance(node, (cst.Attribute, cst.Name)) and code_of(node).rsplit(".", 1)[-1] in _EXTENDED_TYPES
+    return extended_type(node)
 
 
 _TIMEIT_CALLS = frozenset({"timeit.timeit", "timeit.repeat", "timeit.Timer"})

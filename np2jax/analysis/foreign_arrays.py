@@ -15,6 +15,7 @@ from collections import defaultdict
 import libcst as cst
 from libcst.metadata import GlobalScope
 
+from np2jax.analysis.collect import extended_type
 from np2jax.analysis.kept import HELPER, qualname_of
 from np2jax.syntax import code_of
 
@@ -37,6 +38,15 @@ def foreign_array_functions(collector) -> dict | None:
     # or None: its parameters (another function hands them in)
     sources: dict = defaultdict(set)
     for call, what in collector.foreign_calls.items():
+        callee = _module_function(call, collector)
+        if callee is not None and any(extended_type(a.value) for a in call.args):
+            # harmonic(n, np.longdouble): the function handed the type makes them
+            sources[callee].add(None)
+            if callee not in found:
+                found[callee] = (qualname_of(callee, parents), GIVEN.format(what, code_of(call)))
+                held[callee] = what
+                work.append(callee)
+            continue
         function = _outermost_function(call, parents)
         if function is None:
             return None  # made by a module-level statement or a class body
@@ -202,18 +212,26 @@ def _callees(function: cst.FunctionDef, collector, sources: set) -> list:
 
     class Visitor(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
-            if not isinstance(node.func, cst.Name) or node.func.value == HELPER \
-                    or not any(_holds(a.value, sources, holding) for a in node.args):
+            if not isinstance(node.func, cst.Name) or node.func.value == HELPER or not any(
+                    _holds(a.value, sources, holding) for a in node.args):
                 return  # np2jax's own helper reads JAX arrays as NumPy's
-            scope = collector.scopes.get(node.func)
-            assignments = list(scope[node.func.value]) if scope is not None else []
-            if len(assignments) == 1 and isinstance(callee := getattr(assignments[0], "node", None),
-                                                    cst.FunctionDef) \
-                    and isinstance(collector.scopes.get(callee), GlobalScope):
+            callee = _module_function(node, collector)
+            if callee is not None:
                 found.append((callee, node))
 
     function.body.visit(Visitor())
     return found
+
+
+def _module_function(call: cst.Call, collector) -> cst.FunctionDef | None:
+    """The module-level function `call` calls by its name, or None."""
+    if not isinstance(call.func, cst.Name):
+        return None
+    scope = collector.scopes.get(call.func)
+    assignments = list(scope[call.func.value]) if scope is not None else []
+    callee = getattr(assignments[0], "node", None) if len(assignments) == 1 else None
+    return callee if isinstance(callee, cst.FunctionDef) \
+        and isinstance(collector.scopes.get(callee), GlobalScope) else None
 
 
 def _holding_names(function: cst.FunctionDef, sources: set) -> set[str]:
