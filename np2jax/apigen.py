@@ -195,11 +195,19 @@ def public_names(module: types.ModuleType) -> list[str]:
     return sorted({n for n in names if not n.startswith("_")})
 
 
-def entry(name: str, obj: Any) -> dict:
+def entry(name: str, obj: Any, twins: dict | None = None) -> dict:
+    """`twins`: the module's other public names bound to the very same function
+    (scipy.special.psi is scipy.special.digamma): a name JAX lacks takes its twin's
+    counterpart, which the API proof then runs as any other."""
     if is_distribution(obj):
         return {"kind": "other", "jax": None}  # frozen distributions unsupported
     kind = kind_of(obj)
     jname, jobj = jax_counterpart(name, obj)
+    for twin in (twins or {}).get(id(obj), ()) if jname is None and kind in ("function", "ufunc") else ():
+        if twin != name:
+            jname, jobj = jax_counterpart(twin, obj)
+            if jname is not None:
+                break
     out: dict[str, Any] = {"kind": kind, "jax": jname}
     if kind == "ufunc":
         out["nin"] = obj.nin
@@ -230,15 +238,18 @@ def module_entries(modname: str) -> dict[str, dict]:
     """The module's own entry plus one per public member."""
     module = importlib.import_module(modname)
     entries = {modname: entry(modname, module)}
-    for attr in public_names(module):
-        name = f"{modname}.{attr}"
-        obj = resolve(name)
+    members = {f"{modname}.{attr}": resolve(f"{modname}.{attr}") for attr in public_names(module)}
+    twins: dict[int, list[str]] = {}
+    for name, obj in members.items():
+        if callable(obj) and not isinstance(obj, types.ModuleType):
+            twins.setdefault(id(obj), []).append(name)
+    for name, obj in members.items():
         if obj is _MISSING:
             continue
         # Submodules not walked themselves are recorded, not descended into.
         if isinstance(obj, types.ModuleType) and name in WALKED:
             continue
-        entries[name] = entry(name, obj)
+        entries[name] = entry(name, obj, twins)
         if is_distribution(obj):
             entries.update(distribution_methods(name, obj))
     return entries
