@@ -238,7 +238,8 @@ class Collector(Walker):
         return next((n for n in reversed(self._path) if isinstance(n, cst.ClassDef)), None)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        shared = len(node.targets) > 1  # a = b = np.zeros(3): two names, one array
+        # a = b = np.zeros(3): two names, one array; i = j = 0: two numbers, which nothing shares
+        shared = len(node.targets) > 1 and not _number_literal(node.value)
         if any(isinstance(t.target, cst.Name) and t.target.value == "__all__" for t in node.targets) \
                 and isinstance(node.value, (cst.List, cst.Tuple)):
             self.exported_names.update(e.value.evaluated_value for e in node.value.elements
@@ -503,6 +504,14 @@ def _is_object_dtype(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.SimpleString):
         return value.evaluated_value in ("O", "object", "|O")
     return False
+
+
+def _number_literal(node: cst.BaseExpression) -> bool:
+    """`0`, `-1.5`, `2j`, `True`: an immutable number."""
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)) \
+        or isinstance(node, cst.Name) and node.value in ("True", "False")
 
 
 def _makes_object_array(call: cst.Call) -> bool:
