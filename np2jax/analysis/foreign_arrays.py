@@ -37,45 +37,44 @@ def foreign_array_functions(collector) -> dict | None:
     # function -> where they come from in it: the calls making them or giving them back,
     # or None: its parameters (another function hands them in)
     sources: dict = defaultdict(set)
+
+    def reach(function, source, reason: str, what: str) -> None:
+        """`function` holds them from `source` too: judged (again) with it."""
+        if source in sources[function] and function in found:
+            return
+        sources[function].add(source)
+        if function not in found:
+            found[function] = (qualname_of(function, parents), reason)
+            held[function] = what
+        if function not in work:
+            work.append(function)
+
     for call, what in collector.foreign_calls.items():
         callee = _module_function(call, collector)
         if callee is not None and any(extended_type(a.value) for a in call.args):
             # harmonic(n, np.longdouble): the function handed the type makes them
-            sources[callee].add(None)
-            if callee not in found:
-                found[callee] = (qualname_of(callee, parents), GIVEN.format(what, code_of(call)))
-                held[callee] = what
-                work.append(callee)
+            reach(callee, None, GIVEN.format(what, code_of(call)), what)
             continue
         function = _outermost_function(call, parents)
         if function is None:
             return None  # made by a module-level statement or a class body
-        sources[function].add(call)
-        if function not in found:
-            found[function] = (qualname_of(function, parents), MAKES.format(what, code_of(call)))
-            held[function] = what
-            work.append(function)
+        reach(function, call, MAKES.format(what, code_of(call)), what)
     while work:
         function = work.pop()
         if _leaks(function):
             return None
-        for callee, call in _callees(function, collector, sources[function]):  # span(x)
-            sources[callee].add(None)
-            if callee not in found:
-                found[callee] = (qualname_of(callee, parents), GIVEN.format(held[function], code_of(call)))
-                held[callee] = held[function]
-                work.append(callee)
+        callees = _callees(function, collector, sources[function])
+        if callees is None:
+            return None  # handed to a method (`self.fit(x)`): not followed
+        for callee, call in callees:  # span(x)
+            reach(callee, None, GIVEN.format(held[function], code_of(call)), held[function])
         if not _gives_values(function, sources[function]):
             continue
         callers = _callers(function, collector)
         if callers is None:
             return None
         for caller, call in callers:
-            sources[caller].add(call)
-            if caller not in found:
-                found[caller] = (qualname_of(caller, parents), GETS.format(held[function], code_of(call)))
-                held[caller] = held[function]
-                work.append(caller)
+            reach(caller, call, GETS.format(held[function], code_of(call)), held[function])
     return found
 
 
@@ -201,19 +200,27 @@ def _leaks(function: cst.FunctionDef) -> bool:
     return False
 
 
-def _callees(function: cst.FunctionDef, collector, sources: set) -> list:
+def _callees(function: cst.FunctionDef, collector, sources: set) -> list | None:
     """(module-level function, call) for each call in the body of a module-level function
     by its name with an argument that may hold the arrays: one computed from where they
     come from in the function (`sources`; None: its parameters), through the names it
     binds (`spread(x)`, x = np.linspace(..., dtype="longdouble"); not `smooth(np.sin(t))`
-    of other values). Converted, such a function would hand them to JAX."""
+    of other values). Converted, such a function would hand them to JAX. None: a method of
+    the instance is handed them (`self.fit(x)`), which is not followed."""
     holding = _holding_names(function, sources)
-    found = []
+    found: list | None = []
 
     class Visitor(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
-            if not isinstance(node.func, cst.Name) or node.func.value == HELPER or not any(
-                    _holds(a.value, sources, holding) for a in node.args):
+            nonlocal found
+            func = node.func
+            if found is None or not any(_holds(a.value, sources, holding) for a in node.args):
+                return
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                    and func.value.value in ("self", "cls"):
+                found = None
+                return
+            if not isinstance(func, cst.Name) or func.value == HELPER:
                 return  # np2jax's own helper reads JAX arrays as NumPy's
             callee = _module_function(node, collector)
             if callee is not None:
